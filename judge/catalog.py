@@ -1,0 +1,183 @@
+"""Find exercises and turn each ``exercise.toml`` into an :class:`Exercise`.
+
+Validation is strict and every problem is one line naming the file, the key and (where the
+key is present) its line, because instructors fix manifests by reading that line.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+from judge.errors import ManifestError, UsageError
+from judge.models import Exercise, Tolerance
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+DIFFICULTIES = ("easy", "medium", "hard")
+SLUG_RE = re.compile(r"^[a-z][a-z0-9-]*$")
+KNOWN_KEYS = {
+    "title", "topic", "difficulty", "entry", "hints", "time_limit", "tolerance", "forbidden",
+    "memory_mb", "interview_minutes", "order",
+}
+
+
+def content_root() -> Path:
+    """Where ``exercises/`` and ``solutions/`` live.
+
+    ``GRIND_CONTENT`` wins (instructors pointing at their own course); then the copy shipped
+    inside the wheel; then the repository checkout this package was imported from.
+    """
+    env = os.environ.get("GRIND_CONTENT")
+    if env:
+        return Path(env).resolve()
+    here = Path(__file__).resolve().parent
+    bundled = here / "_content"
+    if (bundled / "exercises").is_dir():
+        return bundled
+    return here.parent
+
+
+def _line_of(text: str, key: str) -> str:
+    for number, line in enumerate(text.splitlines(), start=1):
+        if re.match(rf"^\s*{re.escape(key)}\s*=", line) or re.match(rf"^\s*\[{re.escape(key)}[.\]]", line):
+            return f" (line {number})"
+    return ""
+
+
+class _Manifest:
+    """Typed access to one parsed manifest, raising ManifestError with file, key and line."""
+
+    def __init__(self, path: Path, text: str, data: dict[str, Any]) -> None:
+        self.path, self.text, self.data = path, text, data
+
+    def fail(self, key: str, problem: str) -> ManifestError:
+        return ManifestError(f"{self.path}: key '{key}'{_line_of(self.text, key)} {problem}")
+
+    def get(self, key: str, kind: type | tuple[type, ...], default: Any = ..., what: str = "") -> Any:
+        if key not in self.data:
+            if default is ...:
+                raise self.fail(key, "is missing")
+            return default
+        value = self.data[key]
+        if isinstance(value, bool) and kind in (int, float, (int, float)):
+            raise self.fail(key, f"must be {what or 'a number'}, not a boolean")
+        if not isinstance(value, kind):
+            raise self.fail(key, f"must be {what or getattr(kind, '__name__', kind)}, got {type(value).__name__}")
+        return value
+
+    def str_list(self, key: str, default: Any = ...) -> tuple[str, ...]:
+        value = self.get(key, list, default, "a list of strings")
+        if not all(isinstance(v, str) and v.strip() for v in value):
+            raise self.fail(key, "must be a list of non-empty strings")
+        return tuple(value)
+
+
+def load_exercise(exercise_dir: Path, solutions_root: Path) -> Exercise:
+    """Load and validate one exercise folder."""
+    slug = exercise_dir.name
+    path = exercise_dir / "exercise.toml"
+    if not path.is_file():
+        raise ManifestError(f"{path}: file is missing")
+    text = path.read_text(encoding="utf-8")
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ManifestError(f"{path}: not valid TOML: {exc}") from None
+    m = _Manifest(path, text, data)
+    unknown = sorted(set(data) - KNOWN_KEYS)
+    if unknown:
+        raise m.fail(unknown[0], f"is not a known key (known: {', '.join(sorted(KNOWN_KEYS))})")
+    if not SLUG_RE.match(slug):
+        raise ManifestError(f"{exercise_dir}: folder name must be a lowercase slug like 'loss-scaling'")
+
+    difficulty = m.get("difficulty", str)
+    if difficulty not in DIFFICULTIES:
+        raise m.fail("difficulty", f"must be one of {', '.join(DIFFICULTIES)}, got '{difficulty}'")
+    entry = m.str_list("entry")
+    if not entry or not all(e.isidentifier() for e in entry):
+        raise m.fail("entry", "must list the Python names the learner defines")
+    time_limit = float(m.get("time_limit", (int, float), 10))
+    if not 0 < time_limit <= 600:
+        raise m.fail("time_limit", "must be between 0 and 600 seconds")
+
+    tolerance: dict[str, Tolerance] = {}
+    for dtype, tol in m.get("tolerance", dict, {}).items():
+        if not isinstance(tol, dict) or set(tol) != {"rtol", "atol"}:
+            raise m.fail("tolerance", f"entry '{dtype}' must be a table with exactly rtol and atol")
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0 for v in tol.values()):
+            raise m.fail("tolerance", f"entry '{dtype}' needs non-negative numbers")
+        tolerance[dtype] = Tolerance(float(tol["rtol"]), float(tol["atol"]))
+    tolerance.setdefault("default", Tolerance(1e-5, 1e-6))
+
+    memory_mb = m.get("memory_mb", int, 4096)
+    if memory_mb < 512:
+        raise m.fail("memory_mb", "must be at least 512 (torch alone needs that much address space)")
+
+    solution_dir = solutions_root / slug
+    exercise = Exercise(
+        slug=slug,
+        title=m.get("title", str),
+        topic=m.get("topic", str),
+        difficulty=difficulty,
+        entry=entry,
+        hints=m.str_list("hints"),
+        time_limit=time_limit,
+        tolerance=tolerance,
+        forbidden=m.str_list("forbidden", []),
+        memory_mb=memory_mb,
+        interview_minutes=m.get("interview_minutes", int, 20),
+        exercise_dir=exercise_dir,
+        solution_dir=solution_dir,
+    )
+    for required in (exercise.statement_path, exercise.stub_path):
+        if not required.is_file():
+            raise ManifestError(f"{required}: file is missing")
+    for required in (exercise.reference_path, exercise.checks_path, exercise.pitfalls_path):
+        if not required.is_file():
+            raise ManifestError(f"{required}: file is missing (every exercise needs a reference, checks and pitfalls)")
+    return exercise
+
+
+class Catalog:
+    """All exercises under one content root, loaded lazily and validated on access."""
+
+    def __init__(self, root: Path | None = None) -> None:
+        self.root = root or content_root()
+        self.exercises_root = self.root / "exercises"
+        self.solutions_root = self.root / "solutions"
+
+    def slugs(self) -> list[str]:
+        if not self.exercises_root.is_dir():
+            return []
+        found = [p for p in self.exercises_root.iterdir() if (p / "exercise.toml").is_file()]
+        return [p.name for p in sorted(found, key=self._order_key)]
+
+    def _order_key(self, folder: Path) -> tuple[int, str]:
+        # `order = N` in the manifest sorts the curriculum; read cheaply, validated on load.
+        match = re.search(r"^order\s*=\s*(\d+)", (folder / "exercise.toml").read_text(encoding="utf-8"), re.M)
+        return (int(match.group(1)) if match else 10_000, folder.name)
+
+    def get(self, slug: str) -> Exercise:
+        if slug not in self.slugs():
+            raise UsageError(unknown_name_message(slug, self.slugs()))
+        return load_exercise(self.exercises_root / slug, self.solutions_root)
+
+    def all(self) -> list[Exercise]:
+        return [self.get(s) for s in self.slugs()]
+
+
+def unknown_name_message(name: str, known: list[str]) -> str:
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.5)
+    if not close:
+        # prefixes and substrings catch "clip" -> "clipping", which difflib's ratio misses
+        close = [k for k in known if k.startswith(name) or name in k][:1]
+    hint = f" Did you mean '{close[0]}'?" if close else ""
+    return f"Unknown exercise '{name}'.{hint} Run 'grind list' to see them all."

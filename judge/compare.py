@@ -1,0 +1,117 @@
+"""Compare observations, in numpy, in the parent.
+
+Every array here came from an untrusted child through safetensors, so it is plain data: we check
+its name, kind and shape against the reference's before looking at a single value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from judge.models import Tolerance
+
+PREVIEW_ELEMENTS = 16
+NUMERIC_KINDS = "biuf"
+
+Observations = dict[str, np.ndarray]
+
+
+@dataclass
+class Mismatch:
+    """The first difference between two sets of observations of one case."""
+
+    key: str
+    message: str
+    expected: Any = None
+    got: Any = None
+    max_abs_err: float | None = None
+    max_rel_err: float | None = None
+
+
+def to_json_value(array: np.ndarray) -> Any:
+    """A small JSON-able picture of an array: the values when it is small, else a summary."""
+    if array.size > PREVIEW_ELEMENTS:
+        return f"<{array.dtype} array of shape {list(array.shape)}>"
+    return _jsonable(array.tolist())
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, float):
+        if value != value:
+            return "nan"
+        if value in (float("inf"), float("-inf")):
+            return "inf" if value > 0 else "-inf"
+        return float(f"{value:.6g}")
+    return value
+
+
+def _index_text(index: tuple[int, ...]) -> str:
+    if len(index) == 1:
+        return f"index {index[0]}"
+    return f"index [{', '.join(str(i) for i in index)}]"
+
+
+def compare(
+    expected: Observations,
+    got: Observations,
+    tolerance: Callable[[str, str], Tolerance],
+) -> Mismatch | None:
+    """Return the first mismatch, or None when ``got`` matches ``expected``.
+
+    ``tolerance(expected_dtype, got_dtype)`` gives the rtol/atol to use; NaN matches NaN and
+    infinities must match exactly.
+    """
+    for key in expected:
+        if key not in got:
+            return Mismatch(key, f"{key}: no value was produced")
+    for key, want in expected.items():
+        have = got[key]
+        if have.dtype.kind not in NUMERIC_KINDS:
+            return Mismatch(key, f"{key}: got data of dtype {have.dtype}, expected numbers")
+        if want.dtype.kind == "b" and have.dtype.kind != "b":
+            return Mismatch(key, f"{key}: expected True/False, got {have.dtype} numbers",
+                            to_json_value(want), to_json_value(have))
+        if want.shape != have.shape:
+            return Mismatch(
+                key,
+                f"{key}: expected shape {list(want.shape)}, got shape {list(have.shape)}",
+                to_json_value(want),
+                to_json_value(have),
+            )
+        mismatch = _compare_values(key, want, have, tolerance(str(want.dtype), str(have.dtype)))
+        if mismatch:
+            return mismatch
+    return None
+
+
+def _compare_values(key: str, want: np.ndarray, have: np.ndarray, tol: Tolerance) -> Mismatch | None:
+    w = want.astype(np.float64)
+    h = have.astype(np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        close = np.isclose(h, w, rtol=tol.rtol, atol=tol.atol, equal_nan=True)
+        if close.all():
+            return None
+        finite = np.isfinite(w) & np.isfinite(h)
+        abs_err = np.where(finite, np.abs(h - w), np.inf)
+        rel_err = np.where(finite, abs_err / np.maximum(np.abs(w), 1e-300), np.inf)
+    bad = np.argwhere(~close)
+    first = tuple(int(i) for i in bad[0]) if want.ndim else ()
+    if want.ndim:
+        where = (f" (first differs at {_index_text(first)}: expected {_jsonable(float(w[first]))}, "
+                 f"got {_jsonable(float(h[first]))})")
+    else:
+        where = f": expected {_jsonable(float(w))}, got {_jsonable(float(h))}"
+    what = "NaN appeared" if np.isnan(h).any() and not np.isnan(w).any() else "values differ"
+    return Mismatch(
+        key,
+        f"{key}: {what}{where}",
+        to_json_value(want),
+        to_json_value(have),
+        float(abs_err.max()),
+        float(rel_err.max()),
+    )

@@ -1,0 +1,368 @@
+"""Grade one submission: the core's main entry point.
+
+static checks (parent, no torch) -> reference observations (cache or trusted child)
+-> learner observations (isolated child) -> compare -> diagnose -> Verdict.
+
+A learner's failure, whatever its kind, comes back as a Verdict. Only problems on grind's side
+(a broken exercise, a reference that fails its own cases) raise JudgeError.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from judge import cache
+from judge.compare import Observations, compare, to_json_value
+from judge.diagnose import diagnose
+from judge.errors import JudgeError
+from judge.models import CheckResult, CheckStatus, Diagnosis, Exercise, Status, Tolerance, Verdict
+from judge.worker.sandbox import Limits, RunOutcome, run_job
+
+LEARNER = "learner"
+REFERENCE = "reference"
+ORACLE = "oracle"
+
+
+@dataclass
+class SubjectRun:
+    """One subject's behaviour: its load error, per-instance records and observations."""
+
+    load_error: dict[str, Any] | None
+    cases: dict[str, dict[str, Any]]
+    obs: dict[str, Observations]
+    forbidden: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class Reference:
+    """Everything trusted the judge knows about an exercise's cases."""
+
+    instances: list[dict[str, Any]]
+    pitfalls: list[dict[str, Any]]
+    subjects: dict[str, SubjectRun]
+
+    @property
+    def instance_names(self) -> list[str]:
+        return [i["name"] for i in self.instances]
+
+
+def _split(result: dict[str, Any], observations: Observations) -> dict[str, SubjectRun]:
+    runs = {
+        sid: SubjectRun(rec.get("load_error"), rec.get("cases", {}), {}, rec.get("forbidden", []))
+        for sid, rec in result.get("subjects", {}).items()
+    }
+    for key, array in observations.items():
+        sid, instance, name = key.split("::", 2)
+        if sid in runs:
+            runs[sid].obs.setdefault(instance, {})[name] = array
+    return runs
+
+
+def _job(exercise: Exercise, subjects: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
+    return {
+        "checks_source": exercise.checks_path.read_text(encoding="utf-8"),
+        "checks_filename": str(exercise.checks_path),
+        "entry": list(exercise.entry),
+        "subjects": subjects,
+        **extra,
+    }
+
+
+def _file_subject(subject_id: str, path: Path, source: str | None = None) -> dict[str, Any]:
+    text = source if source is not None else path.read_text(encoding="utf-8")
+    return {"id": subject_id, "kind": "file", "path": str(path), "source": text}
+
+
+def _run_trusted(exercise: Exercise, seeds: int | None = None, with_oracle: bool = False) -> RunOutcome:
+    """Run the reference, the pitfalls and optionally the oracle, in one trusted child."""
+    subjects = [_file_subject(REFERENCE, exercise.reference_path)]
+    if with_oracle:
+        if not exercise.oracle_path.is_file():
+            raise JudgeError(f"{exercise.oracle_path}: file is missing")
+        subjects.append(_file_subject(ORACLE, exercise.oracle_path))
+    subjects.append({"kind": "pitfalls", "path": str(exercise.pitfalls_path),
+                     "source": exercise.pitfalls_path.read_text(encoding="utf-8")})
+    budget = exercise.time_limit * (2 + len(subjects) * 4) + 30
+    outcome = run_job(_job(exercise, subjects, record_inputs=True, seeds=seeds),
+                      Limits(wall_s=budget, memory_mb=max(exercise.memory_mb, 4096)))
+    if outcome.result is None:
+        detail = (outcome.stderr.strip().splitlines() or [""])[-1]
+        raise JudgeError(f"{exercise.slug}: computing the reference failed: {outcome.message} {detail}".strip())
+    return outcome
+
+
+def compute_reference(exercise: Exercise, seeds: int | None = None, with_oracle: bool = False) -> Reference:
+    """Fresh, uncached observations (``seeds`` widens the random cases, for oracle tests)."""
+    outcome = _run_trusted(exercise, seeds, with_oracle)
+    assert outcome.result is not None
+    return _reference_from(exercise, outcome.result, outcome.observations)
+
+
+def _reference_from(exercise: Exercise, result: dict[str, Any], observations: Observations) -> Reference:
+    ref = Reference(result["instances"], result["pitfalls"], _split(result, observations))
+    own = ref.subjects[REFERENCE]
+    if own.load_error:
+        raise JudgeError(f"{exercise.reference_path}: the reference does not load: {own.load_error['message']}")
+    for name in ref.instance_names:
+        record = own.cases.get(name, {})
+        if record.get("status") != "ok":
+            why = record.get("error", {}).get("message") or record.get("message", "no result")
+            raise JudgeError(f"{exercise.reference_path}: the reference fails its own case '{name}': {why}")
+    return ref
+
+
+def reference_for(exercise: Exercise) -> Reference:
+    """Cached reference observations; computed (and published atomically) on a miss."""
+    key = cache.exercise_key(exercise)
+    hit = cache.load(exercise.slug, key)
+    if hit is not None:
+        return _reference_from(exercise, *hit)
+    outcome = _run_trusted(exercise)
+    assert outcome.result is not None
+    reference = _reference_from(exercise, outcome.result, outcome.observations)
+    cache.store(exercise.slug, key, outcome.result, outcome.observations)
+    return reference
+
+
+# ---------------------------------------------------------------------------------------------
+# Static checks: done in the parent, before any child starts, because they need no torch.
+
+
+def _dotted(node: ast.AST, aliases: dict[str, str]) -> str | None:
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    base = aliases.get(node.id, node.id)
+    return ".".join([base, *reversed(parts)])
+
+
+def forbidden_uses(source: str, forbidden: tuple[str, ...]) -> list[tuple[str, int]]:
+    """Uses of forbidden APIs visible in the source (imports, attribute chains, aliases)."""
+    if not forbidden:
+        return []
+    tree = ast.parse(source)
+    aliases: dict[str, str] = {}
+    hits: list[tuple[str, int]] = []
+
+    def check(name: str | None, line: int) -> None:
+        if name is None:
+            return
+        for banned in forbidden:
+            if name == banned or name.startswith(banned + "."):
+                hits.append((banned, line))
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                aliases[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
+                check(a.name, node.lineno)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for a in node.names:
+                full = f"{node.module}.{a.name}"
+                aliases[a.asname or a.name] = full
+                check(full, node.lineno)
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Attribute, ast.Name)) and isinstance(getattr(node, "ctx", None), ast.Load):
+            check(_dotted(node, aliases), node.lineno)
+    return sorted(set(hits), key=lambda h: h[1])
+
+
+def _error_verdict(exercise: Exercise, status: Status, message: str, line: int | None = None) -> Verdict:
+    return Verdict(exercise=exercise.slug, status=status, message=message, learner_line=line)
+
+
+def static_verdict(exercise: Exercise, source: str, filename: str) -> Verdict | None:
+    """A verdict that needs no child at all: empty file, syntax error, forbidden import."""
+    if not source.strip():
+        return _error_verdict(exercise, Status.ERROR,
+                              f"The file is empty: define {', '.join(exercise.entry)} (see 'grind reset').")
+    try:
+        compile(source, filename, "exec", dont_inherit=True)
+        hits = forbidden_uses(source, exercise.forbidden)
+    except SyntaxError as exc:
+        code = (exc.text or "").strip()
+        where = f" at line {exc.lineno}" if exc.lineno else ""
+        return _error_verdict(exercise, Status.ERROR,
+                              f"SyntaxError{where}: {exc.msg}" + (f"\n    {code}" if code else ""), exc.lineno)
+    except ValueError as exc:  # e.g. null bytes in the source
+        return _error_verdict(exercise, Status.ERROR, f"The file cannot be compiled: {exc}")
+    if hits:
+        api, line = hits[0]
+        return _error_verdict(exercise, Status.FORBIDDEN,
+                              f"Forbidden API: {api} (line {line}). This exercise asks you to write it yourself.",
+                              line)
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Judging observations
+
+
+def tolerance_of(exercise: Exercise) -> Callable[[str, str], Tolerance]:
+    return lambda want, have: exercise.tolerance_for(want, have)
+
+
+def _error_text(error: dict[str, Any]) -> str:
+    text = f"{error['type']}: {error['message']}" if error.get("message") else error["type"]
+    if error.get("line"):
+        text += f" (line {error['line']}: {error.get('code', '')})"
+    return text
+
+
+def _instance_failure(ref_obs: Observations, record: dict[str, Any] | None, obs: Observations,
+                      tol: Callable[[str, str], Tolerance]) -> dict[str, Any] | None:
+    """None if this instance passed, else what went wrong, as data."""
+    if record is None:
+        return {"status": CheckStatus.NOT_RUN, "message": "not run: the submission stopped before this case"}
+    if record["status"] == "error":
+        return {"status": CheckStatus.ERROR, "message": _error_text(record["error"]),
+                "line": record["error"].get("line")}
+    if record["status"] == "bad_output":
+        return {"status": CheckStatus.FAILED, "message": record["message"]}
+    mismatch = compare(ref_obs, obs, tol)
+    if mismatch is None:
+        return None
+    return {"status": CheckStatus.FAILED, "message": mismatch.message, "expected": mismatch.expected,
+            "got": mismatch.got, "max_abs_err": mismatch.max_abs_err, "max_rel_err": mismatch.max_rel_err,
+            "key": mismatch.key}
+
+
+def judge_subject(exercise: Exercise, ref: Reference, run: SubjectRun) -> Verdict:
+    """Turn one subject's observations into checks, a status and a diagnosis."""
+    if run.forbidden:
+        hit = run.forbidden[0]
+        line = f" (line {hit['line']})" if hit.get("line") else ""
+        return _error_verdict(exercise, Status.FORBIDDEN,
+                              f"Forbidden API: {hit['api']}{line}. This exercise asks you to write it yourself.",
+                              hit.get("line"))
+    if run.load_error:
+        err = run.load_error
+        return _error_verdict(exercise, Status.ERROR, "Your file could not be loaded: " + _error_text(err),
+                              err.get("line"))
+    tol = tolerance_of(exercise)
+    ref_obs = ref.subjects[REFERENCE].obs
+    failures: dict[str, dict[str, Any]] = {}
+    for name in ref.instance_names:
+        failure = _instance_failure(ref_obs.get(name, {}), run.cases.get(name), run.obs.get(name, {}), tol)
+        if failure:
+            failures[name] = failure
+
+    pitfall_runs = {p["slug"]: ref.subjects.get(f"pitfall:{p['slug']}") for p in ref.pitfalls}
+    found = diagnose(
+        list(failures), ref.instance_names, run.cases, run.obs, ref.pitfalls,
+        {slug: r.cases for slug, r in pitfall_runs.items() if r},
+        {slug: r.obs for slug, r in pitfall_runs.items() if r}, tol,
+    )
+    diagnosis = Diagnosis(found["slug"], found["name"], found["explanation"], found["hint"]) if found else None
+
+    checks: list[CheckResult] = []
+    for case_name, members in _group(ref.instances):
+        failing = [m for m in members if m["name"] in failures]
+        kind = members[0]["kind"]
+        if not failing:
+            note = f"{len(members)} inputs" if len(members) > 1 else ""
+            checks.append(CheckResult(case_name, kind, CheckStatus.PASSED, note))
+            continue
+        first = failing[0]  # instances are ordered by size: the first failing is the smallest
+        failure = failures[first["name"]]
+        message = failure["message"]
+        name = case_name
+        if len(members) > 1:
+            params = ", ".join(f"{k}={v}" for k, v in first["params"].items())
+            name = f"{case_name}[{params}]"
+            message = f"fails on {len(failing)} of {len(members)} inputs; smallest shown. {message}"
+        checks.append(CheckResult(
+            name=name, kind=kind, status=failure["status"], message=message, input=first["input"],
+            expected=failure.get("expected"), got=failure.get("got"),
+            max_abs_err=failure.get("max_abs_err"), max_rel_err=failure.get("max_rel_err"),
+            pitfall=diagnosis.name if diagnosis else None,
+        ))
+        if failure["status"] is CheckStatus.FAILED and "expected" not in failure:
+            checks[-1].expected = _expected_preview(ref_obs.get(first["name"], {}), failure.get("key"))
+
+    status = Status.PASSED if not failures else Status.FAILED
+    line = next((f.get("line") for f in failures.values() if f.get("line")), None)
+    passed = sum(c.status is CheckStatus.PASSED for c in checks)
+    message = "All checks passed." if not failures else f"{passed} of {len(checks)} checks passed."
+    return Verdict(exercise=exercise.slug, status=status, checks=checks, message=message,
+                   diagnosis=diagnosis, learner_line=line)
+
+
+def _expected_preview(obs: Observations, key: str | None) -> Any:
+    if key and key in obs:
+        return to_json_value(obs[key])
+    return {k: to_json_value(v) for k, v in obs.items()} if len(obs) <= 4 else None
+
+
+def _group(instances: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for inst in instances:
+        groups.setdefault(inst["case"], []).append(inst)
+    for members in groups.values():
+        members.sort(key=lambda m: (m["params"].get("size", 0), m["params"].get("seed", 0)))
+    return list(groups.items())
+
+
+def _timeout_line(trace: str, filename: str) -> int | None:
+    for match in re.finditer(r'File "(.*)", line (\d+)', trace):
+        if match.group(1) == filename:
+            return int(match.group(2))
+    return None
+
+
+def run_learner(exercise: Exercise, source: str, filename: str, limits: Limits | None = None) -> RunOutcome:
+    job = _job(exercise, [{"id": LEARNER, "kind": "file", "path": filename, "source": source}],
+               guard=True, forbidden=list(exercise.forbidden))
+    return run_job(job, limits or Limits(wall_s=exercise.time_limit, memory_mb=exercise.memory_mb))
+
+
+def verdict_from_outcome(exercise: Exercise, ref: Reference, outcome: RunOutcome, filename: str) -> Verdict:
+    if outcome.status == "timeout":
+        line = _timeout_line(outcome.timeout_trace, filename)
+        case = (outcome.last_case or "").split(" ", 1)[-1]
+        where = f" while running case '{case}'" if case else ""
+        at = f", last seen at line {line}" if line else ""
+        verdict = _error_verdict(exercise, Status.TIMEOUT,
+                                 f"Time limit exceeded: {outcome.message}{where}{at}. Look for a loop that "
+                                 f"never ends or work that grows too fast.", line)
+    elif outcome.status != "ok" or outcome.result is None:
+        verdict = _error_verdict(exercise, Status.CRASHED, f"The submission crashed the worker: {outcome.message}.")
+    else:
+        runs = _split(outcome.result, outcome.observations)
+        run = runs.get(LEARNER)
+        if run is None:
+            verdict = _error_verdict(exercise, Status.CRASHED, "The worker returned no observations for the submission.")
+        else:
+            verdict = judge_subject(exercise, ref, run)
+    verdict.stdout, verdict.stderr = outcome.stdout, outcome.stderr
+    return verdict
+
+
+def grade(exercise: Exercise, path: Path, *, source: str | None = None, limits: Limits | None = None) -> Verdict:
+    """Grade the submission at ``path`` (or ``source``, reported as ``path``)."""
+    started = time.monotonic()
+    filename = str(path.resolve())
+    if source is None:
+        source = path.read_text(encoding="utf-8", errors="replace")
+    early = static_verdict(exercise, source, filename)
+    if early is not None:
+        early.submission, early.duration_s = str(path), time.monotonic() - started
+        return early
+    # The reference (cached after the first run) and the learner's child start together:
+    # on a cold cache the two torch imports overlap instead of adding up.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        ref_future = pool.submit(reference_for, exercise)
+        outcome = run_learner(exercise, source, filename, limits)
+        ref = ref_future.result()
+    verdict = verdict_from_outcome(exercise, ref, outcome, filename)
+    verdict.submission, verdict.duration_s = str(path), time.monotonic() - started
+    return verdict

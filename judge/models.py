@@ -1,0 +1,158 @@
+"""Plain data that flows through the pipeline: exercises, check results, verdicts.
+
+Everything here is JSON-friendly so that a verdict can be printed with ``--json``, stored in
+progress, or written in a batch format without another translation layer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+
+class Status(str, Enum):
+    """The overall outcome of grading one submission."""
+
+    PASSED = "passed"
+    FAILED = "failed"  # ran, but a check failed
+    FORBIDDEN = "forbidden"  # called the built-in it was asked to write from memory
+    ERROR = "error"  # could not be loaded (syntax/import error, missing function)
+    TIMEOUT = "timeout"  # killed at the wall-clock or CPU limit
+    CRASHED = "crashed"  # the worker died or produced no honest result
+
+
+class CheckStatus(str, Enum):
+    PASSED = "passed"
+    FAILED = "failed"
+    ERROR = "error"  # the learner's code raised on this case
+    NOT_RUN = "not_run"  # the run stopped before this case produced anything
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    rtol: float
+    atol: float
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """One exercise: the learner-facing manifest plus where its two folders live."""
+
+    slug: str
+    title: str
+    topic: str
+    difficulty: str
+    entry: tuple[str, ...]
+    hints: tuple[str, ...]
+    time_limit: float
+    tolerance: dict[str, Tolerance]
+    forbidden: tuple[str, ...]
+    memory_mb: int
+    interview_minutes: int
+    exercise_dir: Path
+    solution_dir: Path
+
+    @property
+    def stub_path(self) -> Path:
+        return self.exercise_dir / "stub.py"
+
+    @property
+    def statement_path(self) -> Path:
+        return self.exercise_dir / "README.md"
+
+    @property
+    def reference_path(self) -> Path:
+        return self.solution_dir / "reference.py"
+
+    @property
+    def checks_path(self) -> Path:
+        return self.solution_dir / "checks.py"
+
+    @property
+    def pitfalls_path(self) -> Path:
+        return self.solution_dir / "pitfalls.py"
+
+    @property
+    def oracle_path(self) -> Path:
+        return self.solution_dir / "oracle.py"
+
+    def tolerance_for(self, *dtypes: str) -> Tolerance:
+        """The loosest tolerance among the dtypes involved: a float32 answer to a float64
+        question is held to float32 precision, never tighter."""
+        known = [self.tolerance[d] for d in dtypes if d in self.tolerance]
+        if not known:
+            known = [self.tolerance.get("default", Tolerance(1e-5, 1e-6))]
+        return Tolerance(max(t.rtol for t in known), max(t.atol for t in known))
+
+
+@dataclass
+class Diagnosis:
+    """A known-wrong variant that the learner's observations match."""
+
+    slug: str
+    name: str
+    explanation: str
+    hint: str
+
+
+@dataclass
+class CheckResult:
+    """One named case of one exercise, judged."""
+
+    name: str
+    kind: str  # example | edge | random
+    status: CheckStatus
+    message: str = ""
+    input: Any = None
+    expected: Any = None
+    got: Any = None
+    max_abs_err: float | None = None
+    max_rel_err: float | None = None
+    pitfall: str | None = None  # the diagnosed pitfall's name, on the failing checks it explains
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["status"] = self.status.value
+        return data
+
+
+@dataclass
+class Verdict:
+    """The judge's answer about one submission. A learner's failure lives here, as data."""
+
+    exercise: str
+    status: Status
+    checks: list[CheckResult] = field(default_factory=list)
+    message: str = ""
+    diagnosis: Diagnosis | None = None
+    learner_line: int | None = None
+    stdout: str = ""
+    stderr: str = ""
+    duration_s: float = 0.0
+    submission: str = ""
+    notices: list[str] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return self.status is Status.PASSED
+
+    @property
+    def first_failure(self) -> CheckResult | None:
+        return next((c for c in self.checks if c.status is not CheckStatus.PASSED), None)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "exercise": self.exercise,
+            "status": self.status.value,
+            "message": self.message,
+            "submission": self.submission,
+            "learner_line": self.learner_line,
+            "pitfall": asdict(self.diagnosis) if self.diagnosis else None,
+            "checks": [c.to_json() for c in self.checks],
+            "stdout": self.stdout,
+            "stderr": self.stderr,
+            "duration_s": round(self.duration_s, 3),
+            "notices": self.notices,
+        }

@@ -1,0 +1,19 @@
+"""Process exit codes, one per kind of outcome, so scripts and CI can branch on them."""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+
+class ExitStatus(IntEnum):
+    """What `grind` returns to the shell.
+
+    Kept distinct so a course script can tell "the learner's answer is wrong" (1) from
+    "the learner's code did not even run" (3) from "grind itself is broken" (4).
+    """
+
+    PASSED = 0
+    FAILED = 1  # the submission ran and at least one check failed (or it used a forbidden API)
+    USAGE = 2  # bad command line, unknown exercise, missing file (click's own convention is 2 too)
+    LEARNER_ERROR = 3  # the submission could not be graded: syntax/import error, crash, timeout
+    JUDGE_ERROR = 4  # a bug or broken exercise on grind's side

@@ -1,0 +1,335 @@
+"""The child side of the worker: the only code that runs next to learner code.
+
+It is started as ``python -I runner.py`` (by path, so nothing of the judge package is imported
+here and nothing in the judge can be monkeypatched from the submission in a way that matters),
+reads one job as JSON on stdin, and writes back *observations*, never verdicts:
+
+- ``observations.safetensors``: every observed tensor, as plain numpy data;
+- ``result.json``: per subject and case, whether it ran, raised, or returned something that is not
+  data, plus the run's token and the hash of the observations file.
+
+The parent decides pass/fail by comparing these observations with the reference's, so nothing
+the learner does in this process can turn into a pass without producing the right numbers.
+
+This file deliberately imports only the standard library at module level. numpy, torch and
+safetensors are imported inside :func:`main` once the limits are in force.
+"""
+
+from __future__ import annotations
+
+import faulthandler
+import hashlib
+import json
+import os
+import sys
+import traceback
+import types
+from typing import Any
+
+PREVIEW_ELEMENTS = 16
+
+
+class ForbiddenAPI(BaseException):
+    """Raised by a guarded built-in. A BaseException so a bare ``except Exception`` in the
+    submission cannot swallow it; its use is also recorded before it is raised."""
+
+
+class BadOutput(Exception):
+    """The subject produced something that is not plain numeric data."""
+
+
+def _learner_frames(tb: Any, filename: str) -> list[traceback.FrameSummary]:
+    return [f for f in traceback.extract_tb(tb) if f.filename == filename]
+
+
+def describe_exception(exc: BaseException, filename: str) -> dict[str, Any]:
+    """Type, message and the learner's own frames only: the judge's frames are noise to them."""
+    if isinstance(exc, SyntaxError) and exc.filename == filename:
+        return {
+            "type": type(exc).__name__,
+            "message": str(exc.msg),
+            "line": exc.lineno,
+            "code": (exc.text or "").strip(),
+            "traceback": f'  File "{filename}", line {exc.lineno}\n    {(exc.text or "").strip()}\n',
+        }
+    frames = _learner_frames(exc.__traceback__, filename)
+    last = frames[-1] if frames else None
+    if isinstance(exc, SystemExit):
+        message = f"the submission called exit({exc.code!r}); return a value instead"
+    else:
+        message = str(exc)
+    return {
+        "type": type(exc).__name__,
+        "message": message[:2000],
+        "line": last.lineno if last else None,
+        "code": (last.line or "").strip() if last else "",
+        "traceback": "".join(traceback.format_list(frames))[-4000:],
+    }
+
+
+class Guards:
+    """Runtime guards on the built-ins an exercise asks the learner to write from memory."""
+
+    def __init__(self, filename: str) -> None:
+        self.filename = filename
+        self.hits: list[dict[str, Any]] = []
+
+    def _call_site(self) -> int | None:
+        frame = sys._getframe(1)
+        while frame is not None:
+            if frame.f_code.co_filename == self.filename:
+                return frame.f_lineno
+            frame = frame.f_back  # type: ignore[assignment]
+        return None
+
+    def make_guard(self, dotted: str) -> Any:
+        guards = self
+
+        def trip() -> None:
+            hit = {"api": dotted, "line": guards._call_site()}
+            guards.hits.append(hit)
+            raise ForbiddenAPI(f"{dotted} is not allowed in this exercise: write it yourself")
+
+        class Guard:
+            def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+                trip()
+
+            def __init_subclass__(cls, **kwargs: Any) -> None:
+                trip()
+
+            def __getattr__(self, name: str) -> Any:  # pragma: no cover - never instantiated
+                trip()
+
+        Guard.__name__ = Guard.__qualname__ = dotted.rsplit(".", 1)[-1]
+        return Guard
+
+    def install(self, forbidden: list[str]) -> None:
+        """Replace each forbidden object everywhere torch exposes it (aliases included), so
+        ``getattr(torch.optim, "Ad" + "am")`` and ``torch.optim.adam.Adam`` are caught too."""
+        import importlib
+
+        for dotted in forbidden:
+            module_name, _, attr = dotted.rpartition(".")
+            try:
+                owner = importlib.import_module(module_name)
+                original = getattr(owner, attr)
+            except (ImportError, AttributeError):
+                continue
+            guard = self.make_guard(dotted)
+            for name, module in list(sys.modules.items()):
+                if not name.startswith("torch") or module is None:
+                    continue
+                try:
+                    namespace = vars(module)
+                except TypeError:
+                    continue
+                for key, value in list(namespace.items()):
+                    if value is original:
+                        setattr(module, key, guard)
+
+
+def to_array(value: Any, np: Any, torch: Any) -> Any:
+    """Turn one observed value into a plain numpy array, refusing anything that is not data.
+
+    Exact type checks on purpose: a tensor subclass with ``__torch_function__``, a float
+    subclass, or an object with a lying ``__eq__`` is rejected here, never compared.
+    """
+    kind = type(value)
+    if kind is torch.Tensor or kind is torch.nn.Parameter:
+        with torch._C.DisableTorchFunctionSubclass():
+            tensor = torch.Tensor.detach(value).cpu()
+            if tensor.is_complex():
+                raise BadOutput("got a complex tensor where a real one was expected")
+            if tensor.dtype in (torch.bfloat16,):
+                tensor = tensor.to(torch.float32)
+            return np.array(tensor.numpy(), copy=True)
+    if kind is bool or kind is int or kind is float:
+        return np.array(value)
+    if kind is np.ndarray or kind in (np.bool_, np.float16, np.float32, np.float64, np.int8, np.int16,
+                                      np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64):
+        array = np.array(value, copy=True)
+        if array.dtype.kind not in "biuf":
+            raise BadOutput(f"got a numpy array of dtype {array.dtype} where numbers were expected")
+        return array
+    if kind is list or kind is tuple:
+        parts = [to_array(v, np, torch) for v in value]
+        try:
+            return np.stack(parts) if parts else np.zeros((0,))
+        except ValueError:
+            raise BadOutput("got a ragged list where a rectangular tensor was expected") from None
+    if value is None:
+        raise BadOutput("got None where a value was expected (did you forget to return?)")
+    if isinstance(value, torch.Tensor):
+        raise BadOutput(f"got a subclass of torch.Tensor ({kind.__name__}); return a plain tensor")
+    raise BadOutput(f"got an object of type {kind.__name__} where a number or tensor was expected")
+
+
+def preview(value: Any, np: Any, torch: Any) -> Any:
+    """A small, JSON-able picture of a case input, for the report (trusted inputs only)."""
+    if isinstance(value, dict):
+        return {str(k): preview(v, np, torch) for k, v in value.items()}
+    if isinstance(value, (list, tuple)) and not all(isinstance(v, (int, float, bool)) for v in value):
+        if len(value) > 8:
+            return f"<{len(value)} items>"
+        return [preview(v, np, torch) for v in value]
+    if isinstance(value, torch.Tensor) and value.requires_grad and value.grad is not None:
+        return {"grad": preview(value.grad, np, torch)}
+    if value is None or isinstance(value, (str, bool)):
+        return value
+    if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+        return str(value)
+    try:
+        array = to_array(value, np, torch)
+    except BadOutput:
+        return repr(value)[:80]
+    if array.size > PREVIEW_ELEMENTS:
+        return f"<{array.dtype} tensor of shape {list(array.shape)}>"
+    listed = array.tolist()
+    return json.loads(json.dumps(listed, default=str).replace("NaN", '"nan"').replace("Infinity", '"inf"'))
+
+
+def load_source(source: str, filename: str, name: str) -> types.ModuleType:
+    module = types.ModuleType(name)
+    module.__file__ = filename
+    sys.modules[name] = module
+    code = compile(source, filename, "exec")
+    exec(code, module.__dict__)
+    return module
+
+
+def expand_cases(cases: list[dict[str, Any]], seeds_override: int | None) -> list[dict[str, Any]]:
+    """One instance per (case, size, seed), sizes ascending: the first failing instance of a
+    random case is then the smallest failing input, by construction."""
+    instances = []
+    for case in cases:
+        if case.get("kind", "edge") == "random":
+            seeds = seeds_override or int(case.get("seeds", 2))
+            for size in case["sizes"]:
+                for seed in range(seeds):
+                    instances.append({
+                        "name": f"{case['name']}[size={size},seed={seed}]",
+                        "case": case, "params": {"size": size, "seed": seed},
+                    })
+        else:
+            instances.append({"name": case["name"], "case": case, "params": {}})
+    return instances
+
+
+def subject_namespace(impl: Any, entry: list[str]) -> types.SimpleNamespace:
+    if isinstance(impl, dict):
+        return types.SimpleNamespace(**impl)
+    if callable(impl) and len(entry) == 1 and not isinstance(impl, type):
+        return types.SimpleNamespace(**{entry[0]: impl})
+    return types.SimpleNamespace(**{name: getattr(impl, name) for name in entry})
+
+
+def main() -> None:
+    job = json.loads(sys.stdin.read())
+    token = job.pop("token")
+    out_dir = job["out_dir"]
+    progress = os.fdopen(job["progress_fd"], "w", buffering=1) if job.get("progress_fd") else None
+
+    import numpy as np
+    import torch
+    from safetensors.numpy import save_file
+
+    torch.set_num_threads(1)
+    if progress:
+        progress.write("ready\n")
+
+    checks = load_source(job["checks_source"], job["checks_filename"], "grind_checks")
+    instances = expand_cases(list(checks.CASES), job.get("seeds"))
+    entry = job["entry"]
+
+    subjects: list[tuple[str, dict[str, Any]]] = []
+    results: dict[str, Any] = {"subjects": {}, "instances": [], "pitfalls": []}
+    for spec in job["subjects"]:
+        if spec["kind"] == "pitfalls":
+            pitfalls = load_source(spec["source"], spec["path"], "grind_pitfalls")
+            for p in pitfalls.PITFALLS:
+                meta = {k: p[k] for k in ("slug", "name", "explanation", "hint")}
+                results["pitfalls"].append(meta)
+                subjects.append((f"pitfall:{p['slug']}", {"kind": "impl", "impl": p["impl"], "path": spec["path"]}))
+        else:
+            subjects.append((spec["id"], spec))
+
+    guards = Guards(job["subjects"][0].get("path", "")) if job.get("guard") else None
+    if guards:
+        guards.install(job.get("forbidden", []))
+        # Dump every thread's stack just before the parent's deadline, so a timeout can
+        # still point at the learner's line.
+        dump = open(os.path.join(out_dir, "timeout_trace.txt"), "w")
+        faulthandler.dump_traceback_later(max(job["time_limit"] - 0.3, 0.1), file=dump)
+
+    observed: dict[str, Any] = {}
+    for subject_id, spec in subjects:
+        record: dict[str, Any] = {"load_error": None, "cases": {}, "forbidden": []}
+        results["subjects"][subject_id] = record
+        filename = spec.get("path", "")
+        try:
+            if spec["kind"] == "impl":
+                subject = subject_namespace(spec["impl"], entry)
+            else:
+                module = load_source(spec["source"], filename, f"grind_subject_{len(results['subjects'])}")
+                missing = [name for name in entry if not hasattr(module, name)]
+                if missing:
+                    record["load_error"] = {
+                        "type": "MissingDefinition", "line": None, "code": "", "traceback": "",
+                        "message": f"the file does not define {', '.join(missing)}",
+                    }
+                    continue
+                subject = subject_namespace(module, entry)
+        except BaseException as exc:  # noqa: BLE001 - anything the learner's import does is data
+            record["load_error"] = describe_exception(exc, filename)
+            if guards and guards.hits:
+                record["forbidden"] = guards.hits[:]
+            continue
+
+        for instance in instances:
+            name, case = instance["name"], instance["case"]
+            if progress:
+                progress.write(f"case {subject_id} {name}\n")
+            torch.manual_seed(0)
+            inputs = case["inputs"](**instance["params"]) if "inputs" in case else {}
+            if job.get("record_inputs") and subject_id == subjects[0][0]:
+                results["instances"].append({
+                    "name": name, "case": case["name"], "kind": case.get("kind", "edge"),
+                    "params": instance["params"], "input": preview(inputs, np, torch),
+                })
+            try:
+                raw = case["call"](subject, **inputs)
+                if type(raw) is not dict:
+                    raise BadOutput("the case did not produce observations")
+                for key, value in raw.items():
+                    try:
+                        observed[f"{subject_id}::{name}::{key}"] = to_array(value, np, torch)
+                    except BadOutput as exc:
+                        raise BadOutput(f"{key}: {exc}") from None
+                record["cases"][name] = {"status": "ok"}
+            except BadOutput as exc:
+                record["cases"][name] = {"status": "bad_output", "message": str(exc)}
+            except BaseException as exc:  # noqa: BLE001 - a learner's exception is data
+                record["cases"][name] = {"status": "error", "error": describe_exception(exc, filename)}
+        if guards and guards.hits:
+            record["forbidden"] = guards.hits[:]
+
+    if guards:
+        faulthandler.cancel_dump_traceback_later()
+    obs_path = os.path.join(out_dir, "observations.safetensors")
+    save_file(observed, obs_path)
+    with open(obs_path, "rb") as handle:
+        results["observations_sha256"] = hashlib.sha256(handle.read()).hexdigest()
+    results["token"] = token
+    results["torch_version"] = torch.__version__
+    # O_EXCL: if the submission already created result.json, refuse to write a second one;
+    # the parent then sees a forged or doubled result and fails the run.
+    fd = os.open(os.path.join(out_dir, "result.json"), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as handle:
+        json.dump(results, handle)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)  # skip atexit handlers and non-daemon threads the submission may have left
+
+
+if __name__ == "__main__":
+    main()
