@@ -50,10 +50,12 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-def _index_text(index: tuple[int, ...]) -> str:
+def _index_text(index: tuple[int, ...], key: str) -> str:
+    """Observations named "... per step" are sequences over steps: say "step 3", not "index 3"."""
+    word = "step" if "step" in key else "index"
     if len(index) == 1:
-        return f"index {index[0]}"
-    return f"index [{', '.join(str(i) for i in index)}]"
+        return f"{word} {index[0]}"
+    return f"{word} [{', '.join(str(i) for i in index)}]"
 
 
 def compare(
@@ -102,7 +104,7 @@ def _compare_values(key: str, want: np.ndarray, have: np.ndarray, tol: Tolerance
     bad = np.argwhere(~close)
     first = tuple(int(i) for i in bad[0]) if want.ndim else ()
     if want.ndim:
-        where = (f" (first differs at {_index_text(first)}: expected {_jsonable(float(w[first]))}, "
+        where = (f" (first differs at {_index_text(first, key)}: expected {_jsonable(float(w[first]))}, "
                  f"got {_jsonable(float(h[first]))})")
     else:
         where = f": expected {_jsonable(float(w))}, got {_jsonable(float(h))}"

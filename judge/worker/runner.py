@@ -75,6 +75,10 @@ class Guards:
         self.hits: list[dict[str, Any]] = []
 
     def _call_site(self) -> int | None:
+        """The learner's line if learner code is anywhere up the stack, else None.
+
+        The judge's own case code may use a forbidden built-in (a schedule exercise drives the
+        learner's function through LambdaLR); only calls made on the learner's behalf trip."""
         frame = sys._getframe(1)
         while frame is not None:
             if frame.f_code.co_filename == self.filename:
@@ -82,26 +86,38 @@ class Guards:
             frame = frame.f_back  # type: ignore[assignment]
         return None
 
-    def make_guard(self, dotted: str) -> Any:
+    def make_guard(self, dotted: str, original: Any) -> Any:
         guards = self
 
-        def trip() -> None:
-            hit = {"api": dotted, "line": guards._call_site()}
-            guards.hits.append(hit)
-            raise ForbiddenAPI(f"{dotted} is not allowed in this exercise: write it yourself")
+        def check() -> None:
+            line = guards._call_site()
+            if line is not None:
+                guards.hits.append({"api": dotted, "line": line})
+                raise ForbiddenAPI(f"{dotted} is not allowed in this exercise: write it yourself")
 
-        class Guard:
-            def __new__(cls, *args: Any, **kwargs: Any) -> Any:
-                trip()
+        if not isinstance(original, type):
+            def guarded_function(*args: Any, **kwargs: Any) -> Any:
+                check()
+                return original(*args, **kwargs)
 
-            def __init_subclass__(cls, **kwargs: Any) -> None:
-                trip()
+            guarded_function.__name__ = getattr(original, "__name__", dotted)
+            guarded_function.__doc__ = getattr(original, "__doc__", None)
+            return guarded_function
 
-            def __getattr__(self, name: str) -> Any:  # pragma: no cover - never instantiated
-                trip()
+        plain_new = original.__new__ is object.__new__
 
-        Guard.__name__ = Guard.__qualname__ = dotted.rsplit(".", 1)[-1]
-        return Guard
+        def __new__(cls: Any, *args: Any, **kwargs: Any) -> Any:
+            check()
+            return object.__new__(cls) if plain_new else original.__new__(cls, *args, **kwargs)
+
+        def __init_subclass__(cls: Any, **kwargs: Any) -> None:
+            check()
+
+        # A subclass, so instances the judge's own code creates still are what torch expects.
+        return type(original.__name__, (original,), {
+            "__new__": __new__, "__init_subclass__": classmethod(__init_subclass__),
+            "__module__": original.__module__, "__qualname__": original.__qualname__,
+        })
 
     def install(self, forbidden: list[str]) -> None:
         """Replace each forbidden object everywhere torch exposes it (aliases included), so
@@ -115,7 +131,7 @@ class Guards:
                 original = getattr(owner, attr)
             except (ImportError, AttributeError):
                 continue
-            guard = self.make_guard(dotted)
+            guard = self.make_guard(dotted, original)
             for name, module in list(sys.modules.items()):
                 if not name.startswith("torch") or module is None:
                     continue

@@ -1,0 +1,79 @@
+"""Every exercise is adequate, and every golden submission gets its expected verdict.
+
+Golden submissions live in ``tests/submissions/<slug>/<name>.py``; the first line says what the
+judge must answer, e.g. ``# expect: passed`` or ``# expect: failed pitfall=per-tensor`` or
+``# expect: forbidden``, ``error``, ``timeout``, ``crashed``.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from pathlib import Path
+
+import pytest
+
+from judge.adequacy import AdequacyReport, check_adequacy
+from judge.catalog import Catalog
+from judge.grade import grade
+from judge.models import Status
+
+from .conftest import SUBMISSIONS
+
+SLUGS = Catalog().slugs()
+
+
+@functools.lru_cache(maxsize=None)
+def adequacy(slug: str) -> AdequacyReport:
+    return check_adequacy(Catalog().get(slug))
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_reference_passes_and_equals_the_torch_oracle(slug: str) -> None:
+    """The reference passes its own cases, and the torch-driven oracle agrees on every one."""
+    report = adequacy(slug)
+    assert report.verdicts["reference"].status is Status.PASSED
+    assert "oracle" in report.verdicts, f"{slug} has no oracle.py"
+    oracle = report.verdicts["oracle"]
+    assert oracle.status is Status.PASSED, oracle.first_failure
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_every_pitfall_is_rejected_and_named_as_itself(slug: str) -> None:
+    """Mutation testing of the checks: each known-wrong variant fails and is diagnosed as itself."""
+    report = adequacy(slug)
+    pitfalls = {k: v for k, v in report.verdicts.items() if k.startswith("pitfall:")}
+    assert len(pitfalls) >= 5
+    for subject, verdict in pitfalls.items():
+        assert verdict.status is Status.FAILED, subject
+        assert verdict.diagnosis is not None and f"pitfall:{verdict.diagnosis.slug}" == subject, subject
+    assert report.problems == []
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_untouched_stub_fails_and_shows_the_worked_example(slug: str) -> None:
+    """The stub is rejected, and the worked example is among the checks, by name."""
+    stub = adequacy(slug).verdicts["stub"]
+    assert stub.status is Status.FAILED
+    assert any(c.kind == "example" for c in stub.checks)
+
+
+def _expectation(path: Path) -> tuple[str, str | None]:
+    first = path.read_text(encoding="utf-8").splitlines()[0]
+    match = re.match(r"#\s*expect:\s*(\w+)(?:\s+pitfall=(\S+))?", first)
+    assert match, f"{path}: first line must be '# expect: STATUS [pitfall=SLUG]'"
+    return match.group(1), match.group(2)
+
+
+GOLDEN = sorted(SUBMISSIONS.glob("*/*.py"))
+
+
+@pytest.mark.parametrize("path", GOLDEN, ids=[f"{p.parent.name}/{p.stem}" for p in GOLDEN])
+def test_golden_submission(path: Path) -> None:
+    """Each golden submission gets exactly the verdict (and pitfall) written on its first line."""
+    status, pitfall = _expectation(path)
+    verdict = grade(Catalog().get(path.parent.name), path)
+    assert verdict.status.value == status, verdict.message or verdict.first_failure
+    if status == "failed":
+        got = verdict.diagnosis.slug if verdict.diagnosis else None
+        assert got == pitfall, verdict.first_failure
