@@ -61,6 +61,11 @@ def _split(result: dict[str, Any], observations: Observations) -> dict[str, Subj
         sid, instance, name = key.split("::", 2)
         if sid in runs:
             runs[sid].obs.setdefault(instance, {})[name] = array
+    for run in runs.values():  # safetensors does not keep order: restore the case's own order
+        for instance, obs in run.obs.items():
+            order = run.cases.get(instance, {}).get("keys") or []
+            rank = {k: i for i, k in enumerate(order)}
+            run.obs[instance] = dict(sorted(obs.items(), key=lambda kv: rank.get(kv[0], len(rank))))
     return runs
 
 
@@ -284,9 +289,9 @@ def judge_subject(exercise: Exercise, ref: Reference, run: SubjectRun) -> Verdic
             name=name, kind=kind, status=failure["status"], message=message, input=first["input"],
             expected=failure.get("expected"), got=failure.get("got"),
             max_abs_err=failure.get("max_abs_err"), max_rel_err=failure.get("max_rel_err"),
-            pitfall=diagnosis.name if diagnosis else None,
+            pitfall=diagnosis.name if diagnosis else None, observation=failure.get("key"),
         ))
-        if failure["status"] is CheckStatus.FAILED and "expected" not in failure:
+        if "expected" not in failure:
             checks[-1].expected = _expected_preview(ref_obs.get(first["name"], {}), failure.get("key"))
 
     status = Status.PASSED if not failures else Status.FAILED

@@ -17,6 +17,7 @@ from judge.adequacy import AdequacyReport, check_adequacy
 from judge.catalog import Catalog
 from judge.grade import grade
 from judge.models import Status
+from judge.worker.sandbox import Limits
 
 from .conftest import SUBMISSIONS
 
@@ -72,7 +73,9 @@ GOLDEN = sorted(SUBMISSIONS.glob("*/*.py"))
 def test_golden_submission(path: Path) -> None:
     """Each golden submission gets exactly the verdict (and pitfall) written on its first line."""
     status, pitfall = _expectation(path)
-    verdict = grade(Catalog().get(path.parent.name), path)
+    # A short wall clock keeps the infinite-loop submissions from costing the suite seconds.
+    limits = Limits(wall_s=2.0) if status == "timeout" else None
+    verdict = grade(Catalog().get(path.parent.name), path, limits=limits)
     assert verdict.status.value == status, verdict.message or verdict.first_failure
     if status == "failed":
         got = verdict.diagnosis.slug if verdict.diagnosis else None

@@ -321,7 +321,7 @@ def main() -> None:
                         observed[f"{subject_id}::{name}::{key}"] = to_array(value, np, torch)
                     except BadOutput as exc:
                         raise BadOutput(f"{key}: {exc}") from None
-                record["cases"][name] = {"status": "ok"}
+                record["cases"][name] = {"status": "ok", "keys": [str(k) for k in raw]}
             except BadOutput as exc:
                 record["cases"][name] = {"status": "bad_output", "message": str(exc)}
             except BaseException as exc:  # noqa: BLE001 - a learner's exception is data

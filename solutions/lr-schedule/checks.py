@@ -1,0 +1,76 @@
+"""Cases for the lr-schedule exercise.
+
+Each case drives the subject's ``lr_multiplier`` the way a training loop would: through
+``torch.optim.lr_scheduler.LambdaLR`` on a real (tiny) SGD optimizer, reading the learning rate the
+optimizer actually uses at every update. The raw multipliers are observed as well, so a mismatch
+is reported both as "lr per step" and as "multiplier per step".
+
+LambdaLR is forbidden to the learner, but the runtime guard only trips on calls made from the
+learner's own file, so this case code may use it.
+"""
+
+import torch
+from torch.optim.lr_scheduler import LambdaLR
+
+
+def run_schedule(subject, warmup_steps, total_steps, min_ratio, max_lr, num_steps, probe_steps=()):
+    def multiplier(step):
+        return subject.lr_multiplier(step, warmup_steps, total_steps, min_ratio)
+
+    param = torch.nn.Parameter(torch.zeros(2, dtype=torch.float64))
+    opt = torch.optim.SGD([param], lr=max_lr)
+    # LambdaLR sets lr = max_lr * multiplier(0) at construction, then one step per sched.step().
+    sched = LambdaLR(opt, multiplier)
+    lrs = []
+    for _ in range(num_steps):
+        lrs.append(opt.param_groups[0]["lr"])  # the lr this update uses
+        param.grad = torch.ones_like(param)
+        opt.step()
+        sched.step()
+    observations = {}
+    if num_steps:
+        observations["lr per step"] = lrs
+        observations["multiplier per step"] = [multiplier(step) for step in range(num_steps)]
+    if probe_steps:
+        # named without the word "step", so a mismatch reads "index i" of this list
+        observations[f"multiplier at {list(probe_steps)}"] = [multiplier(s) for s in probe_steps]
+    return observations
+
+
+def fixed(warmup_steps, total_steps, min_ratio, max_lr, num_steps, probe_steps=()):
+    def inputs():
+        return {"warmup_steps": warmup_steps, "total_steps": total_steps, "min_ratio": min_ratio,
+                "max_lr": max_lr, "num_steps": num_steps, "probe_steps": list(probe_steps)}
+    return inputs
+
+
+def random_inputs(size, seed):
+    """A schedule of ``size`` total steps, run about 20% past its end."""
+    gen = torch.Generator().manual_seed(7919 * size + seed)
+    total = size
+    choice = int(torch.randint(0, 5, (), generator=gen))
+    warmup = [0, 1, total // 10, total // 3, total - 1][choice]
+    warmup = max(0, min(warmup, total - 1))
+    min_ratio = [0.0, 0.1, 0.05, 0.5, 0.01][(seed + size) % 5]
+    max_lr = round(float(torch.rand((), generator=gen)) * 0.1 + 1e-3, 6)
+    return {"warmup_steps": warmup, "total_steps": total, "min_ratio": min_ratio, "max_lr": max_lr,
+            "num_steps": total + max(3, total // 5), "probe_steps": []}
+
+
+CASES = [
+    # warmup 4, decay over 8 steps, floor 10% of max_lr: the numbers in the statement.
+    {"name": "worked_example", "kind": "example", "inputs": fixed(4, 12, 0.1, 0.01, 16), "call": run_schedule},
+    {"name": "no_warmup", "kind": "edge", "inputs": fixed(0, 8, 0.1, 0.02, 11), "call": run_schedule},
+    {"name": "one_warmup_step", "kind": "edge", "inputs": fixed(1, 6, 0.2, 0.1, 9), "call": run_schedule},
+    {"name": "decay_to_zero_floor", "kind": "edge", "inputs": fixed(3, 10, 0.0, 0.05, 14), "call": run_schedule},
+    {"name": "single_decay_step", "kind": "edge", "inputs": fixed(9, 10, 0.1, 0.3, 13), "call": run_schedule},
+    {"name": "one_step_total", "kind": "edge", "inputs": fixed(0, 1, 0.25, 1.0, 4), "call": run_schedule},
+    {"name": "far_past_the_end", "kind": "edge",
+     "inputs": fixed(2, 6, 0.1, 1.0, 8, probe_steps=(6, 7, 10, 14, 100, 10_000)), "call": run_schedule},
+    {"name": "long_run", "kind": "edge",
+     "inputs": fixed(300, 3000, 0.1, 3e-4, 0, probe_steps=(0, 1, 150, 299, 300, 301, 1650, 2999, 3000, 3001,
+                                                          6000)),
+     "call": run_schedule},
+    {"name": "random", "kind": "random", "inputs": random_inputs, "call": run_schedule,
+     "sizes": [1, 2, 3, 5, 8, 13, 30, 100, 500], "seeds": 2},
+]

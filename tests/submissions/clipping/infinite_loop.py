@@ -1,0 +1,4 @@
+# expect: timeout
+def clip_grad_norm_(parameters, max_norm, norm_type=2.0):
+    while True:
+        pass

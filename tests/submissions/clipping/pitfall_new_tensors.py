@@ -1,0 +1,12 @@
+# expect: failed pitfall=new-tensors
+import torch
+
+
+def clip_grad_norm_(parameters, max_norm, norm_type=2.0):
+    if isinstance(parameters, torch.Tensor):
+        parameters = [parameters]
+    grads = [p.grad for p in parameters if p.grad is not None]
+    total = torch.linalg.vector_norm(torch.stack([g.norm(norm_type) for g in grads]), norm_type)
+    coef = min(1.0, float(max_norm / (total + 1e-6)))
+    grads = [g * coef for g in grads]
+    return total

@@ -1,0 +1,2 @@
+# expect: error
+raise RuntimeError("boom while importing")
