@@ -173,6 +173,17 @@ class Catalog:
     def all(self) -> list[Exercise]:
         return [self.get(s) for s in self.slugs()]
 
+    def load_all(self) -> tuple[list[Exercise], list[ManifestError]]:
+        """Every loadable exercise, plus the problems of the others: one broken folder must
+        not hide the rest of the course from a learner."""
+        good, bad = [], []
+        for slug in self.slugs():
+            try:
+                good.append(self.get(slug))
+            except ManifestError as exc:
+                bad.append(exc)
+        return good, bad
+
 
 def unknown_name_message(name: str, known: list[str]) -> str:
     close = difflib.get_close_matches(name, known, n=1, cutoff=0.5)

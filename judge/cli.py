@@ -119,7 +119,10 @@ def _exercise(name: str) -> Exercise:
 def list_command(as_json: bool = typer.Option(False, "--json", help="Print the list as JSON.")) -> None:
     """List the exercises, with title, topic, difficulty and your status."""
     _, state = _state()
-    rows = [(exercise, state.status(exercise.slug)) for exercise in Catalog().all()]
+    exercises, problems = Catalog().load_all()
+    for problem in problems:
+        typer.echo(f"grind: skipped a broken exercise: {problem.message}", err=True)
+    rows = [(exercise, state.status(exercise.slug)) for exercise in exercises]
     if as_json:
         typer.echo(json.dumps([{"slug": e.slug, "title": e.title, "topic": e.topic, "difficulty": e.difficulty,
                                 "status": s} for e, s in rows], indent=2))
@@ -247,7 +250,10 @@ def reset(
 @app.command()
 def init(directory: Path = typer.Argument(Path("grind-practice"), help="Folder for the workspace.")) -> None:
     """Create a practice workspace holding a copy of every stub."""
-    report = init_workspace(directory, Catalog().all())
+    exercises, problems = Catalog().load_all()
+    for problem in problems:
+        typer.echo(f"grind: skipped a broken exercise: {problem.message}", err=True)
+    report = init_workspace(directory, exercises)
     typer.echo(f"Workspace ready in {report.root}")
     if report.created:
         typer.echo(f"  new stubs: {', '.join(report.created)}")

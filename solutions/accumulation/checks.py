@@ -12,12 +12,27 @@ import torch.nn.functional as F
 LR = 0.05
 
 
-class RecordingSGD(torch.optim.SGD):
-    """Plain SGD that keeps a copy of every parameter's gradient at each step()."""
+class RecordingSGD:
+    """Plain SGD (p -= lr * p.grad) that keeps a copy of every parameter's gradient at each
+    step(). It offers what a training loop uses from torch.optim.SGD: step(), zero_grad() and
+    param_groups. (A torch.optim.Optimizer subclass would import torch._dynamo on creation,
+    which costs over a second per process.)"""
 
     def __init__(self, params, lr=LR):
-        super().__init__(params, lr=lr)
+        self.param_groups = [{"params": list(params), "lr": lr}]
+        self.state = {}
         self.recorded = []
+
+    def zero_grad(self, set_to_none=True):
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                if set_to_none:
+                    p.grad = None
+                else:
+                    p.grad.detach_()
+                    p.grad.zero_()
 
     @torch.no_grad()
     def step(self, closure=None):
@@ -27,7 +42,10 @@ class RecordingSGD(torch.optim.SGD):
                 g = p.grad if p.grad is not None else torch.zeros_like(p)
                 grads.append(g.detach().flatten().clone())
         self.recorded.append(torch.cat(grads))
-        return super().step()
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is not None:
+                    p.add_(p.grad, alpha=-group["lr"])
 
 
 def half_squared_error(pred, y):

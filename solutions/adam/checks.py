@@ -20,9 +20,23 @@ def flat(params):
     return torch.cat([p.detach().reshape(-1).clone() for p in params])
 
 
+class UsesTorchOptimizer(Exception):
+    """The submission handed back torch's own optimizer instead of its own."""
+
+
+def construct(subject, optimizer, params, kwargs):
+    opt = getattr(subject, optimizer)(params, **kwargs)
+    # The runtime guard trips only when the learner's own code calls torch.optim.Adam; an alias
+    # made at import time (Adam = getattr(torch.optim, ...)) is called from here instead.
+    if type(opt) in (torch.optim.Adam, torch.optim.AdamW):
+        raise UsesTorchOptimizer(f"{optimizer} is torch.optim.{type(opt).__name__} itself: "
+                                 "this exercise asks you to write it")
+    return opt
+
+
 def run_script(subject, optimizer, params, grads, kwargs):
     """Assign each step's gradients (None means no gradient this step), call step(), record."""
-    opt = getattr(subject, optimizer)(params, **kwargs)
+    opt = construct(subject, optimizer, params, kwargs)
     rows = []
     for step_grads in grads:
         for p, g in zip(params, step_grads):
@@ -72,7 +86,7 @@ def log_scales(shape, seed, low=-10.0, high=5.0):
 def training_loop(subject, optimizer, model, x, y, steps, kwargs):
     """The usual loop: zero_grad, forward, backward, step. The optimizer gets model.parameters(),
     a generator, as in real code."""
-    opt = getattr(subject, optimizer)(model.parameters(), **kwargs)
+    opt = construct(subject, optimizer, model.parameters(), kwargs)
     params = list(model.parameters())
     rows, losses, cleared = [], [], []
     for _ in range(steps):
@@ -81,7 +95,7 @@ def training_loop(subject, optimizer, model, x, y, steps, kwargs):
         loss = torch.nn.functional.mse_loss(model(x), y)
         loss.backward()
         opt.step()
-        losses.append(float(loss))
+        losses.append(float(loss.detach()))
         rows.append(flat(params))
     return {"params per step": torch.stack(rows), "loss per step": losses,
             "grads cleared by zero_grad per step": cleared}

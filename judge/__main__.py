@@ -1,0 +1,5 @@
+"""`python -m judge` is the same as `grind`."""
+
+from judge.cli import main
+
+main()

@@ -1,0 +1,306 @@
+"""Known-wrong Adam/AdamW variants. Each is a whole optimizer a learner could plausibly write;
+the judge must name it when it sees it. A small configurable base keeps each mistake to the
+few lines that differ from a correct implementation."""
+
+import math
+
+import torch
+
+
+class _Base:
+    decoupled = False
+    default_wd = 0.0
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=None):
+        self.params = self._keep(params)
+        self.lr, self.eps = lr, eps
+        self.weight_decay = self.default_wd if weight_decay is None else weight_decay
+        self.beta1, self.beta2 = betas
+        self.state = {}
+        self.t = 0  # only the shared-counter variants use this
+
+    def _keep(self, params):
+        return list(params)
+
+    def _iter(self):
+        return self.params
+
+    def zero_grad(self):
+        for p in self._iter():
+            p.grad = None
+
+    # --- the pieces a mistake changes -------------------------------------------------------
+    def _tick(self, state):
+        state["t"] += 1
+        return state["t"]
+
+    def _begin_step(self):
+        pass
+
+    def _decay(self, p, g):
+        if not self.weight_decay:
+            return g
+        if self.decoupled:
+            p.mul_(1 - self.lr * self.weight_decay)
+            return g
+        return g + self.weight_decay * p
+
+    def _moments(self, state, g):
+        state["m"].mul_(self.beta1).add_(g, alpha=1 - self.beta1)
+        state["v"].mul_(self.beta2).addcmul_(g, g, value=1 - self.beta2)
+
+    def _update(self, state, t):
+        m_hat = state["m"] / (1 - self.beta1 ** t)
+        v_hat = state["v"] / (1 - self.beta2 ** t)
+        return self.lr * m_hat / (v_hat.sqrt() + self.eps)
+
+    def _apply(self, p, g, state, t):
+        g = self._decay(p, g)
+        self._moments(state, g)
+        p.sub_(self._update(state, t))
+
+    @torch.no_grad()
+    def step(self):
+        self._begin_step()
+        for p in self._iter():
+            if p.grad is None:
+                continue
+            state = self.state.setdefault(id(p), {"t": 0, "m": torch.zeros_like(p), "v": torch.zeros_like(p)})
+            t = self._tick(state)
+            self._apply(p, p.grad, state, t)
+
+
+def pair(name, **overrides):
+    """Adam and AdamW classes sharing one mistake."""
+    adam = type(f"{name}Adam", (_Base,), dict(overrides))
+    adamw = type(f"{name}AdamW", (adam,), {"decoupled": True, "default_wd": 1e-2})
+    return {"Adam": adam, "AdamW": adamw}
+
+
+# --- the mistakes ------------------------------------------------------------------------------
+
+def _no_bias_correction(self, state, t):
+    return self.lr * state["m"] / (state["v"].sqrt() + self.eps)
+
+
+def _eps_inside_sqrt(self, state, t):
+    m_hat = state["m"] / (1 - self.beta1 ** t)
+    v_hat = state["v"] / (1 - self.beta2 ** t)
+    return self.lr * m_hat / (v_hat + self.eps).sqrt()
+
+
+def _eps_before_correction(self, state, t):
+    # the "efficient" form with eps added to the uncorrected sqrt(v)
+    step_size = self.lr * math.sqrt(1 - self.beta2 ** t) / (1 - self.beta1 ** t)
+    return step_size * state["m"] / (state["v"].sqrt() + self.eps)
+
+
+def _tick_late(self, state):
+    t = state["t"]  # used before it is incremented: 0 on the first step
+    state["t"] += 1
+    return t
+
+
+def _update_tensor_math(self, state, t):
+    m_hat = state["m"] / (1 - self.beta1 ** t)  # tensor / 0.0 -> inf, then inf / inf -> NaN
+    v_hat = state["v"] / (1 - self.beta2 ** t)
+    return self.lr * m_hat / (v_hat.sqrt() + self.eps)
+
+
+def _update_float_math(self, state, t):
+    step_size = self.lr / (1 - self.beta1 ** t)  # float / 0.0 raises ZeroDivisionError
+    denom = state["v"].sqrt() / math.sqrt(1 - self.beta2 ** t) + self.eps
+    return step_size * state["m"] / denom
+
+
+def _tick_shared_per_parameter(self, state):
+    self.t += 1  # one counter for the whole optimizer, bumped for every parameter visited
+    return self.t
+
+
+def _begin_step_global(self):
+    self.t += 1  # one counter for the whole optimizer, bumped once per step()
+
+
+def _tick_global(self, state):
+    return self.t
+
+
+def _moments_beta1_twice(self, state, g):
+    state["m"].mul_(self.beta1).add_(g, alpha=1 - self.beta1)
+    state["v"].mul_(self.beta1).addcmul_(g, g, value=1 - self.beta1)
+
+
+def _decay_always_coupled(self, p, g):
+    return g + self.weight_decay * p if self.weight_decay else g
+
+
+def _decay_always_decoupled(self, p, g):
+    if self.weight_decay:
+        p.mul_(1 - self.lr * self.weight_decay)
+    return g
+
+
+def _decay_without_lr(self, p, g):
+    if not self.weight_decay:
+        return g
+    if self.decoupled:
+        p.mul_(1 - self.weight_decay)
+        return g
+    return g + self.weight_decay * p
+
+
+def _apply_decay_after(self, p, g, state, t):
+    if not self.decoupled:
+        return _Base._apply(self, p, g, state, t)
+    self._moments(state, g)
+    p.sub_(self._update(state, t))
+    p.mul_(1 - self.lr * self.weight_decay)  # shrinks the already-updated weights
+
+
+def _zero_grad_rebinds(self):
+    for p in self._iter():
+        g = p.grad
+        g = None  # rebinds the local name only; p.grad keeps its value  # noqa: F841
+
+
+def _keep_generator(self, params):
+    return params  # model.parameters() is a generator: the first loop over it empties it
+
+
+PITFALLS = [
+    {
+        "slug": "no-bias-correction",
+        "name": "no bias correction",
+        "impl": pair("NoBias", _update=_no_bias_correction),
+        "explanation": "The update used the raw averages m and v. Both start at zero, so early on they are "
+                       "far too small, and v much more so than m (its average forgets 1000 times more slowly): "
+                       "the first step comes out about 3.16 times lr instead of lr, and the error fades only "
+                       "after thousands of steps. Dividing by 1 - beta**t removes exactly this bias.",
+        "hint": "Use m_hat = m / (1 - beta1**t) and v_hat = v / (1 - beta2**t) in the update.",
+    },
+    {
+        "slug": "eps-inside-sqrt",
+        "name": "eps inside the square root",
+        "impl": pair("EpsInside", _update=_eps_inside_sqrt),
+        "explanation": "The denominator was sqrt(v_hat + eps). That is indistinguishable for ordinary "
+                       "gradients, but for a gradient of 1e-10 it gives sqrt(1e-8) = 1e-4 instead of "
+                       "1e-10 + 1e-8, so tiny gradients barely move their parameters. torch adds eps after "
+                       "the square root.",
+        "hint": "The denominator is v_hat.sqrt() + eps.",
+    },
+    {
+        "slug": "eps-before-correction",
+        "name": "eps added before bias correction",
+        "impl": pair("EpsEarly", _update=_eps_before_correction),
+        "explanation": "eps was added to sqrt(v) before the bias correction (the compact form with "
+                       "lr * sqrt(1 - beta2**t) / (1 - beta1**t) as the step size). That is the same as using "
+                       "a much smaller eps early in training, which matters as soon as gradients are near "
+                       "eps in size. torch corrects v first and adds eps to sqrt(v_hat).",
+        "hint": "Compute v_hat = v / (1 - beta2**t) first, then divide by v_hat.sqrt() + eps.",
+    },
+    {
+        "slug": "step-from-zero",
+        "name": "step counter used before it is incremented (NaN)",
+        "impl": pair("LateTickNaN", _tick=_tick_late, _update=_update_tensor_math),
+        "explanation": "The bias correction used t = 0 on the first step, so it divided by 1 - beta**0 = 0: "
+                       "the averages became inf and the update inf / inf = NaN. The step count must be "
+                       "incremented before it is used, so the first update has t = 1.",
+        "hint": "Increment the parameter's step count first, then compute 1 - beta**t.",
+    },
+    {
+        "slug": "step-from-zero-raises",
+        "name": "step counter used before it is incremented (division by zero)",
+        "impl": pair("LateTickRaise", _tick=_tick_late, _update=_update_float_math),
+        "explanation": "The bias correction used t = 0 on the first step, so 1 - beta**t was 0 and the "
+                       "division raised ZeroDivisionError. The step count must be incremented before it is "
+                       "used, so the first update has t = 1.",
+        "hint": "Increment the parameter's step count first, then compute 1 - beta**t.",
+    },
+    {
+        "slug": "counter-per-parameter",
+        "name": "one step counter shared by all parameters",
+        "impl": pair("SharedTick", _tick=_tick_shared_per_parameter),
+        "explanation": "A single counter was incremented once for every parameter processed, so with three "
+                       "parameters the third one thinks it is at step 3 on the very first step and the bias "
+                       "correction is wrong for all but the first. Each parameter keeps its own step count, "
+                       "next to its own m and v.",
+        "hint": "Store t in the parameter's state and increment it once per update of that parameter.",
+    },
+    {
+        "slug": "counter-counts-skipped-steps",
+        "name": "step count advances for parameters without a gradient",
+        "impl": pair("GlobalTick", _begin_step=_begin_step_global, _tick=_tick_global),
+        "explanation": "The step count came from the number of step() calls, so a parameter that had no "
+                       "gradient on some steps was bias-corrected as if it had been updated every time. A "
+                       "parameter whose .grad is None is skipped entirely: no update, no change to m and v, "
+                       "and its step count does not advance.",
+        "hint": "Count updates per parameter, only when that parameter actually has a gradient.",
+    },
+    {
+        "slug": "beta1-for-second-moment",
+        "name": "beta1 used for the second moment",
+        "impl": pair("Beta1Twice", _moments=_moments_beta1_twice),
+        "explanation": "The running average of g**2 used beta1 instead of beta2. The squared-gradient average "
+                       "is meant to be long and slow (beta2 = 0.999, about 1000 steps of memory); with beta1 it "
+                       "follows the last ten steps and no longer matches its own bias correction.",
+        "hint": "m uses beta1; v = beta2 * v + (1 - beta2) * g * g.",
+    },
+    {
+        "slug": "coupled-decay-in-adamw",
+        "name": "AdamW adds the decay to the gradient",
+        "impl": pair("CoupledW", _decay=_decay_always_coupled),
+        "explanation": "AdamW added weight_decay * p to the gradient, which is Adam's L2 penalty: the decay "
+                       "then flows through m and v and gets divided by sqrt(v_hat), so parameters with large "
+                       "gradients are barely decayed. AdamW's decay is decoupled: it shrinks the weights "
+                       "directly, p *= 1 - lr * weight_decay, and never touches m or v.",
+        "hint": "In AdamW leave the gradient alone and multiply p by (1 - lr * weight_decay) before the Adam step.",
+    },
+    {
+        "slug": "decoupled-decay-in-adam",
+        "name": "Adam decays the weights directly",
+        "impl": pair("DecoupledAdam", _decay=_decay_always_decoupled),
+        "explanation": "Adam shrank the weights directly, which is AdamW's rule. torch.optim.Adam's "
+                       "weight_decay is an L2 penalty: weight_decay * p is added to the gradient before m and "
+                       "v are updated.",
+        "hint": "In Adam, g = g + weight_decay * p, then update m and v with that g.",
+    },
+    {
+        "slug": "decay-without-lr",
+        "name": "decoupled decay not scaled by lr",
+        "impl": pair("DecayNoLr", _decay=_decay_without_lr),
+        "explanation": "AdamW multiplied the weights by 1 - weight_decay instead of 1 - lr * weight_decay. "
+                       "With weight_decay = 0.01 that removes 1% of every weight on every step, a hundred "
+                       "times too much at lr = 0.01. In torch the decay is scaled by the learning rate, so "
+                       "a schedule that lowers lr also lowers the decay.",
+        "hint": "Multiply p by (1 - lr * weight_decay).",
+    },
+    {
+        "slug": "decay-after-step",
+        "name": "AdamW decays after the Adam step",
+        "impl": pair("DecayAfter", _apply=_apply_decay_after),
+        "explanation": "The decay was applied to the weights after the Adam update instead of before it, so "
+                       "the update itself was shrunk too. The difference is lr * weight_decay times the "
+                       "update, small per step but it adds up. torch computes p * (1 - lr * wd) first, then "
+                       "subtracts the Adam step: p_new = p - lr * (wd * p + m_hat / (sqrt(v_hat) + eps)).",
+        "hint": "Shrink p before subtracting the Adam update (or use the old p in lr * wd * p).",
+    },
+    {
+        "slug": "zero-grad-rebinds-local",
+        "name": "zero_grad that does not clear the gradients",
+        "impl": pair("ZeroGradNoop", zero_grad=_zero_grad_rebinds),
+        "explanation": "zero_grad assigned None to a loop variable, which rebinds the local name and leaves "
+                       "p.grad untouched. backward() adds into .grad, so gradients piled up across steps and "
+                       "every update used the sum of all past gradients.",
+        "hint": "Assign to the attribute: p.grad = None (or p.grad.zero_() when it is not None).",
+    },
+    {
+        "slug": "params-generator-consumed",
+        "name": "keeping the parameter generator",
+        "impl": pair("KeepsGenerator", _keep=_keep_generator),
+        "explanation": "The optimizer stored model.parameters() as given. That is a generator: the first loop "
+                       "over it (here zero_grad) used it up, and every later loop saw no parameters at all, "
+                       "so nothing was ever updated. Turn the parameters into a list once, in the constructor.",
+        "hint": "self.params = list(params).",
+    },
+]

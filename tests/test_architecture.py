@@ -1,0 +1,86 @@
+"""The architecture stays visible: torch only where learner or reference code runs, rich and
+typer behind their single modules, and a wheel that carries the exercises."""
+
+from __future__ import annotations
+
+import ast
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "judge"
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text())
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+@pytest.mark.parametrize("module, allowed", [
+    ("torch", {"worker/runner.py"}),
+    ("rich", {"report.py", "cli.py"}),
+    ("typer", {"cli.py"}),
+])
+def test_heavy_and_ui_imports_stay_in_their_module(module: str, allowed: set[str]) -> None:
+    """torch only in the child runner, rich only in report/cli, typer only in cli."""
+    users = {str(p.relative_to(PACKAGE)) for p in PACKAGE.rglob("*.py") if module in _imports(p)}
+    assert users <= allowed
+
+
+def _torch_loaded_after(code: str, cwd: Path) -> str:
+    env = dict(os.environ, GRIND_STATE_DIR=str(cwd / "state"))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=cwd, env=env, timeout=120)
+    return out.stdout.strip().splitlines()[-1] if out.stdout.strip() else out.stderr
+
+
+def test_importing_the_cli_does_not_import_torch(tmp_path: Path) -> None:
+    assert _torch_loaded_after("import sys, judge.cli; print('torch' in sys.modules)", tmp_path) == "False"
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["list"], ["run", "clipping"]])
+def test_commands_in_the_parent_never_import_torch(argv: list[str], tmp_path: Path) -> None:
+    """`grind --help`, `grind list`, and even a full `grind run` keep torch out of the parent."""
+    code = (
+        "import sys\nfrom judge.cli import main\n"
+        f"sys.argv = ['grind', *{argv!r}]\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print('torch' in sys.modules)"
+    )
+    assert _torch_loaded_after(code, tmp_path) == "False"
+
+
+def test_wheel_ships_exercises_and_works_from_any_directory(tmp_path: Path) -> None:
+    """A non-editable install carries exercises/ and solutions/ and grades from anywhere."""
+    build = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-w", str(tmp_path), str(ROOT)],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert build.returncode == 0, build.stderr[-2000:]
+    wheel = next(tmp_path.glob("grind-*.whl"))
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "judge/_content/exercises/clipping/exercise.toml" in names
+    assert "judge/_content/solutions/clipping/reference.py" in names
+    target = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--target", str(target), str(wheel)],
+                   check=True, capture_output=True, timeout=300)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    env = dict(os.environ, PYTHONPATH=str(target), GRIND_STATE_DIR=str(tmp_path / "state"))
+    code = "import judge.catalog as c; print(c.content_root())"
+    root = subprocess.run([sys.executable, "-c", code], cwd=elsewhere, env=env, capture_output=True, text=True)
+    assert root.stdout.strip() == str(target / "judge" / "_content")
+    run = subprocess.run([sys.executable, "-m", "judge", "run", "clipping"], cwd=elsewhere, env=env,
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "worked_example" in run.stdout

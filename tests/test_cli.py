@@ -1,0 +1,181 @@
+"""The CLI adapter, driven through typer's CliRunner: commands, exit codes, the error boundary."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from judge.cli import app
+from judge.status import ExitStatus
+
+from .conftest import SUBMISSIONS
+
+runner = CliRunner()
+
+
+@pytest.fixture()
+def in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GRIND_STATE_DIR", str(tmp_path / "user-state"))
+    monkeypatch.setenv("COLUMNS", "80")
+    return tmp_path
+
+
+def invoke(*args: str, input: str | None = None):  # type: ignore[no-untyped-def]
+    return runner.invoke(app, list(args), input=input)
+
+
+def test_list_shows_clipping_with_its_metadata(in_tmp: Path) -> None:
+    """`grind list` shows each exercise's slug, title, topic, difficulty and status."""
+    result = invoke("list")
+    assert result.exit_code == 0
+    line = next(line for line in result.output.splitlines() if line.startswith("clipping"))
+    assert "Gradient clipping by global norm" in line and "easy" in line and "new" in line
+
+
+def test_list_json(in_tmp: Path) -> None:
+    """`grind list --json` is machine-readable."""
+    data = json.loads(invoke("list", "--json").output)
+    assert {"slug": "clipping", "status": "new"}.items() <= next(d for d in data if d["slug"] == "clipping").items()
+
+
+def test_unknown_exercise_suggests_the_closest_name(in_tmp: Path) -> None:
+    """A typo gets one line with 'did you mean', exit code 2, and no traceback."""
+    result = invoke("run", "cliping")
+    assert result.exit_code == ExitStatus.USAGE
+    assert "Did you mean 'clipping'?" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_run_without_workspace_grades_the_stub_and_says_how_to_start(in_tmp: Path) -> None:
+    """A new user with no workspace gets a real verdict on the stub and the next step."""
+    result = invoke("run", "clipping")
+    assert result.exit_code == ExitStatus.FAILED
+    assert "FAILED" in result.output and "worked_example" in result.output
+    assert "grind init" in result.output
+
+
+def test_run_json_verdict_fields(in_tmp: Path) -> None:
+    """`--json` gives the exercise, the status and per check name/kind/status/message/expected/got/pitfall."""
+    result = invoke("run", "clipping", "--file", str(SUBMISSIONS / "clipping" / "pitfall_per_tensor.py"), "--json")
+    assert result.exit_code == ExitStatus.FAILED
+    data = json.loads(result.output)
+    assert data["exercise"] == "clipping" and data["status"] == "failed"
+    assert data["pitfall"]["slug"] == "per-tensor"
+    example = next(c for c in data["checks"] if c["name"] == "worked_example")
+    assert example["kind"] == "example" and example["status"] == "failed"
+    assert example["expected"] == [0.230769, 0.307692] and example["got"] == [0.6, 0.8]
+    assert example["pitfall"] == "per-tensor clipping"
+    assert set(example) >= {"name", "kind", "status", "message", "expected", "got", "pitfall"}
+
+
+def test_exit_codes_for_pass_syntax_error_and_missing_file(in_tmp: Path) -> None:
+    """0 for a pass, 3 for a learner error, 2 for a usage error."""
+    ok = invoke("run", "clipping", "-f", str(SUBMISSIONS / "clipping" / "correct_loop.py"))
+    assert ok.exit_code == ExitStatus.PASSED, ok.output
+    assert "PASSED" in ok.output
+    bad = invoke("run", "clipping", "-f", str(SUBMISSIONS / "clipping" / "syntax_error.py"))
+    assert bad.exit_code == ExitStatus.LEARNER_ERROR and "SyntaxError at line 2" in bad.output
+    missing = invoke("run", "clipping", "-f", "nope.py")
+    assert missing.exit_code == ExitStatus.USAGE and "no such file" in missing.output
+
+
+def test_init_then_run_hint_solution_reset_cycle(in_tmp: Path) -> None:
+    """The learner's loop in a workspace: init, fail, hints one at a time, pass, reveal, reset with backup."""
+    assert invoke("init", "ws").exit_code == 0
+    ws = in_tmp / "ws"
+    mine = ws / "clipping" / "clipping.py"
+    assert mine.read_text() == (Path(__file__).parents[1] / "exercises/clipping/stub.py").read_text()
+    os.chdir(ws / "clipping")  # the workspace is found from a subfolder too
+
+    assert invoke("run", "clipping").exit_code == ExitStatus.FAILED
+    first = invoke("hint", "clipping")
+    second = invoke("hint", "clipping")
+    assert "Hint 1 of 5" in first.output and "Hint 2 of 5" in second.output
+    assert "Hint 1 of 5" in invoke("hint", "clipping", "--all").output
+
+    refused = invoke("solution", "clipping", input="n\n")
+    assert refused.exit_code == ExitStatus.USAGE and "def clip_grad_norm_" not in refused.output
+
+    mine.write_text((SUBMISSIONS / "clipping" / "correct_loop.py").read_text())
+    assert invoke("run", "clipping").exit_code == ExitStatus.PASSED
+    revealed = invoke("solution", "clipping")
+    assert revealed.exit_code == 0 and "def clip_grad_norm_" in revealed.output
+    listed = invoke("list").output
+    assert "passed" in next(line for line in listed.splitlines() if line.startswith("clipping"))
+
+    kept = invoke("reset", "clipping", input="n\n")
+    assert kept.exit_code == ExitStatus.USAGE
+    assert "expect: passed" in mine.read_text()
+    assert invoke("reset", "clipping", "--yes").exit_code == 0
+    assert "NotImplementedError" in mine.read_text()
+    backups = list((ws / ".grind" / "backups").glob("clipping-*.py"))
+    assert backups and "expect: passed" in backups[0].read_text()
+
+
+def test_init_never_overwrites_learner_files(in_tmp: Path) -> None:
+    """Running init twice keeps what the learner wrote."""
+    invoke("init", "ws")
+    mine = in_tmp / "ws" / "clipping" / "clipping.py"
+    mine.write_text("# my work\n")
+    result = invoke("init", "ws")
+    assert "kept your existing files: clipping" in result.output
+    assert mine.read_text() == "# my work\n"
+
+
+def test_solution_force_reveals_without_asking(in_tmp: Path) -> None:
+    result = invoke("solution", "clipping", "--force")
+    assert result.exit_code == 0 and "def clip_grad_norm_" in result.output
+
+
+def test_reset_outside_a_workspace_is_a_usage_error(in_tmp: Path) -> None:
+    result = invoke("reset", "clipping", "--yes")
+    assert result.exit_code == ExitStatus.USAGE and "grind init" in result.output
+
+
+def test_malformed_manifest_is_one_line_naming_file_and_key(in_tmp: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A broken exercise.toml is a judge error: one line with the file, the key and its line."""
+    root = in_tmp / "course"
+    (root / "exercises" / "broken").mkdir(parents=True)
+    (root / "solutions" / "broken").mkdir(parents=True)
+    (root / "exercises" / "broken" / "exercise.toml").write_text(
+        'title = "Broken"\ntopic = "x"\ndifficulty = "impossible"\nentry = ["f"]\nhints = ["h"]\n'
+    )
+    monkeypatch.setenv("GRIND_CONTENT", str(root))
+    result = invoke("run", "broken")
+    assert result.exit_code == ExitStatus.JUDGE_ERROR
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1
+    assert "exercise.toml" in lines[0] and "'difficulty' (line 3)" in lines[0] and "impossible" in lines[0]
+
+
+def test_traceback_flag_shows_the_traceback(in_tmp: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--traceback lets a developer see where a judge error came from."""
+    monkeypatch.setenv("GRIND_CONTENT", str(in_tmp / "nowhere"))
+    result = invoke("--traceback", "show", "clipping")
+    assert result.exception is not None and type(result.exception).__name__ == "UsageError"
+
+
+def test_completion_offers_exercise_names() -> None:
+    """Shell completion of exercise names comes from the catalog."""
+    from judge.cli import complete_names
+
+    assert complete_names("cl") == ["clipping"]
+    assert complete_names("zz") == []
+
+
+def test_every_command_is_documented_in_the_readme() -> None:
+    """The README documents every command and every exit code."""
+    from judge.cli import app as cli_app
+    from judge.status import ExitStatus
+
+    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    names = [c.name or c.callback.__name__ for c in cli_app.registered_commands]  # type: ignore[union-attr]
+    for name in names:
+        assert f"grind {name}" in readme, name
+    for status in ExitStatus:
+        assert f"| {int(status)} |" in readme, status

@@ -1,0 +1,55 @@
+"""The rendered report reads well at 80 columns, honours plain output, and says what matters."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from judge.catalog import Catalog
+from judge.grade import grade
+from judge.report import HintInfo, render_verdict
+
+from .conftest import SUBMISSIONS
+
+
+@pytest.fixture(scope="module")
+def per_tensor_verdict():  # type: ignore[no-untyped-def]
+    exercise = Catalog().get("clipping")
+    return exercise, grade(exercise, SUBMISSIONS / "clipping" / "pitfall_per_tensor.py")
+
+
+def _render(verdict, exercise, terminal: bool) -> str:  # type: ignore[no-untyped-def]
+    console = Console(file=io.StringIO(), width=80, force_terminal=terminal, color_system=None)
+    render_verdict(console, verdict, exercise, HintInfo(0, len(exercise.hints)))
+    return console.file.getvalue()  # type: ignore[attr-defined]
+
+
+def test_panel_fits_80_columns_and_shows_failure_diagnosis_and_hint(per_tensor_verdict) -> None:  # type: ignore[no-untyped-def]
+    """The terminal panel: one line per check, expected vs got, the pitfall's name and explanation,
+    the next hint, and no line wider than 80 columns."""
+    exercise, verdict = per_tensor_verdict
+    text = _render(verdict, exercise, terminal=True)
+    assert max(len(line) for line in text.splitlines()) <= 80
+    for needle in ("✘ worked_example", "Expected grad[0]:", "[0.230769, 0.307692]", "Got grad[0]:", "[0.6, 0.8]",
+                   "Diagnosis: per-tensor clipping", "one norm over all", "grind hint clipping shows hint 1 of 5"):
+        assert needle in text, needle
+
+
+def test_plain_output_has_no_boxes_or_escape_codes(per_tensor_verdict) -> None:  # type: ignore[no-untyped-def]
+    """When stdout is not a terminal: plain lines, still with the failure and the diagnosis."""
+    exercise, verdict = per_tensor_verdict
+    text = _render(verdict, exercise, terminal=False)
+    assert "╭" not in text and "\x1b[" not in text
+    assert "FAIL  worked_example (example)" in text
+    assert "Diagnosis: per-tensor clipping" in text
+
+
+def test_no_color_env_is_honoured(per_tensor_verdict, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    exercise, verdict = per_tensor_verdict
+    monkeypatch.setenv("NO_COLOR", "1")
+    console = Console(file=io.StringIO(), width=80, force_terminal=True)
+    render_verdict(console, verdict, exercise, None)
+    assert "\x1b[3" not in console.file.getvalue()  # type: ignore[attr-defined]

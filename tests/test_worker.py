@@ -1,0 +1,73 @@
+"""The isolated worker: limits, capped output, honest results, cleanup."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from judge.catalog import Catalog
+from judge.grade import grade
+from judge.models import Status
+from judge.worker.sandbox import Limits
+
+
+def _grade_source(tmp_path: Path, source: str, **limits: float):  # type: ignore[no-untyped-def]
+    path = tmp_path / "submission.py"
+    path.write_text(source)
+    return grade(Catalog().get("clipping"), path, limits=Limits(**limits) if limits else None)
+
+
+def test_stdout_is_captured_and_capped(tmp_path: Path) -> None:
+    """A print in a hot loop does not flood the terminal: output is kept, truncated, and says so."""
+    verdict = _grade_source(tmp_path, "def clip_grad_norm_(p, m, n=2.0):\n    print('x' * 100000)\n    return 0\n")
+    assert verdict.status is Status.FAILED
+    assert "output truncated" in verdict.stdout
+    assert len(verdict.stdout) < 70_000
+
+
+def test_exit_before_results_is_never_a_pass(tmp_path: Path) -> None:
+    """os._exit(0) at import: the child ends cleanly but without a result, so it crashed."""
+    verdict = _grade_source(tmp_path, "import os\nos._exit(0)\n")
+    assert verdict.status is Status.CRASHED
+    assert "without producing a result" in verdict.message
+
+
+def test_sys_exit_inside_the_function_is_a_failed_check(tmp_path: Path) -> None:
+    verdict = _grade_source(tmp_path, "import sys\ndef clip_grad_norm_(p, m, n=2.0):\n    sys.exit(0)\n")
+    assert verdict.status is Status.FAILED
+    assert "called exit(0)" in verdict.checks[0].message
+
+
+def test_timeout_kills_the_process_group_and_leaves_no_temp_dir(tmp_path: Path) -> None:
+    """A child that forks a sleeper and loops: killed at the limit, with its children, no temp left."""
+    before = set(Path(tempfile.gettempdir()).glob("grind-run-*"))
+    marker = tmp_path / "pid"
+    source = (
+        "import os, time, subprocess, sys\n"
+        f"p = subprocess.Popen(['sleep', '1000'])\nopen({str(marker)!r}, 'w').write(str(p.pid))\n"
+        "def clip_grad_norm_(params, m, n=2.0):\n    while True:\n        pass\n"
+    )
+    verdict = _grade_source(tmp_path, source, wall_s=1.5)
+    assert verdict.status is Status.TIMEOUT
+    assert "line 5" in verdict.message or "last seen at line" in verdict.message
+    pid = int(marker.read_text())
+    try:
+        os.kill(pid, 0)
+        alive = Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+    except ProcessLookupError:
+        alive = False
+    assert not alive
+    assert set(Path(tempfile.gettempdir()).glob("grind-run-*")) <= before
+
+
+def test_forged_result_file_is_not_trusted(tmp_path: Path) -> None:
+    """A submission that writes result.json itself and leaves: forged, so crashed, never passed."""
+    source = (
+        "import json, os\n"
+        "json.dump({'token': 'guess', 'subjects': {}}, open('result.json', 'w'))\n"
+        "os._exit(0)\n"
+    )
+    verdict = _grade_source(tmp_path, source)
+    assert verdict.status is Status.CRASHED
+    assert "forged" in verdict.message or "malformed" in verdict.message
