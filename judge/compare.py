@@ -91,6 +91,14 @@ def compare(
     return None
 
 
+def _scalar(array: np.ndarray, index: tuple[int, ...]) -> Any:
+    """One element for a message, as an int when the array holds integers or booleans."""
+    value = array[index]
+    if array.dtype.kind in "biu":
+        return bool(value) if array.dtype.kind == "b" else int(value)
+    return _jsonable(float(value))
+
+
 def _compare_values(key: str, want: np.ndarray, have: np.ndarray, tol: Tolerance) -> Mismatch | None:
     w = want.astype(np.float64)
     h = have.astype(np.float64)
@@ -104,10 +112,10 @@ def _compare_values(key: str, want: np.ndarray, have: np.ndarray, tol: Tolerance
     bad = np.argwhere(~close)
     first = tuple(int(i) for i in bad[0]) if want.ndim else ()
     if want.ndim:
-        where = (f" (first differs at {_index_text(first, key)}: expected {_jsonable(float(w[first]))}, "
-                 f"got {_jsonable(float(h[first]))})")
+        where = (f" (first differs at {_index_text(first, key)}: expected {_scalar(want, first)}, "
+                 f"got {_scalar(have, first)})")
     else:
-        where = f": expected {_jsonable(float(w))}, got {_jsonable(float(h))}"
+        where = f": expected {_scalar(want, ())}, got {_scalar(have, ())}"
     what = "NaN appeared" if np.isnan(h).any() and not np.isnan(w).any() else "values differ"
     return Mismatch(
         key,

@@ -327,7 +327,8 @@ def _timeout_line(trace: str, filename: str) -> int | None:
 def run_learner(exercise: Exercise, source: str, filename: str, limits: Limits | None = None) -> RunOutcome:
     job = _job(exercise, [{"id": LEARNER, "kind": "file", "path": filename, "source": source}],
                guard=True, forbidden=list(exercise.forbidden))
-    return run_job(job, limits or Limits(wall_s=exercise.time_limit, memory_mb=exercise.memory_mb))
+    hidden = [exercise.solution_dir.parent, cache.cache_root()]
+    return run_job(job, limits or Limits(wall_s=exercise.time_limit, memory_mb=exercise.memory_mb), hidden)
 
 
 def verdict_from_outcome(exercise: Exercise, ref: Reference, outcome: RunOutcome, filename: str) -> Verdict:

@@ -250,11 +250,12 @@ def main() -> None:
     from safetensors.numpy import save_file
 
     torch.set_num_threads(1)
-    if progress:
-        progress.write("ready\n")
-
+    # The checks module may warm up what its cases need (building a torch optimizer imports
+    # torch._dynamo, over a second); that happens before "ready", outside the learner's clock.
     checks = load_source(job["checks_source"], job["checks_filename"], "grind_checks")
     instances = expand_cases(list(checks.CASES), job.get("seeds"))
+    if progress:
+        progress.write("ready\n")
     entry = job["entry"]
 
     subjects: list[tuple[str, dict[str, Any]]] = []

@@ -6,6 +6,7 @@ JSON, the observations are safetensors, and both are validated before anyone loo
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -40,6 +41,7 @@ class Limits:
     file_mb: int = 64
     open_files: int = 256
     output_bytes: int = 64 * 1024
+    processes: int = 128  # processes + threads of the sandbox user (only when running as root)
 
 
 @dataclass
@@ -79,8 +81,149 @@ def scrubbed_env(home: str) -> dict[str, str]:
     return env
 
 
-def _limit_child(limits: Limits) -> None:
-    """Runs in the child between fork and exec."""
+NOBODY = 65534
+
+
+@dataclass(frozen=True)
+class Isolation:
+    """What this machine lets us add on top of rlimits, decided once per process.
+
+    - ``drop_to``: when grind runs as root, the child runs as ``nobody``: it cannot touch the
+      learner's files or the solutions, and RLIMIT_NPROC (ignored for root) bounds fork bombs.
+    - ``bwrap``: with bubblewrap installed, the child also gets a read-only view of the file
+      system, no network, its own PID namespace, and empty folders over the solutions and the
+      cache, so even reading the reference is impossible.
+    """
+
+    drop_to: int | None
+    bwrap: str | None
+
+    def describe(self) -> str:
+        parts = ["rlimits"]
+        if self.drop_to is not None:
+            parts.append("unprivileged user")
+        if self.bwrap:
+            parts.append("bubblewrap")
+        return " + ".join(parts)
+
+
+def _world_readable(paths: list[Path]) -> bool:
+    """Can ``nobody`` reach these? Every ancestor needs o+x, the paths themselves o+r."""
+    for path in paths:
+        path = path.resolve()
+        for folder in path.parents:
+            if not folder.stat().st_mode & 0o001:
+                return False
+        if not path.stat().st_mode & 0o004:
+            return False
+    return True
+
+
+def _needed_paths() -> list[Path]:
+    import numpy
+    import safetensors
+
+    paths = [Path(sys.executable), RUNNER, Path(numpy.__file__), Path(safetensors.__file__)]
+    try:
+        from importlib.util import find_spec
+
+        spec = find_spec("torch")
+        if spec and spec.origin:
+            paths.append(Path(spec.origin))
+    except (ImportError, ValueError):
+        pass
+    return paths
+
+
+@functools.lru_cache(maxsize=1)
+def isolation() -> Isolation:
+    if os.environ.get("GRIND_SANDBOX") == "rlimits":
+        return Isolation(None, None)
+    drop = None
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        try:
+            drop = NOBODY if _world_readable(_needed_paths()) else None
+        except OSError:
+            drop = None
+    bwrap = shutil.which("bwrap")
+    if bwrap:
+        probe = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-all",
+                 "--die-with-parent", "true"]
+        try:
+            ok = subprocess.run(probe, capture_output=True, timeout=10,
+                                preexec_fn=(lambda: _drop(drop)) if drop is not None else None).returncode == 0
+        except (OSError, subprocess.SubprocessError):
+            ok = False
+        bwrap = bwrap if ok else None
+    return Isolation(drop, bwrap)
+
+
+class PidsCgroup:
+    """A pids cgroup per run, where the platform lets us make one (root on cgroup v1 or v2).
+
+    RLIMIT_NPROC is ignored for root and counts a whole user otherwise; a cgroup bounds the
+    processes and threads of exactly this run, and lets us find and kill every one of them
+    afterwards, even those that left the process group.
+    """
+
+    BASES = (Path("/sys/fs/cgroup/pids"), Path("/sys/fs/cgroup"))
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    @classmethod
+    def create(cls, limit: int) -> PidsCgroup | None:
+        if os.environ.get("GRIND_SANDBOX") == "rlimits":
+            return None
+        for base in cls.BASES:
+            if not (base / "cgroup.procs").exists():
+                continue
+            path = base / f"grind-{secrets.token_hex(6)}"
+            try:
+                path.mkdir()
+            except OSError:
+                continue
+            try:
+                (path / "pids.max").write_text(str(limit))
+                return cls(path)
+            except OSError:
+                path.rmdir()
+        return None
+
+    def join(self) -> None:
+        """Called in the child before exec."""
+        with open(self.path / "cgroup.procs", "w") as handle:
+            handle.write("0")
+
+    def destroy(self) -> None:
+        for _ in range(200):
+            try:
+                pids = [int(p) for p in (self.path / "cgroup.procs").read_text().split()]
+            except OSError:
+                return
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+            try:
+                self.path.rmdir()
+                return
+            except OSError:
+                time.sleep(0.01)
+
+
+def _drop(uid: int) -> None:
+    os.setgroups([])
+    os.setgid(uid)
+    os.setuid(uid)
+
+
+def _limit_child(limits: Limits, drop_to: int | None, cgroup: PidsCgroup | None) -> None:
+    """Runs in the child between fork and exec: the cgroup and the limits first (root may set
+    any), then the unprivileged user."""
+    if cgroup is not None:
+        cgroup.join()
     cpu = int(limits.cpu_s if limits.cpu_s is not None else limits.wall_s * 2 + 30)
     mem = limits.memory_mb << 20
     for what, value in (
@@ -89,11 +232,28 @@ def _limit_child(limits: Limits) -> None:
         (resource.RLIMIT_FSIZE, limits.file_mb << 20),
         (resource.RLIMIT_NOFILE, limits.open_files),
         (resource.RLIMIT_CORE, 0),
+        (resource.RLIMIT_NPROC, limits.processes),
     ):
+        if what == resource.RLIMIT_NPROC and drop_to is None:
+            continue  # counted per user: only meaningful for the dedicated unprivileged user
         try:
             resource.setrlimit(what, (value, value))
         except (ValueError, OSError):  # pragma: no cover - platform without that limit
             pass
+    if drop_to is not None:
+        _drop(drop_to)
+
+
+def _command(iso: Isolation, workdir: str, hidden: list[Path]) -> list[str]:
+    python = [sys.executable, "-I", "-X", "faulthandler", str(RUNNER)]
+    if not iso.bwrap:
+        return python
+    command = [iso.bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+               "--bind", workdir, workdir, "--unshare-all", "--die-with-parent", "--chdir", workdir]
+    for folder in hidden:
+        if folder.is_dir() and not str(RUNNER).startswith(str(folder.resolve()) + os.sep):
+            command += ["--tmpfs", str(folder.resolve())]
+    return command + ["--", *python]
 
 
 class _CappedReader(threading.Thread):
@@ -154,21 +314,26 @@ def _kill_group(pid: int) -> None:
         pass
 
 
-def run_job(job: dict[str, Any], limits: Limits) -> RunOutcome:
+def run_job(job: dict[str, Any], limits: Limits, hidden: list[Path] | None = None) -> RunOutcome:
     """Run one job in a fresh, limited child and return what it observed.
 
-    The temp directory (the child's cwd and HOME) is removed whatever happens.
+    ``hidden`` folders (the solutions, the cache) are made empty for the child where bubblewrap
+    is available. The temp directory (the child's cwd and HOME) is removed whatever happens.
     """
+    iso = isolation()
     workdir = tempfile.mkdtemp(prefix="grind-run-")
     os.chmod(workdir, 0o700)
+    if iso.drop_to is not None:
+        os.chown(workdir, iso.drop_to, iso.drop_to)
     token = secrets.token_hex(16)
     progress_r, progress_w = os.pipe()
     job = dict(job, token=token, out_dir=workdir, progress_fd=progress_w, time_limit=limits.wall_s)
     started = time.monotonic()
+    cgroup = PidsCgroup.create(limits.processes)
     try:
         try:
             proc = subprocess.Popen(
-                [sys.executable, "-I", "-X", "faulthandler", str(RUNNER)],
+                _command(iso, workdir, hidden or []),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
@@ -176,7 +341,7 @@ def run_job(job: dict[str, Any], limits: Limits) -> RunOutcome:
                 env=scrubbed_env(workdir),
                 start_new_session=True,
                 pass_fds=(progress_w,),
-                preexec_fn=lambda: _limit_child(limits),
+                preexec_fn=lambda: _limit_child(limits, iso.drop_to, cgroup),
             )
         finally:
             os.close(progress_w)
@@ -207,6 +372,9 @@ def run_job(job: dict[str, Any], limits: Limits) -> RunOutcome:
                 pass
         # Kill the whole group: the child, and anything it forked or left behind.
         _kill_group(proc.pid)
+        if cgroup is not None:
+            cgroup.destroy()
+            cgroup = None
         proc.wait()
         for reader in (out, err, progress):
             reader.join(timeout=2)
@@ -230,6 +398,8 @@ def run_job(job: dict[str, Any], limits: Limits) -> RunOutcome:
         _read_result(outcome, workdir, token)
         return outcome
     finally:
+        if cgroup is not None:
+            cgroup.destroy()
         shutil.rmtree(workdir, ignore_errors=True)
 
 
