@@ -65,6 +65,12 @@ def average_of_means(model, microbatches, optimizer, k, loss_fn):
            scale=lambda s, n, total, g, k: s / n / g)  # divides by the group's real length
 
 
+def textbook_loop(model, microbatches, optimizer, k, loss_fn):
+    # loss.mean() / k, and step only when (i + 1) % k == 0: both mistakes at once
+    _epoch(model, microbatches, optimizer, k, loss_fn,
+           scale=lambda s, n, total, g, k: s / n / k, drop_tail=True)
+
+
 def drop_tail(model, microbatches, optimizer, k, loss_fn):
     _epoch(model, microbatches, optimizer, k, loss_fn, scale=_right, drop_tail=True)
 
@@ -144,6 +150,19 @@ PITFALLS = [
                        "own, smaller denominator.",
         "hint": "After the loop, or by looping over groups rather than counting to k, make sure a "
                 "leftover group still gets its optimizer.step().",
+    },
+    {
+        "slug": "textbook-loop",
+        "name": "the textbook loop: loss.mean() / k and a step every k-th microbatch",
+        "impl": textbook_loop,
+        "explanation": "This is the loop found in most tutorials: each microbatch's mean divided by k, "
+                       "and a step when (i + 1) % k == 0. It has two separate problems. The short "
+                       "final group never reaches the step, so its examples are lost, and dividing "
+                       "means by k weighs the examples of a small microbatch more than those of a big "
+                       "one in the same group. It is exact only for equal microbatches and a "
+                       "number of them divisible by k.",
+        "hint": "Step after the last microbatch too (i + 1 == len(microbatches)), and divide each "
+                "microbatch's loss sum by its group's total count instead of its mean by k.",
     },
     {
         "slug": "step-every-microbatch",

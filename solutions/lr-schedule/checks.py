@@ -23,7 +23,10 @@ def run_schedule(subject, warmup_steps, total_steps, min_ratio, max_lr, num_step
     sched = LambdaLR(opt, multiplier)
     lrs = []
     for _ in range(num_steps):
-        lrs.append(opt.param_groups[0]["lr"])  # the lr this update uses
+        lr = opt.param_groups[0]["lr"]  # the lr this update uses
+        # A multiplier returned as a tensor makes the lr a tensor, which the scheduler then
+        # updates in place (fill_) at every step: keep a copy, not the live object.
+        lrs.append(lr.detach().clone() if isinstance(lr, torch.Tensor) else lr)
         param.grad = torch.ones_like(param)
         opt.step()
         sched.step()
