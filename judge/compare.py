@@ -19,6 +19,16 @@ NUMERIC_KINDS = "biuf"
 Observations = dict[str, np.ndarray]
 
 
+SERIES_POINTS = 5000
+
+
+def series_of(want: np.ndarray, have: np.ndarray) -> dict[str, list[float]] | None:
+    """Both sides of a 1-D sequence (an LR schedule, a loss scale over steps), for plotting."""
+    if want.ndim != 1 or have.shape != want.shape or not 4 <= want.size <= SERIES_POINTS:
+        return None
+    return {"expected": [float(v) for v in want], "got": [float(v) for v in have]}
+
+
 @dataclass
 class Mismatch:
     """The first difference between two sets of observations of one case."""
@@ -29,6 +39,7 @@ class Mismatch:
     got: Any = None
     max_abs_err: float | None = None
     max_rel_err: float | None = None
+    series: dict[str, list[float]] | None = None
 
 
 def to_json_value(array: np.ndarray) -> Any:
@@ -124,4 +135,5 @@ def _compare_values(key: str, want: np.ndarray, have: np.ndarray, tol: Tolerance
         to_json_value(have),
         float(abs_err.max()),
         float(rel_err.max()),
+        series_of(want, have),
     )

@@ -238,7 +238,7 @@ def _instance_failure(ref_obs: Observations, record: dict[str, Any] | None, obs:
         return None
     return {"status": CheckStatus.FAILED, "message": mismatch.message, "expected": mismatch.expected,
             "got": mismatch.got, "max_abs_err": mismatch.max_abs_err, "max_rel_err": mismatch.max_rel_err,
-            "key": mismatch.key}
+            "key": mismatch.key, "series": mismatch.series}
 
 
 def judge_subject(exercise: Exercise, ref: Reference, run: SubjectRun) -> Verdict:
@@ -290,6 +290,7 @@ def judge_subject(exercise: Exercise, ref: Reference, run: SubjectRun) -> Verdic
             expected=failure.get("expected"), got=failure.get("got"),
             max_abs_err=failure.get("max_abs_err"), max_rel_err=failure.get("max_rel_err"),
             pitfall=diagnosis.name if diagnosis else None, observation=failure.get("key"),
+            series=failure.get("series"),
         ))
         if "expected" not in failure:
             checks[-1].expected = _expected_preview(ref_obs.get(first["name"], {}), failure.get("key"))

@@ -112,6 +112,7 @@ class CheckResult:
     max_rel_err: float | None = None
     pitfall: str | None = None  # the diagnosed pitfall's name, on the failing checks it explains
     observation: str | None = None  # which observed value differed first, e.g. "grad[0]"
+    series: dict[str, list[float]] | None = None  # full expected/got sequences, for a plot
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)

@@ -94,6 +94,12 @@ def render_verdict(console: Console, verdict: Verdict, exercise: Exercise, hints
         if failure is not None and details:
             out.append(f"First failure: {failure.name}")
             out += [f"  {label}: {text}" for label, text in details]
+        if failure is not None and failure.series:
+            expected, got = failure.series["expected"], failure.series["got"]
+            first = next((i for i, (e, g) in enumerate(zip(expected, got)) if not _close(e, g)), 0)
+            out.append(f"  {failure.observation} around the first difference (step: expected / yours):")
+            out += [f"    {i}: {expected[i]:.6g} / {got[i]:.6g}{'  <-' if i == first else ''}"
+                    for i in range(max(0, first - 2), min(len(expected), first + 4))]
         if verdict.diagnosis:
             out.append(f"Diagnosis: {verdict.diagnosis.name}")
             out.append(f"  {verdict.diagnosis.explanation}")
@@ -125,6 +131,8 @@ def render_verdict(console: Console, verdict: Verdict, exercise: Exercise, hints
         for label, text in details:
             grid.add_row(f"  {label}:", text)
         parts.append(grid)
+    if failure is not None and failure.series:
+        parts.append(_series_view(console, failure.series, failure.observation or "value"))
     if verdict.diagnosis:
         parts.append(Text.assemble(("\nDiagnosis: ", "bold"), (verdict.diagnosis.name, "bold red")))
         parts.append(Text(verdict.diagnosis.explanation))
@@ -141,6 +149,40 @@ def render_verdict(console: Console, verdict: Verdict, exercise: Exercise, hints
         subtitle_align="right",
         expand=True,
     ))
+
+
+def _series_view(console: Console, series: dict[str, list[float]], label: str) -> Any:
+    """A curve is faster to read than a table: plot yours against the reference's. Without
+    colour (NO_COLOR, or a console without colour) the two lines could not be told apart, so
+    show the steps around the first divergence as a table instead."""
+    expected, got = series["expected"], series["got"]
+    if console.color_system is not None and not console.no_color:
+        import plotext as plt
+
+        plt.clear_figure()
+        plt.plot_size(max(40, min(console.width - 12, 100)), 14)
+        plt.theme("clear")
+        plt.plot(list(range(len(expected))), expected, label="reference", color="green")
+        plt.plot(list(range(len(got))), got, label="yours", color="red")
+        plt.title(label)
+        plt.xlabel("step")
+        return Text.from_ansi(plt.build())
+    return _series_table(expected, got, label)
+
+
+def _series_table(expected: list[float], got: list[float], label: str) -> Table:
+    first = next((i for i, (e, g) in enumerate(zip(expected, got)) if not _close(e, g)), 0)
+    table = Table(title=f"{label} around the first difference", box=None, padding=(0, 2))
+    for column in ("step", "expected", "yours"):
+        table.add_column(column, justify="right")
+    for i in range(max(0, first - 2), min(len(expected), first + 4)):
+        marker = " ◀" if i == first else ""
+        table.add_row(str(i), f"{expected[i]:.6g}", f"{got[i]:.6g}{marker}")
+    return table
+
+
+def _close(a: float, b: float) -> bool:
+    return a == b or (a != a and b != b) or abs(a - b) <= 1e-9 + 1e-6 * abs(a)
 
 
 def _messages(verdict: Verdict) -> list[str]:

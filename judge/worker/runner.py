@@ -73,6 +73,22 @@ class Guards:
     def __init__(self, filename: str) -> None:
         self.filename = filename
         self.hits: list[dict[str, Any]] = []
+        self.installed: dict[int, str] = {}  # id(guard) -> the dotted name it stands for
+
+    def check_exports(self, module: types.ModuleType, entry: list[str], source: str) -> None:
+        """``Adam = getattr(torch.optim, "Ad" + "am")`` at module level hands the built-in itself to
+        the judge's case code, with no learner frame on the stack when it is called. So the
+        entry points are checked by identity after loading: a guard, or a class built on one,
+        is the forbidden API."""
+        for name in entry:
+            obj = getattr(module, name, None)
+            hit = self.installed.get(id(obj))
+            if hit is None and isinstance(obj, type):
+                hit = next((self.installed[id(base)] for base in obj.__mro__ if id(base) in self.installed), None)
+            if hit is not None:
+                line = next((i for i, text in enumerate(source.splitlines(), 1)
+                             if text.lstrip().startswith((f"{name} =", f"{name}=", f"class {name}"))), None)
+                self.hits.append({"api": hit, "line": line})
 
     def _call_site(self) -> int | None:
         """The learner's line if learner code is anywhere up the stack, else None.
@@ -131,7 +147,10 @@ class Guards:
                 original = getattr(owner, attr)
             except (ImportError, AttributeError):
                 continue
+            if id(original) in self.installed:
+                continue  # an alias of a name listed earlier: the first (canonical) name wins
             guard = self.make_guard(dotted, original)
+            self.installed[id(guard)] = dotted
             for name, module in list(sys.modules.items()):
                 if not name.startswith("torch") or module is None:
                     continue
@@ -200,8 +219,20 @@ def preview(value: Any, np: Any, torch: Any) -> Any:
         return repr(value)[:80]
     if array.size > PREVIEW_ELEMENTS:
         return f"<{array.dtype} tensor of shape {list(array.shape)}>"
-    listed = array.tolist()
-    return json.loads(json.dumps(listed, default=str).replace("NaN", '"nan"').replace("Infinity", '"inf"'))
+    return _readable(array.tolist())
+
+
+def _readable(value: Any) -> Any:
+    """Round floats to 4 significant digits and spell out non-finite ones: inputs are for reading."""
+    if isinstance(value, list):
+        return [_readable(v) for v in value]
+    if isinstance(value, float):
+        if value != value:
+            return "nan"
+        if value in (float("inf"), float("-inf")):
+            return "inf" if value > 0 else "-inf"
+        return float(f"{value:.4g}")
+    return value
 
 
 def load_source(source: str, filename: str, name: str) -> types.ModuleType:
@@ -288,6 +319,10 @@ def main() -> None:
                 subject = subject_namespace(spec["impl"], entry)
             else:
                 module = load_source(spec["source"], filename, f"grind_subject_{len(results['subjects'])}")
+                if guards:
+                    guards.check_exports(module, entry, spec["source"])
+                    if guards.hits:
+                        raise ForbiddenAPI(guards.hits[0]["api"])
                 missing = [name for name in entry if not hasattr(module, name)]
                 if missing:
                     record["load_error"] = {

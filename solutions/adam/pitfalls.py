@@ -174,9 +174,9 @@ PITFALLS = [
         "name": "no bias correction",
         "impl": pair("NoBias", _update=_no_bias_correction),
         "explanation": "The update used the raw averages m and v. Both start at zero, so early on they are "
-                       "far too small, and v much more so than m (its average forgets 1000 times more slowly): "
-                       "the first step comes out about 3.16 times lr instead of lr, and the error fades only "
-                       "after thousands of steps. Dividing by 1 - beta**t removes exactly this bias.",
+                       "far too small, v much more so than m: after one step m holds 10% of the gradient but v "
+                       "only 0.1% of its square. The first step comes out about 3.16 times lr instead of lr, "
+                       "and the error fades only after thousands of steps. Dividing by 1 - beta**t removes exactly this bias.",
         "hint": "Use m_hat = m / (1 - beta1**t) and v_hat = v / (1 - beta2**t) in the update.",
     },
     {
