@@ -11,6 +11,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SUBMISSIONS = ROOT / "tests" / "submissions"
+ADVERSARIAL = ROOT / "tests" / "adversarial"
 
 
 @pytest.fixture(scope="session", autouse=True)

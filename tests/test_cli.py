@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from judge.cli import app
 from judge.status import ExitStatus
 
-from .conftest import SUBMISSIONS
+from .conftest import ADVERSARIAL, SUBMISSIONS
 
 runner = CliRunner()
 
@@ -78,7 +78,7 @@ def test_exit_codes_for_pass_syntax_error_and_missing_file(in_tmp: Path) -> None
     ok = invoke("run", "clipping", "-f", str(SUBMISSIONS / "clipping" / "correct_loop.py"))
     assert ok.exit_code == ExitStatus.PASSED, ok.output
     assert "PASSED" in ok.output
-    bad = invoke("run", "clipping", "-f", str(SUBMISSIONS / "clipping" / "syntax_error.py"))
+    bad = invoke("run", "clipping", "-f", str(ADVERSARIAL / "syntax_error.py"))
     assert bad.exit_code == ExitStatus.LEARNER_ERROR and "SyntaxError at line 2" in bad.output
     missing = invoke("run", "clipping", "-f", "nope.py")
     assert missing.exit_code == ExitStatus.USAGE and "no such file" in missing.output

@@ -56,6 +56,8 @@ def describe_exception(exc: BaseException, filename: str) -> dict[str, Any]:
     last = frames[-1] if frames else None
     if isinstance(exc, SystemExit):
         message = f"the submission called exit({exc.code!r}); return a value instead"
+    elif isinstance(exc, MemoryError):
+        message = "out of memory" + memory_note()
     else:
         message = str(exc)
     return {
@@ -270,7 +272,32 @@ def subject_namespace(impl: Any, entry: list[str]) -> types.SimpleNamespace:
     return types.SimpleNamespace(**{name: getattr(impl, name) for name in entry})
 
 
+def shield_parent() -> None:
+    """Fork once, so that the process the submission sees as its parent is this small waiter and
+    not the judge: ``os.kill(os.getppid(), SIGKILL)`` then only ends the run (a crash verdict)
+    instead of killing grind. The waiter mirrors the worker's exit status, signals included."""
+    pid = os.fork()
+    if pid == 0:
+        return
+    _, status = os.waitpid(pid, 0)
+    code = os.waitstatus_to_exitcode(status)
+    if code < 0:
+        import signal
+
+        signal.signal(-code, signal.SIG_DFL)
+        os.kill(os.getpid(), -code)
+    os._exit(code)
+
+
+def memory_note() -> str:
+    import resource
+
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    return f" (the memory limit is {soft >> 20} MB)" if soft != resource.RLIM_INFINITY else ""
+
+
 def main() -> None:
+    shield_parent()
     job = json.loads(sys.stdin.read())
     token = job.pop("token")
     out_dir = job["out_dir"]

@@ -41,7 +41,12 @@ class Limits:
     file_mb: int = 64
     open_files: int = 256
     output_bytes: int = 64 * 1024
-    processes: int = 128  # processes + threads of the sandbox user (only when running as root)
+    processes: int = 128  # processes + threads of this run (a pids cgroup where possible)
+
+    @property
+    def cpu_limit(self) -> int:
+        """CPU seconds: generous by default (torch's import counts too), explicit when set."""
+        return int(self.cpu_s if self.cpu_s is not None else self.wall_s * 2 + 30)
 
 
 @dataclass
@@ -224,11 +229,15 @@ def _limit_child(limits: Limits, drop_to: int | None, cgroup: PidsCgroup | None)
     any), then the unprivileged user."""
     if cgroup is not None:
         cgroup.join()
-    cpu = int(limits.cpu_s if limits.cpu_s is not None else limits.wall_s * 2 + 30)
+    cpu = limits.cpu_limit
     mem = limits.memory_mb << 20
+    # CPU: SIGXCPU at the soft limit (reported as a CPU timeout), SIGKILL 5 s later at the hard one.
+    try:
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
+    except (ValueError, OSError):  # pragma: no cover
+        pass
     for what, value in (
         (resource.RLIMIT_AS, mem),
-        (resource.RLIMIT_CPU, cpu),
         (resource.RLIMIT_FSIZE, limits.file_mb << 20),
         (resource.RLIMIT_NOFILE, limits.open_files),
         (resource.RLIMIT_CORE, 0),
@@ -389,11 +398,15 @@ def run_job(job: dict[str, Any], limits: Limits, hidden: list[Path] | None = Non
         trace_path = Path(workdir, "timeout_trace.txt")
         if trace_path.is_file():
             outcome.timeout_trace = trace_path.read_text(errors="replace")[:20000]
-        cpu_killed = proc.returncode in (-signal.SIGXCPU, -signal.SIGKILL) and not timed_out
+        if iso.bwrap and outcome.returncode is not None and outcome.returncode > 128:
+            outcome.returncode = 128 - outcome.returncode  # bwrap reports a signal as 128 + N
+        cpu_killed = outcome.returncode == -signal.SIGXCPU and not timed_out
         if timed_out or cpu_killed:
             outcome.status = "timeout"
-            which = "CPU-time" if cpu_killed else "time"
-            outcome.message = f"the {which} limit of {limits.wall_s:g} s was exceeded"
+            if cpu_killed:
+                outcome.message = f"the CPU-time limit of {limits.cpu_limit} s was exceeded"
+            else:
+                outcome.message = f"the time limit of {limits.wall_s:g} s was exceeded"
             return outcome
         _read_result(outcome, workdir, token)
         return outcome
@@ -416,7 +429,8 @@ def _read_result(outcome: RunOutcome, workdir: str, token: str) -> None:
 
     if code is not None and code < 0:
         name = _signal_name(code)
-        detail = {"SIGSEGV": "a segmentation fault", "SIGABRT": "an abort", "SIGXFSZ": "the file-size limit"}
+        detail = {"SIGSEGV": "a segmentation fault", "SIGABRT": "an abort", "SIGXFSZ": "the file-size limit",
+                  "SIGKILL": "a kill: did the submission signal its own process?", "SIGBUS": "a bus error"}
         return crashed(f"the worker was killed by {name} ({detail.get(name, 'a signal')}) before finishing")
     if not result_path.is_file():
         if "MemoryError" in outcome.stderr:

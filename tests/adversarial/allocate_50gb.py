@@ -1,0 +1,4 @@
+# expect: failed
+def clip_grad_norm_(parameters, max_norm, norm_type=2.0):
+    hog = bytearray(50 * 1024**3)
+    return len(hog)

@@ -1,0 +1,5 @@
+# expect: error|crashed|timeout
+import os
+
+while True:
+    os.fork()

@@ -1,0 +1,2 @@
+# expect: error
+from solutions.clipping.reference import clip_grad_norm_  # noqa: F401

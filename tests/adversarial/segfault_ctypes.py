@@ -1,0 +1,6 @@
+# expect: crashed
+import ctypes
+
+
+def clip_grad_norm_(parameters, max_norm, norm_type=2.0):
+    return ctypes.string_at(0)
