@@ -22,7 +22,7 @@ from judge.compare import Observations, compare, to_json_value
 from judge.diagnose import diagnose
 from judge.errors import JudgeError
 from judge.models import CheckResult, CheckStatus, Diagnosis, Exercise, Status, Tolerance, Verdict
-from judge.worker.sandbox import Limits, RunOutcome, run_job
+from judge.worker.sandbox import Limits, RunOutcome, WarmWorker, run_job
 
 LEARNER = "learner"
 REFERENCE = "reference"
@@ -325,11 +325,19 @@ def _timeout_line(trace: str, filename: str) -> int | None:
     return None
 
 
-def run_learner(exercise: Exercise, source: str, filename: str, limits: Limits | None = None) -> RunOutcome:
+def hidden_from_learners(exercise: Exercise) -> list[Path]:
+    """Folders a learner's child must not see (where bubblewrap can hide them)."""
+    return [exercise.solution_dir.parent, cache.cache_root()]
+
+
+def run_learner(exercise: Exercise, source: str, filename: str, limits: Limits | None = None,
+                worker: WarmWorker | None = None) -> RunOutcome:
     job = _job(exercise, [{"id": LEARNER, "kind": "file", "path": filename, "source": source}],
                guard=True, forbidden=list(exercise.forbidden))
-    hidden = [exercise.solution_dir.parent, cache.cache_root()]
-    return run_job(job, limits or Limits(wall_s=exercise.time_limit, memory_mb=exercise.memory_mb), hidden)
+    limits = limits or Limits(wall_s=exercise.time_limit, memory_mb=exercise.memory_mb)
+    if worker is not None:
+        return worker.run_job(job, limits)
+    return run_job(job, limits, hidden_from_learners(exercise))
 
 
 def verdict_from_outcome(exercise: Exercise, ref: Reference, outcome: RunOutcome, filename: str) -> Verdict:
@@ -354,8 +362,12 @@ def verdict_from_outcome(exercise: Exercise, ref: Reference, outcome: RunOutcome
     return verdict
 
 
-def grade(exercise: Exercise, path: Path, *, source: str | None = None, limits: Limits | None = None) -> Verdict:
-    """Grade the submission at ``path`` (or ``source``, reported as ``path``)."""
+def grade(exercise: Exercise, path: Path, *, source: str | None = None, limits: Limits | None = None,
+          worker: WarmWorker | None = None) -> Verdict:
+    """Grade the submission at ``path`` (or ``source``, reported as ``path``).
+
+    With a warm ``worker`` (watch mode, batch grading) the learner's child is a fork of a
+    process that already imported torch; without one, a fresh process starts."""
     started = time.monotonic()
     filename = str(path.resolve())
     if source is None:
@@ -368,7 +380,7 @@ def grade(exercise: Exercise, path: Path, *, source: str | None = None, limits: 
     # on a cold cache the two torch imports overlap instead of adding up.
     with ThreadPoolExecutor(max_workers=1) as pool:
         ref_future = pool.submit(reference_for, exercise)
-        outcome = run_learner(exercise, source, filename, limits)
+        outcome = run_learner(exercise, source, filename, limits, worker)
         ref = ref_future.result()
     verdict = verdict_from_outcome(exercise, ref, outcome, filename)
     verdict.submission, verdict.duration_s = str(path), time.monotonic() - started

@@ -297,11 +297,77 @@ def memory_note() -> str:
 
 
 def main() -> None:
+    """Cold mode: one job on stdin, in this process."""
     shield_parent()
     job = json.loads(sys.stdin.read())
+    progress = os.fdopen(job["progress_fd"], "w", buffering=1) if job.get("progress_fd") else None
+    execute(job, progress)
+
+
+def serve() -> None:
+    """Warm mode: import torch once, then run each job (one JSON line on stdin) in a fresh fork.
+
+    For each job the server forks a child that waits for the parent's "go" (by then the parent
+    has moved it into the job's cgroup), puts itself in its own session, applies the job's
+    rlimits, sends its output to files in its own temp dir, and runs the job like cold mode.
+    The server answers ``{"pid": N}`` after forking and ``{"exit": code}`` when the child is
+    gone. Nothing a job does can change the server: the child is a copy-on-write fork.
+    """
+    import resource
+
+    import numpy  # noqa: F401 - imported once here, inherited by every fork
+    import safetensors.numpy  # noqa: F401
+    import torch
+
+    torch.set_num_threads(1)
+    out = sys.stdout
+    print(json.dumps({"ready": True}), file=out, flush=True)
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        request = json.loads(line)
+        go_r, go_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(go_w)
+            os.read(go_r, 1)  # wait until the parent has put us in the cgroup
+            os.close(go_r)
+            os.setsid()
+            workdir = request["job"]["out_dir"]
+            os.chdir(workdir)
+            for name, value in request["rlimits"]:
+                try:
+                    resource.setrlimit(getattr(resource, name), tuple(value))
+                except (ValueError, OSError, AttributeError):
+                    pass
+            null = os.open(os.devnull, os.O_RDONLY)
+            os.dup2(null, 0)
+            for fd, filename in ((1, "stdout.txt"), (2, "stderr.txt")):
+                target = os.open(os.path.join(workdir, filename), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+                os.dup2(target, fd)
+            sys.stdin = open(os.devnull)
+            sys.stdout = os.fdopen(1, "w", buffering=1)
+            sys.stderr = os.fdopen(2, "w", buffering=1)
+            shield_parent()
+            progress = open(os.path.join(workdir, "progress.txt"), "w", buffering=1)
+            try:
+                execute(request["job"], progress)
+            except BaseException:  # noqa: BLE001 - never return into the server loop
+                traceback.print_exc()
+            os._exit(70)
+        os.close(go_r)
+        print(json.dumps({"pid": pid}), file=out, flush=True)
+        sys.stdin.readline()  # the parent's "go"
+        os.write(go_w, b"g")
+        os.close(go_w)
+        _, status = os.waitpid(pid, 0)
+        print(json.dumps({"exit": os.waitstatus_to_exitcode(status)}), file=out, flush=True)
+
+
+def execute(job: dict[str, Any], progress: Any) -> None:
+    """Run every subject of one job through every case and write the observations."""
     token = job.pop("token")
     out_dir = job["out_dir"]
-    progress = os.fdopen(job["progress_fd"], "w", buffering=1) if job.get("progress_fd") else None
 
     import numpy as np
     import torch
@@ -411,4 +477,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:] == ["--serve"]:
+        serve()
+    else:
+        main()

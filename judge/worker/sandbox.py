@@ -195,10 +195,10 @@ class PidsCgroup:
                 path.rmdir()
         return None
 
-    def join(self) -> None:
-        """Called in the child before exec."""
+    def join(self, pid: int = 0) -> None:
+        """Move ``pid`` (0: the calling process, in the child before exec) into this cgroup."""
         with open(self.path / "cgroup.procs", "w") as handle:
-            handle.write("0")
+            handle.write(str(pid))
 
     def destroy(self) -> None:
         for _ in range(200):
@@ -224,41 +224,47 @@ def _drop(uid: int) -> None:
     os.setuid(uid)
 
 
+def rlimit_table(limits: Limits, per_user_nproc: bool) -> list[tuple[str, tuple[int, int]]]:
+    """The rlimits of one run, by name, so the warm worker's forks can apply the same ones.
+
+    CPU: SIGXCPU at the soft limit (reported as a CPU timeout), SIGKILL 5 s later at the hard one.
+    RLIMIT_NPROC counts a whole user, so it is only used for the dedicated unprivileged user."""
+    cpu = limits.cpu_limit
+    table = [
+        ("RLIMIT_CPU", (cpu, cpu + 5)),
+        ("RLIMIT_AS", (limits.memory_mb << 20,) * 2),
+        ("RLIMIT_FSIZE", (limits.file_mb << 20,) * 2),
+        ("RLIMIT_NOFILE", (limits.open_files,) * 2),
+        ("RLIMIT_CORE", (0, 0)),
+    ]
+    if per_user_nproc:
+        table.append(("RLIMIT_NPROC", (limits.processes,) * 2))
+    return table
+
+
 def _limit_child(limits: Limits, drop_to: int | None, cgroup: PidsCgroup | None) -> None:
     """Runs in the child between fork and exec: the cgroup and the limits first (root may set
     any), then the unprivileged user."""
     if cgroup is not None:
         cgroup.join()
-    cpu = limits.cpu_limit
-    mem = limits.memory_mb << 20
-    # CPU: SIGXCPU at the soft limit (reported as a CPU timeout), SIGKILL 5 s later at the hard one.
-    try:
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
-    except (ValueError, OSError):  # pragma: no cover
-        pass
-    for what, value in (
-        (resource.RLIMIT_AS, mem),
-        (resource.RLIMIT_FSIZE, limits.file_mb << 20),
-        (resource.RLIMIT_NOFILE, limits.open_files),
-        (resource.RLIMIT_CORE, 0),
-        (resource.RLIMIT_NPROC, limits.processes),
-    ):
-        if what == resource.RLIMIT_NPROC and drop_to is None:
-            continue  # counted per user: only meaningful for the dedicated unprivileged user
+    for name, value in rlimit_table(limits, per_user_nproc=drop_to is not None):
         try:
-            resource.setrlimit(what, (value, value))
+            resource.setrlimit(getattr(resource, name), value)
         except (ValueError, OSError):  # pragma: no cover - platform without that limit
             pass
     if drop_to is not None:
         _drop(drop_to)
 
 
-def _command(iso: Isolation, workdir: str, hidden: list[Path]) -> list[str]:
-    python = [sys.executable, "-I", "-X", "faulthandler", str(RUNNER)]
+def _command(iso: Isolation, workdir: str, hidden: list[Path], serve: bool = False) -> list[str]:
+    python = [sys.executable, "-I", "-X", "faulthandler", str(RUNNER), *(["--serve"] if serve else [])]
     if not iso.bwrap:
         return python
+    # The warm server keeps the host's PID namespace: the parent must see its forks' real pids
+    # to put them in their cgroup and kill them.
+    unshare = ["--unshare-net", "--unshare-ipc", "--unshare-uts"] if serve else ["--unshare-all"]
     command = [iso.bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-               "--bind", workdir, workdir, "--unshare-all", "--die-with-parent", "--chdir", workdir]
+               "--bind", workdir, workdir, *unshare, "--die-with-parent", "--chdir", workdir]
     for folder in hidden:
         if folder.is_dir() and not str(RUNNER).startswith(str(folder.resolve()) + os.sep):
             command += ["--tmpfs", str(folder.resolve())]
@@ -453,3 +459,172 @@ def _read_result(outcome: RunOutcome, workdir: str, token: str) -> None:
     if code != 0:
         return crashed(f"the worker exited with code {code} after writing its result")
     outcome.result = result
+
+
+def _capped_file(path: Path, cap: int) -> str:
+    try:
+        size = path.stat().st_size
+        with open(path, "rb") as handle:
+            body = handle.read(cap).decode("utf-8", "replace")
+    except OSError:
+        return ""
+    if size > cap:
+        body += f"\n[... output truncated: {size - cap} more bytes not shown]"
+    return body
+
+
+class WarmWorker:
+    """A forkserver: one process that has imported torch, forking a fresh child per job.
+
+    Every job still gets its own temp dir, rlimits, pids cgroup, wall clock and process-group
+    kill, and its own token; the server itself runs under the same bubblewrap view as cold
+    runs (read-only file system, hidden solutions, no network), when bubblewrap is there.
+    Re-grading then costs the case work, not a torch import.
+    """
+
+    def __init__(self, hidden: list[Path] | None = None) -> None:
+        self.hidden = hidden or []
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.root: str | None = None
+        self.lines: Any = None
+
+    def _start(self) -> None:
+        import queue
+
+        iso = isolation()
+        self.root = tempfile.mkdtemp(prefix="grind-warm-")
+        os.chmod(self.root, 0o700)
+        if iso.drop_to is not None:
+            os.chown(self.root, iso.drop_to, iso.drop_to)
+        self.proc = subprocess.Popen(
+            _command(iso, self.root, self.hidden, serve=True),
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            cwd=self.root, env=scrubbed_env(self.root), start_new_session=True,
+            preexec_fn=(lambda: _drop(iso.drop_to)) if iso.drop_to is not None else None,  # type: ignore[arg-type]
+        )
+        self.lines = queue.Queue()
+        stdout = self.proc.stdout
+
+        def pump() -> None:
+            assert stdout is not None
+            for raw in stdout:
+                self.lines.put(raw)
+            self.lines.put(None)
+
+        threading.Thread(target=pump, daemon=True).start()
+        if self._receive(STARTUP_LIMIT_S).get("ready") is not True:
+            self.close()
+            raise RuntimeError("the warm worker did not start")
+
+    def _receive(self, timeout: float) -> dict[str, Any]:
+        import queue
+
+        try:
+            raw = self.lines.get(timeout=timeout)
+        except queue.Empty:
+            return {}
+        if raw is None:
+            return {}
+        try:
+            message = json.loads(raw)
+        except ValueError:
+            return {}
+        return message if isinstance(message, dict) else {}
+
+    def _send(self, text: str) -> None:
+        assert self.proc is not None and self.proc.stdin is not None
+        self.proc.stdin.write(text.encode() + b"\n")
+        self.proc.stdin.flush()
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def close(self) -> None:
+        if self.proc is not None:
+            _kill_group(self.proc.pid)
+            self.proc.wait()
+            self.proc = None
+        if self.root:
+            shutil.rmtree(self.root, ignore_errors=True)
+            self.root = None
+
+    def __enter__(self) -> WarmWorker:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def run_job(self, job: dict[str, Any], limits: Limits) -> RunOutcome:
+        if not self.alive():
+            self.close()
+            self._start()
+        assert self.root is not None
+        iso = isolation()
+        workdir = tempfile.mkdtemp(prefix="job-", dir=self.root)
+        if iso.drop_to is not None:
+            os.chown(workdir, iso.drop_to, iso.drop_to)
+        token = secrets.token_hex(16)
+        job = dict(job, token=token, out_dir=workdir, time_limit=limits.wall_s)
+        cgroup = PidsCgroup.create(limits.processes)
+        started = time.monotonic()
+        pid = None
+        try:
+            self._send(json.dumps({"job": job, "rlimits": rlimit_table(limits, iso.drop_to is not None)}))
+            pid = self._receive(30).get("pid")
+            if not isinstance(pid, int):
+                self.close()
+                return RunOutcome(status="crashed", message="the warm worker stopped answering")
+            if cgroup is not None:
+                cgroup.join(pid)
+            self._send("go")
+            progress = Path(workdir, "progress.txt")
+            ready_at = None
+            timed_out = False
+            exit_message: dict[str, Any] = {}
+            while True:
+                exit_message = self._receive(0.02)
+                if exit_message or not self.alive():
+                    break
+                now = time.monotonic()
+                if ready_at is None and progress.is_file() and "ready" in progress.read_text(errors="replace"):
+                    ready_at = now
+                deadline = (ready_at + limits.wall_s) if ready_at is not None else started + STARTUP_LIMIT_S
+                if now >= deadline:
+                    timed_out = True
+                    _kill_group(pid)
+                    exit_message = self._receive(10)
+                    break
+            if cgroup is not None:
+                cgroup.destroy()
+                cgroup = None
+            _kill_group(pid)
+            last_case = None
+            if progress.is_file():
+                cases = [line[5:].strip() for line in progress.read_text(errors="replace").splitlines()
+                         if line.startswith("case ")]
+                last_case = cases[-1][:200] if cases else None
+            outcome = RunOutcome(
+                status="ok",
+                stdout=_capped_file(Path(workdir, "stdout.txt"), limits.output_bytes),
+                stderr=_capped_file(Path(workdir, "stderr.txt"), limits.output_bytes),
+                returncode=exit_message.get("exit") if isinstance(exit_message.get("exit"), int) else None,
+                duration_s=time.monotonic() - started,
+                last_case=last_case,
+            )
+            trace_path = Path(workdir, "timeout_trace.txt")
+            if trace_path.is_file():
+                outcome.timeout_trace = trace_path.read_text(errors="replace")[:20000]
+            if not self.alive():
+                self.close()
+            cpu_killed = outcome.returncode == -signal.SIGXCPU and not timed_out
+            if timed_out or cpu_killed:
+                outcome.status = "timeout"
+                outcome.message = (f"the CPU-time limit of {limits.cpu_limit} s was exceeded" if cpu_killed
+                                   else f"the time limit of {limits.wall_s:g} s was exceeded")
+                return outcome
+            _read_result(outcome, workdir, token)
+            return outcome
+        finally:
+            if cgroup is not None:
+                cgroup.destroy()
+            shutil.rmtree(workdir, ignore_errors=True)
