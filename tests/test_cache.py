@@ -1,0 +1,89 @@
+"""The reference cache: keyed by the exercise's files, never stale, safe under concurrency."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from judge import cache
+from judge.catalog import Catalog
+from judge.grade import reference_for
+
+from .conftest import ROOT, SUBMISSIONS
+
+
+@pytest.fixture()
+def course(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A private copy of the clipping exercise an "instructor" can edit, with its own cache."""
+    root = tmp_path / "course"
+    for part in ("exercises", "solutions"):
+        shutil.copytree(ROOT / part / "clipping", root / part / "clipping")
+    monkeypatch.setenv("GRIND_CONTENT", str(root))
+    monkeypatch.setenv("GRIND_CACHE_DIR", str(tmp_path / "cache"))
+    return root
+
+
+def test_editing_the_reference_invalidates_the_cache(course: Path) -> None:
+    """An instructor who edits a reference never sees stale observations."""
+    exercise = Catalog().get("clipping")
+    key_before = cache.exercise_key(exercise)
+    first = reference_for(exercise)
+    assert cache.load("clipping", key_before) is not None
+
+    reference = course / "solutions" / "clipping" / "reference.py"
+    # A deliberately different reference: it returns twice the norm.
+    reference.write_text(reference.read_text().replace("    return total\n", "    return total * 2\n"))
+    key_after = cache.exercise_key(exercise)
+    assert key_after != key_before
+    second = reference_for(exercise)
+    before = first.subjects["reference"].obs["worked_example"]["total_norm"]
+    after = second.subjects["reference"].obs["worked_example"]["total_norm"]
+    assert float(before) == pytest.approx(13.0, rel=1e-6)
+    assert float(after) == pytest.approx(26.0, rel=1e-6)
+
+
+def test_a_corrupt_entry_is_recomputed(course: Path) -> None:
+    """A truncated cache file (a crash mid-write elsewhere) is detected by its hash and rebuilt."""
+    exercise = Catalog().get("clipping")
+    reference_for(exercise)
+    key = cache.exercise_key(exercise)
+    entry = cache.cache_root() / f"clipping-{key}"
+    obs = entry / cache.OBSERVATIONS
+    obs.write_bytes(obs.read_bytes()[:100])
+    assert cache.load("clipping", key) is None
+    again = reference_for(exercise)
+    assert "worked_example" in again.subjects["reference"].obs
+    assert cache.load("clipping", key) is not None
+
+
+def _grade_in_subprocess(args: tuple[str, str, str]) -> str:
+    content, cache_dir, submission = args
+    env = dict(os.environ, GRIND_CONTENT=content, GRIND_CACHE_DIR=cache_dir)
+    out = subprocess.run([sys.executable, "-m", "judge", "run", "clipping", "--file", submission, "--json"],
+                         capture_output=True, text=True, env=env, timeout=300)
+    return json.loads(out.stdout)["status"]
+
+
+def test_concurrent_runs_do_not_corrupt_the_cache(course: Path, tmp_path: Path) -> None:
+    """Four grinds start at once on a cold cache: all get the right verdict, one valid entry remains."""
+    args = (str(course), str(tmp_path / "cache"), str(SUBMISSIONS / "clipping" / "correct_loop.py"))
+    with multiprocessing.get_context("spawn").Pool(4) as pool:
+        statuses = pool.map(_grade_in_subprocess, [args] * 4)
+    assert statuses == ["passed"] * 4
+    exercise = Catalog().get("clipping")
+    entries = [p for p in (tmp_path / "cache").iterdir()]
+    assert [p.name for p in entries] == [f"clipping-{cache.exercise_key(exercise)}"]
+    assert cache.load("clipping", cache.exercise_key(exercise)) is not None
+
+
+def test_cache_clear_empties_the_cache(course: Path) -> None:
+    reference_for(Catalog().get("clipping"))
+    assert cache.clear() == 1
+    assert list(cache.cache_root().iterdir()) == []
