@@ -1,0 +1,169 @@
+"""Speed and memory of grind, each figure a median ratio against a baseline measured in the same run.
+
+    python bench/bench.py            # the full run (about 4 minutes on 2 cores)
+    python bench/bench.py --quick    # fewer repetitions and a 20-submission batch
+
+Uses only Python's own timing (time.perf_counter, resource.getrusage) and subprocesses, so
+anyone can rerun it. The machine is shared and noisy: read ratios, not absolute seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SUBMISSIONS = ROOT / "tests" / "submissions" / "clipping"
+GRIND = [sys.executable, "-m", "judge"]
+
+
+def timed(cmd: list[str], env: dict[str, str] | None = None) -> float:
+    start = time.perf_counter()
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, check=False)
+    return time.perf_counter() - start
+
+
+def median_of(runs: int, fn) -> float:  # type: ignore[no-untyped-def]
+    return statistics.median(fn() for _ in range(runs))
+
+
+def _tree_rss_kb(root: int) -> int:
+    """Resident memory of a process and all its descendants, summed, from /proc."""
+    parents: dict[int, int] = {}
+    rss: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            status = (entry / "status").read_text()
+        except OSError:
+            continue
+        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+        parents[int(entry.name)] = int(fields.get("PPid", "0").strip())
+        rss[int(entry.name)] = int(fields.get("VmRSS", "0 kB").split()[0]) if "VmRSS" in fields else 0
+    total, todo = 0, [root]
+    while todo:
+        pid = todo.pop()
+        total += rss.get(pid, 0)
+        todo += [child for child, parent in parents.items() if parent == pid]
+    return total
+
+
+def peak_rss_mb(cmd: list[str], env: dict[str, str]) -> float:
+    """Peak of the summed resident memory of the command's whole process tree (sampled every 10 ms):
+    for `grind run` that is the parent and the learner's child together."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    peak = 0
+    while proc.poll() is None:
+        peak = max(peak, _tree_rss_kb(proc.pid))
+        time.sleep(0.01)
+    return peak / 1024
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args()
+    runs = 3 if args.quick else 5
+    batch_size = 20 if args.quick else 100
+
+    work = Path(tempfile.mkdtemp(prefix="grind-bench-"))
+    env = dict(os.environ, GRIND_CACHE_DIR=str(work / "cache"), GRIND_STATE_DIR=str(work / "state"))
+    os.environ.update(GRIND_CACHE_DIR=env["GRIND_CACHE_DIR"], GRIND_STATE_DIR=env["GRIND_STATE_DIR"])
+    correct = SUBMISSIONS / "correct_loop.py"
+    rows: list[tuple[str, str, str, str, str]] = []
+
+    # 1. cold `grind run clipping` (reference already cached, as on every run after the first)
+    subprocess.run([*GRIND, "run", "clipping", "--file", str(correct)], env=env, capture_output=True)
+    torch_import = median_of(runs, lambda: timed([sys.executable, "-c", "import torch"], env))
+    cold = median_of(runs, lambda: timed([*GRIND, "run", "clipping", "--file", str(correct)], env))
+    rows.append(("cold grind run clipping ÷ import torch", f"{cold:.2f} s", f"{torch_import:.2f} s",
+                 f"{cold / torch_import:.2f}", "≤ 1.2"))
+
+    # 2. warm re-grade: from writing the file to the verdict, in a warm worker
+    from judge.catalog import Catalog
+    from judge.grade import grade, hidden_from_learners
+    from judge.worker.sandbox import WarmWorker
+
+    exercise = Catalog().get("clipping")
+    target = work / "clipping.py"
+    source = correct.read_text()
+    with WarmWorker(hidden_from_learners(exercise)) as worker:
+        grade(exercise, correct, worker=worker)  # start the server
+        samples = []
+        for i in range(runs * 3):
+            start = time.perf_counter()
+            target.write_text(source + f"\n# edit {i}\n")
+            verdict = grade(exercise, target, worker=worker)
+            samples.append(time.perf_counter() - start)
+            assert verdict.passed, verdict.message
+    warm = statistics.median(samples)
+    rows.append(("warm re-grade (file written -> verdict)", f"{warm:.3f} s", "-", "-", "≤ 0.15 s"))
+
+    # 3. batch: N submissions on 2 cores, vs one pytest process per submission (2 at a time)
+    from judge.batch import grade_many
+
+    pool = sorted(SUBMISSIONS.glob("*.py"))
+    class_dir = work / "class"
+    class_dir.mkdir()
+    paths = []
+    for i in range(batch_size):
+        path = class_dir / f"student{i:03d}.py"
+        shutil.copyfile(pool[i % len(pool)], path)
+        paths.append(path)
+    start = time.perf_counter()
+    verdicts = grade_many(exercise, paths, jobs=2)
+    ours = time.perf_counter() - start
+    assert len(verdicts) == batch_size
+
+    naive_test = ROOT / "bench" / "naive_judge_test.py"
+
+    def naive(path: Path) -> float:
+        return timed([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(naive_test)],
+                     dict(env, SUBMISSION=str(path)))
+
+    start = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=2) as threads:
+        list(threads.map(naive, paths))
+    baseline = time.perf_counter() - start
+    rows.append((f"batch of {batch_size} on 2 cores ÷ one pytest per submission", f"{ours:.1f} s",
+                 f"{baseline:.1f} s", f"{ours / baseline:.3f}", "≤ 0.1"))
+
+    # 4. commands that never import torch
+    python_start = median_of(runs, lambda: timed([sys.executable, "-c", "pass"], env))
+    for argv in (["--help"], ["list"]):
+        took = median_of(runs, lambda: timed([*GRIND, *argv], env))
+        rows.append((f"grind {' '.join(argv)}", f"{took:.3f} s", f"{python_start:.3f} s (python -c pass)",
+                     f"{took / python_start:.1f}", "≤ 0.25 s"))
+
+    # 5. peak memory of a cold run vs import torch
+    torch_rss = statistics.median(peak_rss_mb([sys.executable, "-c", "import torch"], env) for _ in range(runs))
+    run_rss = statistics.median(peak_rss_mb([*GRIND, "run", "clipping", "--file", str(correct)], env)
+                                for _ in range(runs))
+    rows.append(("peak memory of a cold run ÷ import torch", f"{run_rss:.0f} MB", f"{torch_rss:.0f} MB",
+                 f"{run_rss / torch_rss:.2f}", "≤ 1.3"))
+
+    shutil.rmtree(work, ignore_errors=True)
+    widths = [max(len(r[i]) for r in rows + [("figure", "measured", "baseline", "ratio", "goal")])
+              for i in range(5)]
+    header = ("figure", "measured", "baseline", "ratio", "goal")
+    print(" | ".join(h.ljust(w) for h, w in zip(header, widths)))
+    print("-|-".join("-" * w for w in widths))
+    for row in rows:
+        print(" | ".join(c.ljust(w) for c, w in zip(row, widths)))
+    print(f"\n{runs} runs per figure, medians; python {sys.version.split()[0]}, {os.cpu_count()} cores; "
+          f"peak memory = summed RSS of the whole process tree.")
+
+
+if __name__ == "__main__":
+    resource.setrlimit(resource.RLIMIT_NOFILE, resource.getrlimit(resource.RLIMIT_NOFILE))
+    main()
