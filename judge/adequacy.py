@@ -1,22 +1,40 @@
-"""Prove an exercise adequate: the reference passes (and equals the oracle), the stub fails,
-and every pitfall fails at least one case and is diagnosed as itself.
+"""Prove an exercise adequate before learners see it.
 
-This is mutation testing of the checks: a pitfall that no case catches, or that the judge
-would name as a different mistake, means the exercise is not ready for learners.
+- the manifest loads, no stray files, hints present, no TODO left from the scaffold;
+- the reference passes, deterministically (two runs, identical observations), and equals the
+  torch oracle where there is one;
+- the stub fails;
+- every pitfall fails at least one case and is diagnosed as itself (mutation testing of the
+  checks: a pitfall no case catches, or one named as a different mistake, means the cases
+  are not good enough);
+- the worked-example values appear in the statement, so the public numbers are the real ones;
+- the reference runs well inside the time limit.
 """
 
 from __future__ import annotations
 
+import re
+import time
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from judge.grade import ORACLE, REFERENCE, Reference, compute_reference, grade, judge_subject
 from judge.models import Exercise, Status, Verdict
+
+EXERCISE_FILES = {"exercise.toml", "README.md", "stub.py"}
+SOLUTION_FILES = {"reference.py", "checks.py", "pitfalls.py", "oracle.py"}
+HEADROOM = 3.0  # the reference must finish in a third of the learner's time limit
+STATEMENT_VALUES = 16  # example observations up to this size must appear in the statement
 
 
 @dataclass
 class AdequacyReport:
     exercise: str
-    cases: int
+    cases: int = 0
+    pitfalls: int = 0
+    caught: int = 0
+    seconds: float = 0.0
     verdicts: dict[str, Verdict] = field(default_factory=dict)  # subject id -> verdict
     problems: list[str] = field(default_factory=list)
 
@@ -25,10 +43,86 @@ class AdequacyReport:
         return not self.problems
 
 
-def check_adequacy(exercise: Exercise, *, seeds: int | None = None, with_stub: bool = True) -> AdequacyReport:
+def static_problems(exercise: Exercise) -> list[str]:
+    """Problems visible without running anything: stray files, missing hints, leftover TODOs."""
+    problems = []
+    for folder, allowed in ((exercise.exercise_dir, EXERCISE_FILES), (exercise.solution_dir, SOLUTION_FILES)):
+        for path in sorted(folder.iterdir()):
+            if path.name == "__pycache__" or path.name.startswith("."):
+                continue
+            if path.name not in allowed:
+                problems.append(f"stray file {path} (expected only {', '.join(sorted(allowed))})")
+    if len(exercise.hints) < 2:
+        problems.append(f"{exercise.exercise_dir / 'exercise.toml'}: give at least 2 hints, from a nudge to nearly "
+                        "the answer")
+    for folder in (exercise.exercise_dir, exercise.solution_dir):
+        for path in sorted(folder.glob("*")):
+            if path.suffix not in (".py", ".md", ".toml"):
+                continue
+            for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+                if "TODO" in line:
+                    problems.append(f"TODO left in {path}:{number}: {line.strip()[:100]}")
+    return problems
+
+
+def _statement_numbers(text: str) -> list[tuple[float, int]]:
+    """Every number written in the statement, with how many decimals it shows."""
+    found = []
+    for match in re.finditer(r"(?<![\w.])[-−]?\d+(?:\.(\d+))?(?:e[-+]?\d+)?", text):
+        raw = match.group(0).replace("−", "-")
+        try:
+            found.append((float(raw), len(match.group(1) or "")))
+        except ValueError:
+            continue
+    return found
+
+
+def _appears(value: float, numbers: list[tuple[float, int]]) -> bool:
+    """Is ``value`` written somewhere, rounded to the decimals shown (3.16 for 3.1623)?"""
+    for number, decimals in numbers:
+        if abs(number - value) <= 0.5 * 10 ** (-decimals) + 1e-12 * max(1.0, abs(value)):
+            return True
+        if value != 0 and abs(number) > 0 and abs(number - value) <= 5e-4 * abs(value):
+            return True  # written in scientific or significant-digit form
+    return False
+
+
+def statement_problems(exercise: Exercise, ref: Reference) -> list[str]:
+    """The public worked examples' numbers must be the ones in the statement."""
+    text = exercise.statement_path.read_text(encoding="utf-8")
+    numbers = _statement_numbers(text)
+    problems = []
+    examples = [i for i in ref.instances if i["kind"] == "example"]
+    if not examples:
+        problems.append(f"{exercise.checks_path}: no case of kind 'example' (the worked example, checked by name)")
+    for instance in examples:
+        name, shown = instance["name"], instance.get("shown")
+        if name not in text:
+            problems.append(f"{exercise.statement_path}: the worked example '{name}' is not named in the statement")
+        for key, array in ref.subjects[REFERENCE].obs.get(name, {}).items():
+            # A case may say which observations the statement shows ("shown"); by default,
+            # every small numeric one must be there.
+            if shown is not None and key not in shown:
+                continue
+            if array.dtype.kind == "b" or array.size > STATEMENT_VALUES:
+                continue
+            missing = [float(v) for v in np.asarray(array, dtype=np.float64).ravel()
+                       if np.isfinite(v) and not _appears(float(v), numbers)]
+            if missing:
+                shown = ", ".join(f"{v:.6g}" for v in missing[:4])
+                problems.append(f"{exercise.statement_path}: worked example '{name}' observes {key} = {shown}, "
+                                "which the statement does not show")
+    return problems
+
+
+def check_adequacy(exercise: Exercise, *, seeds: int | None = None, with_stub: bool = True,
+                   determinism: bool = False) -> AdequacyReport:
+    started = time.monotonic()
+    report = AdequacyReport(exercise.slug)
+    report.problems += static_problems(exercise)
     with_oracle = exercise.oracle_path.is_file()
-    ref: Reference = compute_reference(exercise, seeds=seeds, with_oracle=with_oracle)
-    report = AdequacyReport(exercise.slug, len(ref.instances))
+    ref = compute_reference(exercise, seeds=seeds, with_oracle=with_oracle)
+    report.cases, report.pitfalls = len(ref.instances), len(ref.pitfalls)
     for subject_id, run in ref.subjects.items():
         report.verdicts[subject_id] = judge_subject(exercise, ref, run)
 
@@ -45,9 +139,27 @@ def check_adequacy(exercise: Exercise, *, seeds: int | None = None, with_stub: b
         elif verdict.diagnosis is None or verdict.diagnosis.slug != meta["slug"]:
             named = f"'{verdict.diagnosis.slug}'" if verdict.diagnosis else "nothing"
             report.problems.append(f"pitfall '{meta['slug']}' is caught but diagnosed as {named}")
+        else:
+            report.caught += 1
+    report.problems += statement_problems(exercise, ref)
+
+    elapsed = ref.subjects[REFERENCE].elapsed_s
+    if elapsed * HEADROOM > exercise.time_limit:
+        report.problems.append(f"the reference takes {elapsed:.2f} s, too close to time_limit = "
+                               f"{exercise.time_limit:g} s (keep {HEADROOM:g}x headroom)")
+    if determinism:
+        again = compute_reference(exercise, seeds=seeds)
+        first, second = ref.subjects[REFERENCE].obs, again.subjects[REFERENCE].obs
+        for name in ref.instance_names:
+            a, b = first.get(name, {}), second.get(name, {})
+            if a.keys() != b.keys() or any(not np.array_equal(a[k], b[k], equal_nan=True) for k in a):
+                report.problems.append(f"the reference is not deterministic: case '{name}' differs between two runs")
+                break
     if with_stub:
         stub = grade(exercise, exercise.stub_path)
         report.verdicts["stub"] = stub
         if stub.status is Status.PASSED:
             report.problems.append("the untouched stub passes")
+    report.seconds = time.monotonic() - started
     return report
+

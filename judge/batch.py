@@ -7,11 +7,17 @@ timeout is its own verdict and never stops the others.
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
+from judge.cache import exercise_key
+from judge.errors import UsageError
 from judge.grade import grade, hidden_from_learners, reference_for
 from judge.models import Exercise, Status, Verdict
 from judge.worker.sandbox import Limits, WarmWorker
@@ -54,3 +60,93 @@ def grade_many(
     finally:
         for w in workers:
             w.close()
+
+
+@dataclass
+class Student:
+    name: str
+    path: Path | None  # None: no submission file could be found
+    problem: str = ""
+
+
+def find_students(submissions: Path, exercise: Exercise) -> list[Student]:
+    """One student per ``NAME.py`` file or ``NAME/`` folder (holding ``<slug>.py`` or a single .py)."""
+    if not submissions.is_dir():
+        raise UsageError(f"{submissions}: not a folder of submissions")
+    students = []
+    for entry in sorted(submissions.iterdir()):
+        if entry.name.startswith("."):
+            continue
+        if entry.is_file() and entry.suffix == ".py":
+            students.append(Student(entry.stem, entry))
+        elif entry.is_dir():
+            preferred = entry / f"{exercise.slug}.py"
+            files = sorted(p for p in entry.rglob("*.py") if p.is_file())
+            if preferred.is_file():
+                students.append(Student(entry.name, preferred))
+            elif len(files) == 1:
+                students.append(Student(entry.name, files[0]))
+            else:
+                why = "no .py file" if not files else f"{len(files)} .py files and none named {exercise.slug}.py"
+                students.append(Student(entry.name, None, f"no submission found ({why})"))
+    return students
+
+
+def _sha256(path: Path | None) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest() if path is not None else ""
+
+
+def grade_class(
+    exercise: Exercise,
+    submissions: Path,
+    out_dir: Path,
+    *,
+    jobs: int = 2,
+    limits: Limits | None = None,
+    on_done: Callable[[str, dict[str, Any], bool], None] | None = None,
+) -> list[dict[str, Any]]:
+    """Grade every student, resumably: a student whose submission hash (and the exercise's own
+    hash) match a stored result is not graded again. Learners' files are only ever read."""
+    students = find_students(submissions, exercise)
+    store = out_dir / "graded"
+    store.mkdir(parents=True, exist_ok=True)
+    exercise_hash = exercise_key(exercise)
+    rows: dict[str, dict[str, Any]] = {}
+    todo: dict[Path, Student] = {}
+    for student in students:
+        digest = _sha256(student.path)
+        saved = store / f"{student.name}.json"
+        try:
+            old = json.loads(saved.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            old = None
+        if old and old.get("sha256") == digest and old.get("exercise_hash") == exercise_hash:
+            rows[student.name] = old
+            if on_done:
+                on_done(student.name, old, True)
+        elif student.path is None:
+            verdict = Verdict(exercise=exercise.slug, status=Status.ERROR, message=student.problem)
+            rows[student.name] = _save(saved, student.name, digest, exercise_hash, verdict)
+            if on_done:
+                on_done(student.name, rows[student.name], False)
+        else:
+            todo[student.path] = student
+
+    def landed(path: Path, verdict: Verdict) -> None:
+        student = todo[path]
+        row = _save(store / f"{student.name}.json", student.name, _sha256(path), exercise_hash, verdict)
+        rows[student.name] = row
+        if on_done:
+            on_done(student.name, row, False)
+
+    if todo:
+        grade_many(exercise, list(todo), jobs=jobs, limits=limits, on_done=landed)
+    return [rows[s.name] for s in students]
+
+
+def _save(path: Path, student: str, digest: str, exercise_hash: str, verdict: Verdict) -> dict[str, Any]:
+    row = {"student": student, "sha256": digest, "exercise_hash": exercise_hash, "verdict": verdict.to_json()}
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(row), encoding="utf-8")
+    os.replace(tmp, path)
+    return row

@@ -37,6 +37,7 @@ class SubjectRun:
     cases: dict[str, dict[str, Any]]
     obs: dict[str, Observations]
     forbidden: list[dict[str, Any]] = field(default_factory=list)
+    elapsed_s: float = 0.0  # time spent on this subject's cases in the child
 
 
 @dataclass
@@ -54,7 +55,8 @@ class Reference:
 
 def _split(result: dict[str, Any], observations: Observations) -> dict[str, SubjectRun]:
     runs = {
-        sid: SubjectRun(rec.get("load_error"), rec.get("cases", {}), {}, rec.get("forbidden", []))
+        sid: SubjectRun(rec.get("load_error"), rec.get("cases", {}), {}, rec.get("forbidden", []),
+                        float(rec.get("elapsed_s", 0.0)))
         for sid, rec in result.get("subjects", {}).items()
     }
     for key, array in observations.items():

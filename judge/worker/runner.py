@@ -22,6 +22,7 @@ import hashlib
 import json
 import os
 import sys
+import time
 import traceback
 import types
 from typing import Any
@@ -406,6 +407,7 @@ def execute(job: dict[str, Any], progress: Any) -> None:
     for subject_id, spec in subjects:
         record: dict[str, Any] = {"load_error": None, "cases": {}, "forbidden": []}
         results["subjects"][subject_id] = record
+        subject_started = time.perf_counter()
         filename = spec.get("path", "")
         try:
             if spec["kind"] == "impl":
@@ -440,6 +442,7 @@ def execute(job: dict[str, Any], progress: Any) -> None:
                 results["instances"].append({
                     "name": name, "case": case["name"], "kind": case.get("kind", "edge"),
                     "params": instance["params"], "input": preview(inputs, np, torch),
+                    "shown": case.get("shown"),
                 })
             try:
                 raw = case["call"](subject, **inputs)
@@ -457,6 +460,7 @@ def execute(job: dict[str, Any], progress: Any) -> None:
                 record["cases"][name] = {"status": "error", "error": describe_exception(exc, filename)}
         if guards and guards.hits:
             record["forbidden"] = guards.hits[:]
+        record["elapsed_s"] = time.perf_counter() - subject_started
 
     if guards:
         faulthandler.cancel_dump_traceback_later()

@@ -136,9 +136,9 @@ def padded(lengths_per_microbatch, length):
 
 CASES = [
     {"name": "worked_example", "kind": "example", "inputs": case_inputs([8, 8, 8, 8, 3], k=2),
-     "call": run_epoch},
+     "call": run_epoch, "shown": ["number of steps"]},
     {"name": "worked_example_one_group", "kind": "example", "inputs": case_inputs([8, 8, 3], k=3, seed=1),
-     "call": run_epoch},
+     "call": run_epoch, "shown": ["number of steps"]},
     {"name": "equal_sizes_no_tail", "kind": "edge", "inputs": case_inputs([4, 4, 4, 4, 4, 4], k=3, seed=2),
      "call": run_epoch},
     {"name": "tail_of_two_microbatches", "kind": "edge", "inputs": case_inputs([4, 4, 4, 4, 4], k=3, seed=3),

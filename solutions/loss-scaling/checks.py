@@ -203,7 +203,8 @@ EXAMPLE = {"init_scale": 1024.0, "growth_interval": 3}
 
 CASES = [
     {"name": "worked_example", "kind": "example",
-     "inputs": fixed([C, C, C, C, C, X, C, C, C, C], scaler_kwargs=EXAMPLE), "call": call},
+     "inputs": fixed([C, C, C, C, C, X, C, C, C, C], scaler_kwargs=EXAMPLE), "call": call,
+     "shown": ["scale per step", "step taken per step"]},
     {"name": "nan_gradient", "kind": "edge",
      "inputs": fixed([C, N, C, C, C, C], scaler_kwargs={"init_scale": 256.0, "growth_interval": 2}),
      "call": call},

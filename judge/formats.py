@@ -1,0 +1,140 @@
+"""Batch results in the formats course platforms read: CSV, JSON, JUnit XML, Gradescope.
+
+Every writer takes rows of ``{"student", "sha256", "verdict"}`` where ``verdict`` is
+``Verdict.to_json()``, so a resumed run (rows read back from disk) and a fresh one render the same.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+from typing import Any
+from xml.etree import ElementTree as ET
+
+FORMATS = ("csv", "json", "junit", "gradescope")
+VISIBLE_KINDS = {"example"}  # worked examples are public; hidden cases stay hidden
+
+
+def score(verdict: dict[str, Any]) -> tuple[int, int]:
+    checks = verdict.get("checks") or []
+    if verdict["status"] == "forbidden":
+        return 0, max(len(checks), 1)
+    return sum(c["status"] == "passed" for c in checks), max(len(checks), 1)
+
+
+def _pitfall(verdict: dict[str, Any]) -> str:
+    return verdict["pitfall"]["name"] if verdict.get("pitfall") else ""
+
+
+def to_csv(rows: list[dict[str, Any]]) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["student", "status", "score", "max_score", "pitfall", "message", "sha256", "duration_s"])
+    for row in rows:
+        v = row["verdict"]
+        got, total = score(v)
+        writer.writerow([row["student"], v["status"], got, total, _pitfall(v), v["message"].replace("\n", " "),
+                         row["sha256"], v.get("duration_s", "")])
+    return out.getvalue()
+
+
+def to_json(rows: list[dict[str, Any]]) -> str:
+    return json.dumps(rows, indent=2)
+
+
+def _failure_text(check: dict[str, Any]) -> str:
+    lines = [check["message"]]
+    for label in ("input", "expected", "got"):
+        if check.get(label) is not None:
+            lines.append(f"{label}: {json.dumps(check[label])[:500]}")
+    if check.get("pitfall"):
+        lines.append(f"diagnosis: {check['pitfall']}")
+    return "\n".join(lines)
+
+
+def to_junit(rows: list[dict[str, Any]], exercise: str) -> str:
+    """One <testsuite> per student, one <testcase> per check; a submission that could not run is
+    one <testcase name="load"> with an <error>."""
+    suites = ET.Element("testsuites", name=f"grind {exercise}")
+    totals = {"tests": 0, "failures": 0, "errors": 0}
+    for row in rows:
+        v = row["verdict"]
+        suite = ET.SubElement(suites, "testsuite", name=row["student"], time=f"{v.get('duration_s', 0):.3f}")
+        counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+        checks = v.get("checks") or []
+        if not checks or v["status"] == "forbidden":
+            case = ET.SubElement(suite, "testcase", classname=f"{exercise}.{row['student']}", name="load", time="0")
+            ET.SubElement(case, "error" if v["status"] != "forbidden" else "failure",
+                          message=v["message"][:500], type=v["status"]).text = v["message"]
+            counts["tests"] += 1
+            counts["errors" if v["status"] != "forbidden" else "failures"] += 1
+        for check in checks if v["status"] != "forbidden" else []:
+            case = ET.SubElement(suite, "testcase", classname=f"{exercise}.{row['student']}", name=check["name"],
+                                 time="0")
+            counts["tests"] += 1
+            if check["status"] == "failed":
+                ET.SubElement(case, "failure", message=check["message"][:500],
+                              type=check.get("pitfall") or "wrong answer").text = _failure_text(check)
+                counts["failures"] += 1
+            elif check["status"] in ("error", "not_run"):
+                ET.SubElement(case, "error", message=check["message"][:500], type=check["status"]).text = \
+                    _failure_text(check)
+                counts["errors"] += 1
+        for key, value in counts.items():
+            suite.set(key, str(value))
+            if key in totals:
+                totals[key] += value
+    for key, value in totals.items():
+        suites.set(key, str(value))
+    ET.indent(suites)
+    return ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def to_gradescope(row: dict[str, Any]) -> dict[str, Any]:
+    """Gradescope's results.json for one student: one point per check; worked examples visible,
+    hidden cases hidden (their names only say which kind of case failed)."""
+    v = row["verdict"]
+    checks = v.get("checks") or []
+    tests = []
+    if not checks or v["status"] == "forbidden":
+        tests.append({"name": "submission loads and follows the rules", "score": 0, "max_score": 1,
+                      "status": "failed", "output": v["message"], "visibility": "visible"})
+    else:
+        for number, check in enumerate(checks, start=1):
+            passed = check["status"] == "passed"
+            visible = check["kind"] in VISIBLE_KINDS
+            output = "" if passed else (_failure_text(check) if visible else check["message"].split(":")[0])
+            tests.append({"name": check["name"] if visible else f"hidden {check['kind']} case {number}",
+                          "number": str(number), "score": 1 if passed else 0, "max_score": 1,
+                          "status": "passed" if passed else "failed", "output": output,
+                          "visibility": "visible" if visible else "hidden"})
+    got, total = score(v)
+    summary = v["message"]
+    if v.get("pitfall"):
+        summary += f"\nDiagnosis: {v['pitfall']['name']}. {v['pitfall']['explanation']}"
+    return {"score": float(got), "max_score": float(total), "output": summary,
+            "execution_time": round(float(v.get("duration_s", 0))), "tests": tests,
+            "stdout_visibility": "hidden"}
+
+
+def write_all(rows: list[dict[str, Any]], exercise: str, out_dir: Path, formats: list[str]) -> list[Path]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    if "csv" in formats:
+        written.append(out_dir / "summary.csv")
+        written[-1].write_text(to_csv(rows), encoding="utf-8")
+    if "json" in formats:
+        written.append(out_dir / "results.json")
+        written[-1].write_text(to_json(rows), encoding="utf-8")
+    if "junit" in formats:
+        written.append(out_dir / "junit.xml")
+        written[-1].write_text(to_junit(rows, exercise), encoding="utf-8")
+    if "gradescope" in formats:
+        for row in rows:
+            path = out_dir / "gradescope" / row["student"] / "results.json"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(to_gradescope(row), indent=2), encoding="utf-8")
+            written.append(path)
+    return written
