@@ -21,6 +21,7 @@ from judge import cache
 from judge.compare import Observations, compare, to_json_value
 from judge.diagnose import diagnose
 from judge.errors import JudgeError
+from judge.speed import speed_advice
 from judge.models import CheckResult, CheckStatus, Diagnosis, Exercise, Status, Tolerance, Verdict
 from judge.worker.sandbox import Limits, RunOutcome, WarmWorker, run_job
 
@@ -333,9 +334,12 @@ def hidden_from_learners(exercise: Exercise) -> list[Path]:
 
 
 def run_learner(exercise: Exercise, source: str, filename: str, limits: Limits | None = None,
-                worker: WarmWorker | None = None) -> RunOutcome:
+                worker: WarmWorker | None = None, speed: bool = False) -> RunOutcome:
+    extra: dict[str, Any] = {}
+    if speed:
+        extra["speed_reference"] = exercise.reference_path.read_text(encoding="utf-8")
     job = _job(exercise, [{"id": LEARNER, "kind": "file", "path": filename, "source": source}],
-               guard=True, forbidden=list(exercise.forbidden))
+               guard=True, forbidden=list(exercise.forbidden), **extra)
     limits = limits or Limits(wall_s=exercise.time_limit, memory_mb=exercise.memory_mb)
     if worker is not None:
         return worker.run_job(job, limits)
@@ -360,16 +364,30 @@ def verdict_from_outcome(exercise: Exercise, ref: Reference, outcome: RunOutcome
             verdict = _error_verdict(exercise, Status.CRASHED, "The worker returned no observations for the submission.")
         else:
             verdict = judge_subject(exercise, ref, run)
+            speed = outcome.result.get("speed")
+            if verdict.passed and isinstance(speed, dict):
+                advice = speed_advice(speed, source_of(filename))
+                if advice:
+                    verdict.notices.append(advice)
     verdict.stdout, verdict.stderr = outcome.stdout, outcome.stderr
     return verdict
 
 
+def source_of(filename: str) -> str:
+    try:
+        return Path(filename).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
 def grade(exercise: Exercise, path: Path, *, source: str | None = None, limits: Limits | None = None,
-          worker: WarmWorker | None = None) -> Verdict:
+          worker: WarmWorker | None = None, speed: bool = False) -> Verdict:
     """Grade the submission at ``path`` (or ``source``, reported as ``path``).
 
     With a warm ``worker`` (watch mode, batch grading) the learner's child is a fork of a
-    process that already imported torch; without one, a fresh process starts."""
+    process that already imported torch; without one, a fresh process starts. ``speed`` also
+    times a passing submission against the reference on the exercise's larger SPEED case
+    (practice only: it hands the reference to the child, briefly, before the learner's code)."""
     started = time.monotonic()
     filename = str(path.resolve())
     if source is None:
@@ -382,7 +400,7 @@ def grade(exercise: Exercise, path: Path, *, source: str | None = None, limits: 
     # on a cold cache the two torch imports overlap instead of adding up.
     with ThreadPoolExecutor(max_workers=1) as pool:
         ref_future = pool.submit(reference_for, exercise)
-        outcome = run_learner(exercise, source, filename, limits, worker)
+        outcome = run_learner(exercise, source, filename, limits, worker, speed)
         ref = ref_future.result()
     verdict = verdict_from_outcome(exercise, ref, outcome, filename)
     verdict.submission, verdict.duration_s = str(path), time.monotonic() - started

@@ -273,6 +273,44 @@ def subject_namespace(impl: Any, entry: list[str]) -> types.SimpleNamespace:
     return types.SimpleNamespace(**{name: getattr(impl, name) for name in entry})
 
 
+class _OverBudget(BaseException):
+    pass
+
+
+def time_call(case: dict[str, Any], subject: Any, budget: float | None) -> float | None:
+    """Median of three timed calls after one warm-up; None if a call runs past ``budget`` seconds
+    (stopped with SIGALRM, so a very slow submission cannot turn a pass into a timeout)."""
+    import signal
+
+    def over(signum: int, frame: Any) -> None:
+        raise _OverBudget()
+
+    samples = []
+    previous = signal.signal(signal.SIGALRM, over) if budget else None
+    try:
+        for attempt in range(4):
+            inputs = case["inputs"]()
+            if budget:
+                signal.setitimer(signal.ITIMER_REAL, budget)
+            started = time.perf_counter()
+            try:
+                case["call"](subject, **inputs)
+            except _OverBudget:
+                return None
+            except BaseException:  # noqa: BLE001 - a failure here is not the verdict's business
+                return None
+            finally:
+                if budget:
+                    signal.setitimer(signal.ITIMER_REAL, 0)
+            if attempt:
+                samples.append(time.perf_counter() - started)
+    finally:
+        if budget:
+            signal.signal(signal.SIGALRM, previous)
+    samples.sort()
+    return samples[1]
+
+
 def shield_parent() -> None:
     """Fork once, so that the process the submission sees as its parent is this small waiter and
     not the judge: ``os.kill(os.getppid(), SIGKILL)`` then only ends the run (a crash verdict)
@@ -395,6 +433,15 @@ def execute(job: dict[str, Any], progress: Any) -> None:
         else:
             subjects.append((spec["id"], spec))
 
+    speed_case = getattr(checks, "SPEED", None) if job.get("speed_reference") else None
+    reference_time = None
+    if speed_case is not None:
+        # Time the reference first, then drop it, before any learner code is loaded.
+        reference = load_source(job.pop("speed_reference"), "<reference>", "grind_speed_reference")
+        reference_time = time_call(speed_case, subject_namespace(reference, job["entry"]), None)
+        del reference
+        sys.modules.pop("grind_speed_reference", None)
+
     guards = Guards(job["subjects"][0].get("path", "")) if job.get("guard") else None
     if guards:
         guards.install(job.get("forbidden", []))
@@ -404,6 +451,7 @@ def execute(job: dict[str, Any], progress: Any) -> None:
         faulthandler.dump_traceback_later(max(job["time_limit"] - 0.3, 0.1), file=dump)
 
     observed: dict[str, Any] = {}
+    learner_subject = None
     for subject_id, spec in subjects:
         record: dict[str, Any] = {"load_error": None, "cases": {}, "forbidden": []}
         results["subjects"][subject_id] = record
@@ -426,6 +474,7 @@ def execute(job: dict[str, Any], progress: Any) -> None:
                     }
                     continue
                 subject = subject_namespace(module, entry)
+                learner_subject = subject
         except BaseException as exc:  # noqa: BLE001 - anything the learner's import does is data
             record["load_error"] = describe_exception(exc, filename)
             if guards and guards.hits:
@@ -462,6 +511,14 @@ def execute(job: dict[str, Any], progress: Any) -> None:
             record["forbidden"] = guards.hits[:]
         record["elapsed_s"] = time.perf_counter() - subject_started
 
+    if speed_case is not None and reference_time is not None and subjects:
+        first_id = subjects[0][0]
+        record = results["subjects"][first_id]
+        if not record["load_error"] and all(c["status"] == "ok" for c in record["cases"].values()):
+            budget = max(1.0, min(3.0, reference_time * 200))
+            results["speed"] = {"reference_s": reference_time, "budget_s": budget,
+                                "learner_s": time_call(speed_case, learner_subject, budget),
+                                "case": speed_case.get("name", "a larger input")}
     if guards:
         faulthandler.cancel_dump_traceback_later()
     obs_path = os.path.join(out_dir, "observations.safetensors")

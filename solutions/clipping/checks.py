@@ -87,3 +87,12 @@ CASES = [
     {"name": "random", "kind": "random", "inputs": random_inputs, "call": run_clip,
      "sizes": [1, 2, 3, 5, 8, 13, 32, 100, 1000], "seeds": 2},
 ]
+
+# One larger input for speed feedback: a passing answer much slower than the reference here
+# gets advice (never a failure).
+SPEED = {
+    "name": "8 tensors of 50,000 entries",
+    "inputs": lambda: {"params": make_params([torch.randn(50_000, generator=torch.Generator().manual_seed(i))
+                                              for i in range(8)]), "max_norm": 1.0},
+    "call": run_clip,
+}

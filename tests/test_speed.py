@@ -1,0 +1,59 @@
+"""Learner-speed feedback: advice for a correct but slow answer, never a change of verdict."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from judge.catalog import Catalog
+from judge.grade import grade
+from judge.models import Status
+from judge.speed import probable_cause, speed_advice
+
+from .conftest import SUBMISSIONS
+
+ELEMENTWISE = '''
+import torch
+
+
+def clip_grad_norm_(parameters, max_norm, norm_type=2.0):
+    if isinstance(parameters, torch.Tensor):
+        parameters = [parameters]
+    grads = [p.grad for p in parameters if p.grad is not None]
+    if norm_type == float("inf"):
+        total = max(abs(x) for g in grads for x in g.flatten().tolist())
+    else:
+        total = 0.0
+        for g in grads:
+            for x in g.flatten():
+                total += abs(x.item()) ** norm_type
+        total = total ** (1 / norm_type)
+    coef = min(1.0, max_norm / (total + 1e-6))
+    for g in grads:
+        g.mul_(coef)
+    return total
+'''
+
+
+def test_a_correct_elementwise_loop_passes_with_advice(tmp_path: Path) -> None:
+    """A Python loop over elements is correct (passed) but gets 'N× slower' advice naming the loop."""
+    path = tmp_path / "slow.py"
+    path.write_text(ELEMENTWISE)
+    verdict = grade(Catalog().get("clipping"), path, speed=True)
+    assert verdict.status is Status.PASSED
+    advice = [n for n in verdict.notices if n.startswith("Correct, but")]
+    assert advice and "slower than the reference" in advice[0]
+    assert "loop over individual elements" in advice[0]
+
+
+def test_a_vectorised_answer_gets_no_advice() -> None:
+    verdict = grade(Catalog().get("clipping"), SUBMISSIONS / "clipping" / "alt_foreach_vectorised.py", speed=True)
+    assert verdict.status is Status.PASSED
+    assert not [n for n in verdict.notices if n.startswith("Correct, but")]
+
+
+def test_advice_threshold_and_causes() -> None:
+    assert speed_advice({"reference_s": 0.01, "learner_s": 0.04, "budget_s": 1.0}, "") is None
+    assert "6×" in (speed_advice({"reference_s": 0.01, "learner_s": 0.06, "budget_s": 1.0}, "") or "")
+    assert "more than 100×" in (speed_advice({"reference_s": 0.01, "learner_s": None, "budget_s": 1.0}, "") or "")
+    assert "lists" in probable_cause("def f(x):\n    return sum(x.tolist())\n")
+    assert "vectorised" in probable_cause("def f(xs):\n    for x in xs:\n        x.mul_(2)\n")
