@@ -4,7 +4,6 @@ so no test can pass because another one left a cache entry behind."""
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import pytest
@@ -22,5 +21,16 @@ def _session_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
     os.environ.pop("GRIND_CONTENT", None)
 
 
-def python() -> str:
-    return sys.executable
+@pytest.fixture()
+def course(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A private course folder holding a copy of clipping that a test may edit or break, with its
+    own cache and state, as an instructor's course would be."""
+    import shutil
+
+    root = tmp_path / "course"
+    for part in ("exercises", "solutions"):
+        shutil.copytree(ROOT / part / "clipping", root / part / "clipping")
+    monkeypatch.setenv("GRIND_CONTENT", str(root))
+    monkeypatch.setenv("GRIND_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("GRIND_STATE_DIR", str(tmp_path / "state"))
+    return root

@@ -16,18 +16,7 @@ from judge import cache
 from judge.catalog import Catalog
 from judge.grade import reference_for
 
-from .conftest import ROOT, SUBMISSIONS
-
-
-@pytest.fixture()
-def course(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A private copy of the clipping exercise an "instructor" can edit, with its own cache."""
-    root = tmp_path / "course"
-    for part in ("exercises", "solutions"):
-        shutil.copytree(ROOT / part / "clipping", root / part / "clipping")
-    monkeypatch.setenv("GRIND_CONTENT", str(root))
-    monkeypatch.setenv("GRIND_CACHE_DIR", str(tmp_path / "cache"))
-    return root
+from .conftest import SUBMISSIONS
 
 
 def test_editing_the_reference_invalidates_the_cache(course: Path) -> None:

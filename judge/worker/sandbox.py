@@ -401,25 +401,28 @@ def run_job(job: dict[str, Any], limits: Limits, hidden: list[Path] | None = Non
             duration_s=time.monotonic() - started,
             last_case=progress.last_case,
         )
-        trace_path = Path(workdir, "timeout_trace.txt")
-        if trace_path.is_file():
-            outcome.timeout_trace = trace_path.read_text(errors="replace")[:20000]
         if iso.bwrap and outcome.returncode is not None and outcome.returncode > 128:
             outcome.returncode = 128 - outcome.returncode  # bwrap reports a signal as 128 + N
-        cpu_killed = outcome.returncode == -signal.SIGXCPU and not timed_out
-        if timed_out or cpu_killed:
-            outcome.status = "timeout"
-            if cpu_killed:
-                outcome.message = f"the CPU-time limit of {limits.cpu_limit} s was exceeded"
-            else:
-                outcome.message = f"the time limit of {limits.wall_s:g} s was exceeded"
-            return outcome
-        _read_result(outcome, workdir, token)
-        return outcome
+        return _conclude(outcome, workdir, token, limits, timed_out)
     finally:
         if cgroup is not None:
             cgroup.destroy()
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _conclude(outcome: RunOutcome, workdir: str, token: str, limits: Limits, timed_out: bool) -> RunOutcome:
+    """Shared by cold and warm runs: the timeout trace, a timeout verdict, or the checked result."""
+    trace_path = Path(workdir, "timeout_trace.txt")
+    if trace_path.is_file():
+        outcome.timeout_trace = trace_path.read_text(errors="replace")[:20000]
+    cpu_killed = outcome.returncode == -signal.SIGXCPU and not timed_out
+    if timed_out or cpu_killed:
+        outcome.status = "timeout"
+        outcome.message = (f"the CPU-time limit of {limits.cpu_limit} s was exceeded" if cpu_killed
+                           else f"the time limit of {limits.wall_s:g} s was exceeded")
+        return outcome
+    _read_result(outcome, workdir, token)
+    return outcome
 
 
 def _read_result(outcome: RunOutcome, workdir: str, token: str) -> None:
@@ -611,19 +614,9 @@ class WarmWorker:
                 duration_s=time.monotonic() - started,
                 last_case=last_case,
             )
-            trace_path = Path(workdir, "timeout_trace.txt")
-            if trace_path.is_file():
-                outcome.timeout_trace = trace_path.read_text(errors="replace")[:20000]
             if not self.alive():
                 self.close()
-            cpu_killed = outcome.returncode == -signal.SIGXCPU and not timed_out
-            if timed_out or cpu_killed:
-                outcome.status = "timeout"
-                outcome.message = (f"the CPU-time limit of {limits.cpu_limit} s was exceeded" if cpu_killed
-                                   else f"the time limit of {limits.wall_s:g} s was exceeded")
-                return outcome
-            _read_result(outcome, workdir, token)
-            return outcome
+            return _conclude(outcome, workdir, token, limits, timed_out)
         finally:
             if cgroup is not None:
                 cgroup.destroy()
