@@ -136,6 +136,8 @@ def check_adequacy(exercise: Exercise, *, seeds: int | None = None, with_stub: b
         verdict = report.verdicts[f"pitfall:{meta['slug']}"]
         if verdict.status is Status.PASSED:
             report.problems.append(f"pitfall '{meta['slug']}' ({meta['name']}) passes every case: no case catches it")
+        elif verdict.status in (Status.ERROR, Status.CRASHED):
+            report.problems.append(f"pitfall '{meta['slug']}' could not run: {verdict.message}")
         elif verdict.diagnosis is None or verdict.diagnosis.slug != meta["slug"]:
             named = f"'{verdict.diagnosis.slug}'" if verdict.diagnosis else "nothing"
             report.problems.append(f"pitfall '{meta['slug']}' is caught but diagnosed as {named}")

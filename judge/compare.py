@@ -63,10 +63,12 @@ def _jsonable(value: Any) -> Any:
 
 def _index_text(index: tuple[int, ...], key: str) -> str:
     """Observations named "... per step" are sequences over steps: say "step 3", not "index 3"."""
-    word = "step" if "step" in key else "index"
+    if "step" in key:
+        rest = f" (entry {', '.join(str(i) for i in index[1:])})" if len(index) > 1 else ""
+        return f"step {index[0]}{rest}"
     if len(index) == 1:
-        return f"{word} {index[0]}"
-    return f"{word} [{', '.join(str(i) for i in index)}]"
+        return f"index {index[0]}"
+    return f"index [{', '.join(str(i) for i in index)}]"
 
 
 def compare(

@@ -268,8 +268,8 @@ def expand_cases(cases: list[dict[str, Any]], seeds_override: int | None) -> lis
 def subject_namespace(impl: Any, entry: list[str]) -> types.SimpleNamespace:
     if isinstance(impl, dict):
         return types.SimpleNamespace(**impl)
-    if callable(impl) and len(entry) == 1 and not isinstance(impl, type):
-        return types.SimpleNamespace(**{entry[0]: impl})
+    if len(entry) == 1 and callable(impl) and not isinstance(impl, types.ModuleType):
+        return types.SimpleNamespace(**{entry[0]: impl})  # the entry point itself: a function or a class
     return types.SimpleNamespace(**{name: getattr(impl, name) for name in entry})
 
 
