@@ -1,5 +1,4 @@
-"""Where the learner's files live: init, locate, reset, and the small state that hints and
-reveals need.
+"""Where the learner's files live: init, locate, reset, and where their progress is stored.
 
 A workspace is a folder with a ``grind.toml`` marker, found from the current directory upwards
 (like git finds ``.git``). Each exercise gets ``<slug>/<slug>.py`` (the learner's file) and
@@ -9,20 +8,18 @@ backup, and init never overwrites.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from judge.errors import UsageError
 from judge.models import Exercise
 
 MARKER = "grind.toml"
 STATE_DIR = ".grind"
+PROGRESS_DB = "progress.db"
 
 
 def find_workspace(start: Path | None = None) -> Path | None:
@@ -67,74 +64,55 @@ def init_workspace(root: Path, exercises: list[Exercise]) -> InitReport:
     return InitReport(root, created, kept)
 
 
+def _backup(root: Path, exercise: Exercise, target: Path) -> Path:
+    """Copy the learner's file into ``.grind/backups``, never over an earlier backup (two
+    resets in the same second must both keep their file)."""
+    backups = root / STATE_DIR / "backups"
+    backups.mkdir(parents=True, exist_ok=True)
+    stem = f"{exercise.slug}-{time.strftime('%Y%m%d-%H%M%S')}"
+    backup, n = backups / f"{stem}.py", 1
+    while backup.exists():
+        backup, n = backups / f"{stem}-{n}.py", n + 1
+    shutil.copyfile(target, backup)
+    return backup
+
+
 def reset_exercise(root: Path, exercise: Exercise) -> Path | None:
     """Put the stub back. The learner's previous file is kept in ``.grind/backups``."""
     target = learner_file(root, exercise)
-    backup = None
-    if target.exists():
-        backups = root / STATE_DIR / "backups"
-        backups.mkdir(parents=True, exist_ok=True)
-        backup = backups / f"{exercise.slug}-{time.strftime('%Y%m%d-%H%M%S')}.py"
-        shutil.copyfile(target, backup)
+    backup = _backup(root, exercise, target) if target.exists() else None
     target.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(exercise.stub_path, target)
     return backup
 
 
-def state_path(root: Path | None) -> Path:
-    """The workspace's state file, or a per-user one when there is no workspace."""
+def start_fresh(root: Path, exercise: Exercise, text: str) -> Path | None:
+    """Write ``text`` (a stub, or a blanked one for an interview) as the learner's file, for a
+    practice sitting. The previous file is backed up unless it already holds exactly ``text``
+    (no pile of identical backups); returns the backup, if one was made."""
+    target = learner_file(root, exercise)
+    backup = None
+    if target.exists():
+        if target.read_text(encoding="utf-8", errors="replace") == text:
+            return None
+        backup = _backup(root, exercise, target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if not (target.parent / "README.md").exists():
+        shutil.copyfile(exercise.statement_path, target.parent / "README.md")
+    tmp = target.with_name(f".{target.name}.grind-tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, target)  # an editor watching the file sees one complete change
+    return backup
+
+
+def progress_path(root: Path | None) -> Path:
+    """The workspace's progress database, or a per-user one when there is no workspace
+    (``GRIND_STATE_DIR``, else the platform's user state folder)."""
     if root is not None:
-        return root / STATE_DIR / "state.json"
+        return root / STATE_DIR / PROGRESS_DB
     env = os.environ.get("GRIND_STATE_DIR")
     if env:
-        return Path(env) / "state.json"
+        return Path(env) / PROGRESS_DB
     import platformdirs
 
-    return Path(platformdirs.user_state_dir("grind", appauthor=False)) / "state.json"
-
-
-class State:
-    """Hints shown and passes, per exercise. Small, JSON, written atomically."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            self.data: dict[str, Any] = data if isinstance(data, dict) else {}
-        except (OSError, ValueError):
-            self.data = {}
-
-    def _slot(self, slug: str) -> dict[str, Any]:
-        exercises = self.data.setdefault("exercises", {})
-        slot = exercises.setdefault(slug, {})
-        return slot if isinstance(slot, dict) else {}
-
-    def hints_shown(self, slug: str) -> int:
-        return int(self._slot(slug).get("hints_shown", 0))
-
-    def passed(self, slug: str) -> bool:
-        return bool(self._slot(slug).get("passed_at"))
-
-    def status(self, slug: str) -> str:
-        slot = self._slot(slug)
-        if slot.get("passed_at"):
-            return "passed"
-        return "attempted" if slot.get("attempts") else "new"
-
-    def record_hint(self, slug: str) -> None:
-        self._slot(slug)["hints_shown"] = self.hints_shown(slug) + 1
-        self.save()
-
-    def record_attempt(self, slug: str, passed: bool) -> None:
-        slot = self._slot(slug)
-        slot["attempts"] = int(slot.get("attempts", 0)) + 1
-        if passed and not slot.get("passed_at"):
-            slot["passed_at"] = time.strftime("%Y-%m-%dT%H:%M:%S")
-        self.save()
-
-    def save(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".state-", dir=self.path.parent)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(self.data, handle, indent=1)
-        os.replace(tmp, self.path)
+    return Path(platformdirs.user_state_dir("grind", appauthor=False)) / PROGRESS_DB

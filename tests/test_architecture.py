@@ -31,9 +31,13 @@ def _imports(path: Path) -> set[str]:
     ("torch", {"worker/runner.py"}),
     ("rich", {"report.py", "cli.py"}),
     ("typer", {"cli.py"}),
+    ("fsrs", {"scheduling.py"}),
+    ("watchfiles", {"watch.py"}),
+    ("sqlite3", {"progress.py"}),
 ])
 def test_heavy_and_ui_imports_stay_in_their_module(module: str, allowed: set[str]) -> None:
-    """torch only in the child runner, rich only in report/cli, typer only in cli."""
+    """torch only in the child runner, rich only in report/cli, typer only in cli; the fsrs
+    scheduler, file watching and SQLite each behind their one module."""
     users = {str(p.relative_to(PACKAGE)) for p in PACKAGE.rglob("*.py") if module in _imports(p)}
     assert users <= allowed
 

@@ -1,0 +1,493 @@
+"""The learner's progress: every graded run, every hint, every review, in one SQLite file.
+
+Why SQLite (the stdlib ``sqlite3``) rather than a JSON file: learners run ``grind watch`` in one
+terminal and ``grind run`` or ``grind hint`` in another, and a JSON file rewritten by two
+processes loses whichever write lands first. Here:
+
+- the database is in WAL mode, so readers never block the writer and a process killed in the
+  middle of a write (kill -9, a closed laptop) leaves the last committed state intact;
+- each record is one short ``BEGIN IMMEDIATE`` transaction, so concurrent ``grind`` processes
+  queue for the write lock (``timeout``) instead of failing or overwriting each other;
+- ``synchronous=FULL`` because a record is written once per grade (seconds apart): the cost of
+  one fsync is nothing next to losing the attempt that finally passed;
+- the schema is versioned with ``PRAGMA user_version`` and append-only migrations, applied in
+  the same transaction that checks the version, so two processes opening an old file at once
+  migrate it exactly once.
+
+Times are Unix seconds (UTC). Nothing here imports rich, typer or fsrs: the card a review
+produces is stored as the opaque JSON that ``judge.scheduling`` gives it.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from datetime import date, datetime, timedelta
+from hashlib import sha256
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from judge.errors import JudgeError
+from judge.models import CheckStatus, Verdict
+
+# Append-only: a released migration is never edited, a change is a new entry. Entry i brings
+# the schema from version i to i + 1.
+MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    (  # 1: attempts and hints
+        """CREATE TABLE attempts (
+            id INTEGER PRIMARY KEY,
+            exercise TEXT NOT NULL,
+            started_at REAL NOT NULL,          -- grading began
+            ended_at REAL NOT NULL,            -- the verdict arrived
+            verdict TEXT NOT NULL,             -- a models.Status value
+            checks_passed INTEGER NOT NULL,
+            checks_total INTEGER NOT NULL,
+            pitfall TEXT,                      -- the diagnosed pitfall's slug
+            hints_used INTEGER NOT NULL,       -- hints revealed in this sitting so far
+            mode TEXT NOT NULL,                -- run | watch | practice | interview | imported
+            submission_hash TEXT NOT NULL,     -- sha256 of the graded source
+            sitting_started_at REAL            -- when work on it began, where grind knows
+        )""",
+        "CREATE INDEX attempts_by_exercise ON attempts (exercise, ended_at)",
+        "CREATE TABLE hints (id INTEGER PRIMARY KEY, exercise TEXT NOT NULL, shown_at REAL NOT NULL)",
+        "CREATE INDEX hints_by_exercise ON hints (exercise, shown_at)",
+    ),
+    (  # 2: spaced repetition (the card is judge.scheduling's JSON)
+        "CREATE TABLE cards (exercise TEXT PRIMARY KEY, card TEXT NOT NULL, due REAL NOT NULL, "
+        "reviewed_at REAL NOT NULL)",
+        "CREATE TABLE reviews (id INTEGER PRIMARY KEY, exercise TEXT NOT NULL, reviewed_at REAL NOT NULL, "
+        "rating TEXT NOT NULL, due REAL NOT NULL)",
+    ),
+    (  # 3: interview mode
+        """CREATE TABLE interviews (
+            id INTEGER PRIMARY KEY,
+            exercise TEXT NOT NULL,
+            started_at REAL NOT NULL,
+            deadline REAL NOT NULL,
+            ended_at REAL,
+            outcome TEXT                       -- passed | timeout, NULL while it runs
+        )""",
+        "CREATE INDEX interviews_by_exercise ON interviews (exercise, started_at)",
+    ),
+)
+SCHEMA_VERSION = len(MIGRATIONS)
+TABLES = ("attempts", "hints", "cards", "reviews", "interviews")
+SITTING_GAP_S = 3600.0  # an hour without activity on an exercise ends a sitting
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One graded run, as stored."""
+
+    exercise: str
+    started_at: float
+    ended_at: float
+    verdict: str
+    checks_passed: int
+    checks_total: int
+    pitfall: str | None
+    hints_used: int
+    mode: str
+    submission_hash: str
+    sitting_started_at: float | None = None
+    id: int | None = None
+
+    @property
+    def passed(self) -> bool:
+        return self.verdict == "passed"
+
+    @property
+    def time_to_pass(self) -> float | None:
+        """Seconds from the start of the sitting to this pass; None when grind cannot know
+        (a first-try ``grind run`` pass: grind did not see the learner start)."""
+        if not self.passed or self.sitting_started_at is None:
+            return None
+        return max(0.0, self.ended_at - self.sitting_started_at)
+
+    @classmethod
+    def of(cls, verdict: Verdict, source: str, *, started_at: float, ended_at: float, hints_used: int,
+           mode: str, sitting_started_at: float | None) -> Attempt:
+        """The attempt a verdict stands for. ``source`` is the text that was graded (not the
+        file re-read afterwards, which may have changed while grading ran)."""
+        return cls(
+            exercise=verdict.exercise,
+            started_at=started_at,
+            ended_at=ended_at,
+            verdict=verdict.status.value,
+            checks_passed=sum(1 for c in verdict.checks if c.status is CheckStatus.PASSED),
+            checks_total=len(verdict.checks),
+            pitfall=verdict.diagnosis.slug if verdict.diagnosis else None,
+            hints_used=hints_used,
+            mode=mode,
+            submission_hash=source_hash(source),
+            sitting_started_at=sitting_started_at,
+        )
+
+
+def source_hash(source: str) -> str:
+    return sha256(source.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Interview:
+    id: int
+    exercise: str
+    started_at: float
+    deadline: float
+    ended_at: float | None
+    outcome: str | None
+
+    def remaining(self, now: float) -> float:
+        return max(0.0, self.deadline - now)
+
+    def running(self, now: float) -> bool:
+        """Still on: not passed and the clock has not run out."""
+        return self.ended_at is None and now < self.deadline
+
+
+@dataclass(frozen=True)
+class StoredCard:
+    card: str
+    due: float
+    reviewed_at: float
+
+
+@dataclass
+class ExerciseProgress:
+    """One row of ``grind progress``."""
+
+    slug: str
+    status: str  # new | attempted | passed
+    attempts: int
+    best_time_s: float | None
+    best_interview_s: float | None
+    last_practised: float | None
+    next_review: float | None
+    hints_shown: int
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        for key in ("last_practised", "next_review"):
+            data[key] = iso(data[key])
+        return data
+
+
+@dataclass
+class Overview:
+    """Everything ``grind progress`` shows."""
+
+    exercises: list[ExerciseProgress]
+    now: float
+    streak_days: int
+
+    @property
+    def attempts(self) -> int:
+        return sum(e.attempts for e in self.exercises)
+
+    @property
+    def passed(self) -> int:
+        return sum(1 for e in self.exercises if e.status == "passed")
+
+    @property
+    def due(self) -> int:
+        return sum(1 for e in self.exercises if e.next_review is not None and e.next_review <= self.now)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "exercises": [e.to_json() for e in self.exercises],
+            "totals": {"exercises": len(self.exercises), "passed": self.passed, "attempts": self.attempts,
+                       "due": self.due},
+            "streak_days": self.streak_days,
+        }
+
+
+def iso(ts: float | None) -> str | None:
+    return None if ts is None else datetime.fromtimestamp(ts).astimezone().isoformat(timespec="seconds")
+
+
+def streak(days: set[date], today: date) -> int:
+    """Consecutive days with practice, ending today, or yesterday when today has none yet (the
+    streak is not broken until the day is over)."""
+    day = today if today in days else today - timedelta(days=1)
+    count = 0
+    while day in days:
+        count += 1
+        day -= timedelta(days=1)
+    return count
+
+
+class Progress:
+    """The progress database at ``path``. Reads of a database that does not exist yet return
+    the empty answers without creating it, so ``grind list`` leaves no file behind."""
+
+    def __init__(self, path: Path, *, clock: Callable[[], float] = time.time, timeout: float = 30.0) -> None:
+        self.path = path
+        self.clock = clock
+        self.timeout = timeout
+        self._conn: sqlite3.Connection | None = None
+
+    # -- connection and schema ---------------------------------------------------------------
+
+    def _connect(self, create: bool) -> sqlite3.Connection | None:
+        if self._conn is not None:
+            return self._conn
+        if not create and not self.path.exists() and not self._legacy.exists():
+            return None
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            # isolation_level=None: no implicit transactions; every write below says where its
+            # transaction begins and ends.
+            conn = sqlite3.connect(str(self.path), timeout=self.timeout, isolation_level=None)
+            self._wal(conn)
+            conn.execute("PRAGMA synchronous=FULL")
+            self._migrate(conn)
+        except sqlite3.DatabaseError as exc:
+            raise JudgeError(f"{self.path}: cannot use the progress database ({exc}); move it away to start "
+                             "afresh") from None
+        self._conn = conn
+        return conn
+
+    @staticmethod
+    def _wal(conn: sqlite3.Connection) -> None:
+        # Switching to WAL needs a moment of exclusive access; a second process doing the same
+        # at the same instant sees "locked" without the busy handler being consulted. WAL is
+        # persistent, so whoever wins has done it for everyone.
+        for delay in (0.0, 0.01, 0.05, 0.1, 0.2, 0.5, 1.0):
+            time.sleep(delay)
+            try:
+                if conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal":
+                    return
+                conn.execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) and "busy" not in str(exc):
+                    raise
+        conn.execute("PRAGMA journal_mode=WAL")
+
+    def _migrate(self, conn: sqlite3.Connection) -> None:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if version == SCHEMA_VERSION:
+            return
+        with self._tx(conn):
+            version = conn.execute("PRAGMA user_version").fetchone()[0]  # re-read under the lock
+            if version > SCHEMA_VERSION:
+                raise JudgeError(f"{self.path} was written by a newer grind (schema {version}, this one knows "
+                                 f"{SCHEMA_VERSION}); upgrade grind")
+            for statements in MIGRATIONS[version:]:
+                for statement in statements:
+                    conn.execute(statement)
+            if version == 0:
+                self._import_legacy_json(conn)
+            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    @property
+    def _legacy(self) -> Path:
+        return self.path.with_name("state.json")
+
+    def _import_legacy_json(self, conn: sqlite3.Connection) -> None:
+        """grind 0.1 kept hints shown and passes in ``state.json`` next to this file: carry them
+        over once, when the database is created, so upgrading loses nothing a learner saw."""
+        try:
+            data = json.loads(self._legacy.read_text(encoding="utf-8"))
+            exercises = data.get("exercises", {}) if isinstance(data, dict) else {}
+        except (OSError, ValueError):
+            return
+        now = self.clock()
+        for slug, slot in exercises.items():
+            if not isinstance(slot, dict):
+                continue
+            try:
+                passed_at = (time.mktime(time.strptime(slot["passed_at"], "%Y-%m-%dT%H:%M:%S"))
+                             if slot.get("passed_at") else None)
+                attempts, hints = int(slot.get("attempts", 0)), int(slot.get("hints_shown", 0))
+            except (TypeError, ValueError):
+                continue
+            when = passed_at or now
+            for i in range(attempts):
+                verdict = "passed" if passed_at is not None and i == attempts - 1 else "failed"
+                conn.execute("INSERT INTO attempts (exercise, started_at, ended_at, verdict, checks_passed, "
+                             "checks_total, pitfall, hints_used, mode, submission_hash) "
+                             "VALUES (?, ?, ?, ?, 0, 0, NULL, ?, 'imported', '')",
+                             (slug, when, when, verdict, hints))
+            # hints revealed before the pass (or still open, when not passed yet)
+            conn.executemany("INSERT INTO hints (exercise, shown_at) VALUES (?, ?)",
+                             [(slug, when - 1 if passed_at else when)] * hints)
+
+    @staticmethod
+    @contextmanager
+    def _tx(conn: sqlite3.Connection) -> Iterator[None]:
+        # IMMEDIATE takes the write lock up front, so two writers queue here rather than both
+        # reading and then one failing to upgrade its lock.
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        conn = self._connect(create=True)
+        assert conn is not None
+        with self._tx(conn):
+            yield conn
+
+    def _rows(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        conn = self._connect(create=False)
+        return [] if conn is None else conn.execute(sql, args).fetchall()
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    def __enter__(self) -> Progress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- writes: one transaction each --------------------------------------------------------
+
+    def record_attempt(self, attempt: Attempt) -> int:
+        with self._write() as conn:
+            cursor = conn.execute(
+                "INSERT INTO attempts (exercise, started_at, ended_at, verdict, checks_passed, checks_total, "
+                "pitfall, hints_used, mode, submission_hash, sitting_started_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (attempt.exercise, attempt.started_at, attempt.ended_at, attempt.verdict, attempt.checks_passed,
+                 attempt.checks_total, attempt.pitfall, attempt.hints_used, attempt.mode, attempt.submission_hash,
+                 attempt.sitting_started_at),
+            )
+            return int(cursor.lastrowid or 0)
+
+    def record_hint(self, slug: str, at: float | None = None) -> None:
+        with self._write() as conn:
+            conn.execute("INSERT INTO hints (exercise, shown_at) VALUES (?, ?)",
+                         (slug, self.clock() if at is None else at))
+
+    def save_review(self, slug: str, card: str, due: float, rating: str, at: float) -> None:
+        with self._write() as conn:
+            conn.execute("INSERT INTO cards (exercise, card, due, reviewed_at) VALUES (?, ?, ?, ?) "
+                         "ON CONFLICT (exercise) DO UPDATE SET card = excluded.card, due = excluded.due, "
+                         "reviewed_at = excluded.reviewed_at", (slug, card, due, at))
+            conn.execute("INSERT INTO reviews (exercise, reviewed_at, rating, due) VALUES (?, ?, ?, ?)",
+                         (slug, at, rating, due))
+
+    def start_interview(self, slug: str, started_at: float, deadline: float) -> Interview:
+        with self._write() as conn:
+            cursor = conn.execute("INSERT INTO interviews (exercise, started_at, deadline) VALUES (?, ?, ?)",
+                                  (slug, started_at, deadline))
+            return Interview(int(cursor.lastrowid or 0), slug, started_at, deadline, None, None)
+
+    def finish_interview(self, interview_id: int, at: float, outcome: str) -> None:
+        with self._write() as conn:
+            conn.execute("UPDATE interviews SET ended_at = ?, outcome = ? WHERE id = ? AND ended_at IS NULL",
+                         (at, outcome, interview_id))
+
+    def reset(self) -> None:
+        """Forget everything (the schema stays)."""
+        with self._write() as conn:
+            for table in TABLES:
+                conn.execute(f"DELETE FROM {table}")  # noqa: S608 - table names are constants
+
+    # -- reads -------------------------------------------------------------------------------
+
+    def attempts(self, slug: str | None = None) -> list[Attempt]:
+        columns = ("exercise, started_at, ended_at, verdict, checks_passed, checks_total, pitfall, hints_used, "
+                   "mode, submission_hash, sitting_started_at, id")
+        if slug is None:
+            rows = self._rows(f"SELECT {columns} FROM attempts ORDER BY ended_at, id")
+        else:
+            rows = self._rows(f"SELECT {columns} FROM attempts WHERE exercise = ? ORDER BY ended_at, id", (slug,))
+        return [Attempt(*row) for row in rows]
+
+    def _last_pass(self, slug: str) -> float | None:
+        rows = self._rows("SELECT MAX(ended_at) FROM attempts WHERE exercise = ? AND verdict = 'passed'", (slug,))
+        return rows[0][0] if rows else None
+
+    def hints_shown(self, slug: str, since: float | None = None) -> int:
+        """Hints revealed since the last pass (and since ``since``, when given). A pass closes
+        a sitting, so a review weeks later starts again from hint 1 instead of where the first
+        sitting stopped."""
+        floor = max(t for t in (self._last_pass(slug), since, -1.0) if t is not None)
+        rows = self._rows("SELECT COUNT(*) FROM hints WHERE exercise = ? AND shown_at >= ?", (slug, floor))
+        return int(rows[0][0]) if rows else 0
+
+    def passed(self, slug: str) -> bool:
+        return self._last_pass(slug) is not None
+
+    def status(self, slug: str) -> str:
+        rows = self._rows("SELECT COUNT(*), SUM(verdict = 'passed') FROM attempts WHERE exercise = ?", (slug,))
+        count, passes = rows[0] if rows else (0, 0)
+        if passes:
+            return "passed"
+        return "attempted" if count else "new"
+
+    def card(self, slug: str) -> StoredCard | None:
+        rows = self._rows("SELECT card, due, reviewed_at FROM cards WHERE exercise = ?", (slug,))
+        return StoredCard(*rows[0]) if rows else None
+
+    def reviews(self, slug: str) -> list[tuple[float, str, float]]:
+        """(reviewed_at, rating, due) for each review of ``slug``, oldest first."""
+        return [tuple(r) for r in self._rows(  # type: ignore[misc]
+            "SELECT reviewed_at, rating, due FROM reviews WHERE exercise = ? ORDER BY reviewed_at, id", (slug,))]
+
+    def interview(self, slug: str) -> Interview | None:
+        """The latest interview on ``slug``, finished or not."""
+        rows = self._rows("SELECT id, exercise, started_at, deadline, ended_at, outcome FROM interviews "
+                          "WHERE exercise = ? ORDER BY started_at DESC, id DESC LIMIT 1", (slug,))
+        return Interview(*rows[0]) if rows else None
+
+    def running_interview(self, slug: str, now: float | None = None) -> Interview | None:
+        interview = self.interview(slug)
+        now = self.clock() if now is None else now
+        return interview if interview is not None and interview.running(now) else None
+
+    def sitting_start(self, slug: str, now: float, gap: float = SITTING_GAP_S) -> float | None:
+        """When the learner began the sitting that ``now`` belongs to, or None when ``now``
+        starts a new one. A sitting is the activity (runs, hints) on one exercise since its
+        last pass, with no pause longer than ``gap``."""
+        since = self._last_pass(slug)
+        floor = -1.0 if since is None else since
+        events = [(s if s is not None else a, e) for a, e, s in self._rows(
+            "SELECT started_at, ended_at, sitting_started_at FROM attempts WHERE exercise = ? AND ended_at > ?",
+            (slug, floor))]
+        events += [(t, t) for (t,) in self._rows("SELECT shown_at FROM hints WHERE exercise = ? AND shown_at > ?",
+                                                 (slug, floor))]
+        start, cursor = None, now
+        for begun, ended in sorted(events, key=lambda ev: ev[1], reverse=True):
+            if cursor - ended > gap:
+                break
+            start = begun if start is None else min(start, begun)
+            cursor = min(cursor, begun)
+        return start
+
+    def overview(self, slugs: list[str], now: float | None = None) -> Overview:
+        now = self.clock() if now is None else now
+        by_slug: dict[str, list[Attempt]] = {}
+        for attempt in self.attempts():
+            by_slug.setdefault(attempt.exercise, []).append(attempt)
+        rows = []
+        for slug in slugs:
+            attempts = by_slug.get(slug, [])
+            timed = [a for a in attempts if a.time_to_pass is not None]
+            times = [a.time_to_pass for a in timed]
+            interview_times = [a.time_to_pass for a in timed if a.mode == "interview"]
+            card = self.card(slug)
+            rows.append(ExerciseProgress(
+                slug=slug,
+                status="passed" if any(a.passed for a in attempts) else "attempted" if attempts else "new",
+                attempts=len(attempts),
+                best_time_s=min(times) if times else None,
+                best_interview_s=min(interview_times) if interview_times else None,  # type: ignore[type-var]
+                last_practised=max(a.ended_at for a in attempts) if attempts else None,
+                next_review=card.due if card else None,
+                hints_shown=self.hints_shown(slug),
+            ))
+        days = {datetime.fromtimestamp(a.ended_at).date() for group in by_slug.values() for a in group}
+        return Overview(rows, now, streak(days, datetime.fromtimestamp(now).date()))

@@ -1,0 +1,367 @@
+"""The watch loop: re-grade on save, keys for hint / next / list / quit, an interview clock.
+
+Everything arrives as an event on one queue: a file change (from ``watchfiles``), a key (from
+the terminal), a finished grade (from the grading thread), or nothing for a moment (a tick,
+which moves the countdown). One thread, the caller's, handles them in order, so the loop
+itself has no locks, and a test drives it by putting events on the queue, with a fake grade
+function and a view that records what it was asked to show.
+
+Rules the loop keeps:
+
+- a save while a grade is running does not start a second one; when the running grade
+  finishes, it re-runs once, on whatever the file holds then (ten saves, one re-run);
+- a save that leaves the file's content unchanged (and the file grind itself just wrote when
+  presenting the exercise) is not graded again; Enter always grades;
+- ``n`` and ``q`` pressed while a grade runs take effect when it has finished, so the attempt
+  is recorded and shown, never lost;
+- a pass never moves on by itself: only ``n`` does.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import sys
+import threading
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterator, Protocol
+
+from judge import practice
+from judge.interview import locked_message
+from judge.models import Exercise, Verdict
+from judge.practice import Hint, Recorded, Sitting
+from judge.progress import Progress, source_hash
+
+GradeFn = Callable[[Exercise, Path, str], Verdict]
+TICK_S = 0.25
+
+
+@dataclass(frozen=True)
+class Change:
+    path: Path
+
+
+@dataclass(frozen=True)
+class Key:
+    key: str  # one lower-case character; "\n" for Enter
+
+
+@dataclass(frozen=True)
+class Graded:
+    token: int
+    source: str
+    started_at: float
+    ended_at: float
+    verdict: Verdict | None
+    error: BaseException | None = None
+
+
+class View(Protocol):
+    """What the loop shows. ``judge.report.WatchView`` draws it on a terminal or as plain lines."""
+
+    def present(self, sitting: Sitting, manual: bool, position: tuple[int, int] | None) -> None: ...
+    def checking(self, sitting: Sitting) -> None: ...
+    def verdict(self, sitting: Sitting, verdict: Verdict, recorded: Recorded, hints_shown: int | None) -> None: ...
+    def hint(self, sitting: Sitting, hint: Hint | None) -> None: ...
+    def listing(self, rows: list[tuple[Exercise, str]], current: str) -> None: ...
+    def message(self, text: str) -> None: ...
+    def tick(self, sitting: Sitting, now: float, checking: bool) -> None: ...
+
+
+class Loop:
+    """Runs sittings until the learner presses ``n`` or ``q``."""
+
+    def __init__(self, progress: Progress, grade: GradeFn, view: View, events: queue.Queue[Any], *,
+                 listing: Callable[[], list[tuple[Exercise, str]]], manual: bool = False,
+                 clock: Callable[[], float] = time.time, tick_s: float = TICK_S) -> None:
+        self.progress, self.grade, self.view, self.events = progress, grade, view, events
+        self.listing, self.manual, self.clock, self.tick_s = listing, manual, clock, tick_s
+        self._token = 0
+        self.grades_started = 0
+        self.ready = threading.Event()  # set once run() has read the file's starting content
+
+    def _resolved(self, path: Path) -> Path:
+        try:
+            return path.resolve()
+        except OSError:
+            return path
+
+    def run(self, sitting: Sitting, position: tuple[int, int] | None = None, present: bool = True) -> str:
+        """Handle events for one sitting; return "next" or "quit"."""
+        target = self._resolved(sitting.path)
+        if present:
+            self.view.present(sitting, self.manual, position)
+        last_hash = self._current_hash(sitting.path)  # what grind wrote, or what is already graded
+        self.ready.set()  # from here on, every save is compared with last_hash
+        running: int | None = None
+        pending: str | None = None  # None | "auto" | "force": a re-run owed after the running grade
+        deferred: str | None = None  # "next" | "quit" pressed while grading
+
+        def start(force: bool) -> int | None:
+            nonlocal last_hash
+            try:
+                source = sitting.path.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                self.view.message(f"{sitting.path} is missing: 'grind reset {sitting.slug}' puts the stub back.")
+                return None
+            digest = source_hash(source)
+            if digest == last_hash and not force:
+                return None
+            last_hash = digest
+            self._token += 1
+            token = self._token
+            self.grades_started += 1
+            self.view.checking(sitting)
+            threading.Thread(target=self._grade, args=(token, sitting, source), daemon=True).start()
+            return token
+
+        while True:
+            try:
+                event = self.events.get(timeout=self.tick_s)
+            except queue.Empty:
+                event = None
+            now = self.clock()
+            if practice.time_up(self.progress, sitting, now):
+                self.view.message("Time is up. Hints and the solution are unlocked; the exercise comes back "
+                                  "tomorrow. Keep going if you like: the attempt still counts.")
+            if isinstance(event, Change) and self._resolved(event.path) == target:
+                if running is not None:
+                    pending = pending or "auto"
+                else:
+                    running = start(force=False)
+            elif isinstance(event, Graded) and event.token == running:
+                running = None
+                if event.error is not None:
+                    raise event.error
+                assert event.verdict is not None
+                recorded = practice.record_verdict(self.progress, sitting, event.verdict, event.source,
+                                                   started_at=event.started_at, ended_at=event.ended_at)
+                shown = None if sitting.interview_running(event.ended_at) else self.progress.hints_shown(sitting.slug)
+                self.view.verdict(sitting, event.verdict, recorded, shown)
+                if deferred is not None:
+                    return deferred
+                if pending is not None:
+                    force, pending = pending == "force", None
+                    running = start(force=force)
+            elif isinstance(event, Key):
+                key = event.key
+                if key in ("\n", "r"):
+                    if running is not None:
+                        pending = "force"
+                    else:
+                        running = start(force=True)
+                elif key == "h":
+                    # the database too: an interview may have been started from another terminal
+                    locked = sitting.interview if sitting.interview_running(now) else \
+                        self.progress.running_interview(sitting.slug, now)
+                    if locked is not None:
+                        self.view.message(locked_message(locked, now, "hints"))
+                    else:
+                        self.view.hint(sitting, practice.next_hint(self.progress, sitting.exercise))
+                elif key == "l":
+                    self.view.listing(self.listing(), sitting.slug)
+                elif key in ("n", "q"):
+                    outcome = "next" if key == "n" else "quit"
+                    if running is None:
+                        return outcome
+                    if deferred is None:
+                        self.view.message("Finishing the running check first…")
+                    deferred = outcome
+            self.view.tick(sitting, self.clock(), running is not None)
+
+    def _current_hash(self, path: Path) -> str | None:
+        try:
+            return source_hash(path.read_text(encoding="utf-8", errors="replace"))
+        except OSError:
+            return None
+
+    def _grade(self, token: int, sitting: Sitting, source: str) -> None:
+        started = self.clock()
+        try:
+            verdict = self.grade(sitting.exercise, sitting.path, source)
+        except BaseException as exc:  # noqa: BLE001 - handed to the loop's thread, which re-raises it
+            self.events.put(Graded(token, source, started, self.clock(), None, exc))
+            return
+        self.events.put(Graded(token, source, started, self.clock(), verdict))
+
+
+# -- the learner's session: which exercise comes next ----------------------------------------
+
+def watch_session(loop: Loop, progress: Progress, root: Path, exercises: list[Exercise], first: str) -> None:
+    """``grind watch``: the exercises in curriculum order, from the one named ``first``; ``n``
+    moves on."""
+    from judge.workspace import learner_file
+
+    index = [e.slug for e in exercises].index(first)
+    while True:
+        exercise = exercises[index]
+        now = loop.clock()
+        sitting = Sitting(exercise, learner_file(root, exercise), "watch", now,
+                          interview=progress.running_interview(exercise.slug, now))
+        present = True
+        while True:
+            outcome = loop.run(sitting, present=present)
+            if outcome == "quit":
+                return
+            if index + 1 < len(exercises):
+                break
+            loop.view.message("That was the last exercise. 'l' lists them all; 'q' quits.")
+            present = False
+        index += 1
+
+
+def practice_session(loop: Loop, progress: Progress, root: Path, picked: list[Exercise], *, interview: bool,
+                     minutes: float | None = None) -> list[Sitting]:
+    """``grind practice``: each picked exercise from a fresh file; ``n`` moves on, ``q`` ends.
+    Returns the sittings, reviewed, for the summary."""
+    sittings = []
+    for number, exercise in enumerate(picked, start=1):
+        sitting = practice.present(progress, root, exercise, loop.clock(), interview=interview, minutes=minutes)
+        sittings.append(sitting)
+        outcome = loop.run(sitting, position=(number, len(picked)))
+        practice.leave(progress, sitting, loop.clock())
+        if outcome == "quit":
+            break
+    return sittings
+
+
+def real_grade(exercise: Exercise, path: Path, source: str) -> Verdict:
+    from judge.grade import grade
+
+    return grade(exercise, path, source=source)
+
+
+class WarmGrade:
+    """The loop's grader: one warm worker (torch imported once) for the whole session, so each
+    save costs the cases, not a torch start. Every grade still gets a fresh, limited fork."""
+
+    def __init__(self) -> None:
+        self.worker: Any = None
+
+    def __call__(self, exercise: Exercise, path: Path, source: str) -> Verdict:
+        from judge.grade import grade, hidden_from_learners
+        from judge.worker.sandbox import WarmWorker
+
+        if self.worker is None:
+            self.worker = WarmWorker(hidden_from_learners(exercise))
+        return grade(exercise, path, source=source, worker=self.worker)
+
+    def close(self) -> None:
+        if self.worker is not None:
+            self.worker.close()
+            self.worker = None
+
+
+@contextmanager
+def open_loop(progress: Progress, root: Path, view: Any, *, manual: bool,
+              listing: Callable[[], list[tuple[Exercise, str]]], grade: GradeFn = real_grade,
+              stdin: Any = None) -> Iterator[Loop]:
+    """A loop wired to the real world: the workspace's file events (unless ``manual``), the
+    terminal's keys, and ``view`` (a context manager, for its status line)."""
+    events: queue.Queue[Any] = queue.Queue()
+    warm = WarmGrade() if grade is real_grade else None
+    loop = Loop(progress, warm or grade, view, events, listing=listing, manual=manual)
+    try:
+        with view:
+            if manual:
+                with key_events(events, stdin):
+                    yield loop
+            else:
+                with file_events(root, events), key_events(events, stdin):
+                    yield loop
+    finally:
+        if warm is not None:
+            warm.close()
+
+
+# -- event sources ---------------------------------------------------------------------------
+
+def _python_file(change: Any, path: str) -> bool:
+    return path.endswith(".py") and f"{os.sep}.grind{os.sep}" not in path
+
+
+@contextmanager
+def file_events(root: Path, events: queue.Queue[Any]) -> Iterator[threading.Thread]:
+    """Put a ``Change`` on ``events`` for every saved ``.py`` file under ``root``, until the
+    block ends. Editors that save by renaming a temp file over the original show up as a
+    change (or a delete and an add) of the same path, which is all the loop looks at."""
+    from watchfiles import watch
+
+    stop = threading.Event()
+
+    def pump() -> None:
+        for changes in watch(root, watch_filter=_python_file, debounce=150, step=30, stop_event=stop,
+                             raise_interrupt=False, rust_timeout=500, yield_on_timeout=False):
+            for _kind, path in changes:
+                events.put(Change(Path(path)))
+
+    thread = threading.Thread(target=pump, name="grind-watch", daemon=True)
+    thread.start()
+    try:
+        yield thread
+    finally:
+        stop.set()
+        thread.join(timeout=2)
+
+
+@contextmanager
+def key_events(events: queue.Queue[Any], stream: Any = None) -> Iterator[None]:
+    """Put a ``Key`` on ``events`` for every key the learner presses. On a terminal, single
+    keys without Enter (cbreak mode, restored afterwards; Ctrl-C still interrupts). Elsewhere
+    (a pipe, a test), one key per line: the line's first character, or Enter for an empty
+    line; the end of input is ``q``, so a script that runs out of keys does not hang."""
+    stream = stream if stream is not None else sys.stdin
+    stop = threading.Event()
+    fd = None
+    try:
+        if stream.isatty():
+            import termios
+            import tty
+
+            fd = stream.fileno()
+            saved = termios.tcgetattr(fd)
+    except (ImportError, OSError, ValueError, AttributeError):
+        fd = None
+
+    if fd is None:
+        def lines() -> None:
+            for line in iter(stream.readline, ""):
+                if stop.is_set():
+                    return
+                text = line.strip()
+                events.put(Key(text[0].lower() if text else "\n"))
+            events.put(Key("q"))
+
+        threading.Thread(target=lines, name="grind-keys", daemon=True).start()
+        try:
+            yield
+        finally:
+            stop.set()
+        return
+
+    import select
+
+    def keys() -> None:
+        while not stop.is_set():
+            ready, _, _ = select.select([fd], [], [], 0.1)
+            if not ready:
+                continue
+            data = os.read(fd, 1)
+            if not data:
+                events.put(Key("q"))
+                return
+            char = data.decode("utf-8", "replace")
+            events.put(Key("\n" if char in "\r\n" else char.lower()))
+
+    tty.setcbreak(fd)
+    thread = threading.Thread(target=keys, name="grind-keys", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join(timeout=1)
+        termios.tcsetattr(fd, termios.TCSADRAIN, saved)

@@ -1,0 +1,320 @@
+"""The watch loop: re-grading on save (with a fake grade function where the point is the loop,
+and the real judge and real file events where the point is end to end), keys, no auto-advance,
+the interview countdown, and a practice session through the CLI."""
+
+from __future__ import annotations
+
+import io
+import queue
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+from typer.testing import CliRunner
+
+from judge.catalog import Catalog
+from judge.cli import app
+from judge.interview import start_or_resume
+from judge.models import Exercise, Status, Verdict
+from judge.practice import Sitting
+from judge.progress import Progress
+from judge.watch import Change, Key, Loop, file_events, key_events, real_grade, watch_session
+from judge.workspace import init_workspace, learner_file
+
+from .conftest import SUBMISSIONS
+from .test_progress import verdict
+
+runner = CliRunner()
+WAIT_S = 20.0
+
+
+class FakeView:
+    """Records what the loop asks to show, and lets a test wait for it."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, Any]] = []
+        self.changed = threading.Condition()
+
+    def _add(self, name: str, value: Any = None) -> None:
+        with self.changed:
+            self.calls.append((name, value))
+            self.changed.notify_all()
+
+    def names(self) -> list[str]:
+        return [name for name, _ in self.calls if name != "tick"]
+
+    def values(self, name: str) -> list[Any]:
+        return [value for n, value in self.calls if n == name]
+
+    def wait_for(self, name: str, count: int = 1) -> None:
+        with self.changed:
+            assert self.changed.wait_for(lambda: len(self.values(name)) >= count, timeout=WAIT_S), self.names()
+
+    def __enter__(self) -> FakeView:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+    def present(self, sitting: Sitting, manual: bool, position: Any) -> None:
+        self._add("present", sitting.slug)
+
+    def checking(self, sitting: Sitting) -> None:
+        self._add("checking", sitting.slug)
+
+    def verdict(self, sitting: Sitting, verdict: Verdict, recorded: Any, hints_shown: int | None) -> None:
+        self._add("verdict", (verdict.status, recorded.attempt))
+
+    def hint(self, sitting: Sitting, hint: Any) -> None:
+        self._add("hint", hint.number if hint else None)
+
+    def listing(self, rows: list[tuple[Exercise, str]], current: str) -> None:
+        self._add("listing", current)
+
+    def message(self, text: str) -> None:
+        self._add("message", text)
+
+    def tick(self, sitting: Sitting, now: float, checking: bool) -> None:
+        self._add("tick", checking)
+
+
+class FakeGrade:
+    """A grade function that records the source it saw; while ``gate`` is clear it blocks, so a
+    test can save the file again in the middle of a grade."""
+
+    def __init__(self, status: Status = Status.FAILED) -> None:
+        self.sources: list[str] = []
+        self.gate = threading.Event()
+        self.gate.set()
+        self.status = status
+        self.started = threading.Semaphore(0)
+
+    def __call__(self, exercise: Exercise, path: Path, source: str) -> Verdict:
+        self.sources.append(source)
+        self.started.release()
+        assert self.gate.wait(WAIT_S)
+        passed = self.status is Status.PASSED
+        return verdict(self.status, 12 if passed else 4, 12, None if passed else "per-tensor", exercise.slug)
+
+
+@pytest.fixture()
+def ws(tmp_path: Path) -> Path:
+    init_workspace(tmp_path / "ws", Catalog().all())
+    return tmp_path / "ws"
+
+
+def _loop(ws: Path, grade: Callable[..., Verdict], manual: bool = False,
+          clock: Callable[[], float] = time.time) -> tuple[Loop, FakeView, Progress]:
+    """A loop on the workspace's database, and a second handle on it for the test's own reads
+    (an sqlite connection belongs to the thread that opened it, as in grind itself)."""
+    db = ws / ".grind" / "progress.db"
+    view = FakeView()
+    loop = Loop(Progress(db), grade, view, queue.Queue(), listing=lambda: [], manual=manual, clock=clock,
+                tick_s=0.02)
+    return loop, view, Progress(db)
+
+
+def _in_thread(fn: Callable[[], Any]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            result["value"] = fn()
+        except BaseException as exc:  # noqa: BLE001 - reported to the test
+            result["error"] = exc
+
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    result["thread"] = thread
+    return result
+
+
+def _join(result: dict[str, Any]) -> Any:
+    result["thread"].join(WAIT_S)
+    assert not result["thread"].is_alive(), "the loop did not return"
+    if "error" in result:
+        raise result["error"]
+    return result["value"]
+
+
+def _sitting(ws: Path, slug: str = "clipping", mode: str = "watch") -> Sitting:
+    exercise = Catalog().get(slug)
+    return Sitting(exercise, learner_file(ws, exercise), mode, time.time())
+
+
+def test_saves_during_a_grade_rerun_once_on_the_latest_content(ws: Path) -> None:
+    """While a grade runs, three more saves do not start grades; when it finishes, exactly one
+    re-run grades what the file holds then. "checking…" is shown for each grade."""
+    grade = FakeGrade()
+    loop, view, progress = _loop(ws, grade)
+    sitting = _sitting(ws)
+    running = _in_thread(lambda: loop.run(sitting))
+    assert loop.ready.wait(WAIT_S)
+    grade.gate.clear()
+    sitting.path.write_text("v1\n")
+    loop.events.put(Change(sitting.path))
+    assert grade.started.acquire(timeout=WAIT_S)
+    for text in ("v2\n", "v3\n", "v4\n"):
+        sitting.path.write_text(text)
+        loop.events.put(Change(sitting.path))
+    time.sleep(0.2)
+    assert grade.sources == ["v1\n"]  # no second grade while one runs
+    grade.gate.set()
+    view.wait_for("verdict", 2)
+    loop.events.put(Key("q"))
+    assert _join(running) == "quit"
+    assert grade.sources == ["v1\n", "v4\n"]
+    assert view.names().count("checking") == 2
+    assert [a.mode for a in progress.attempts("clipping")] == ["watch", "watch"]
+    assert True in view.values("tick")  # the status line said "checking…" while it ran
+
+
+def test_unchanged_content_is_not_graded_again_but_enter_is(ws: Path) -> None:
+    """A save that changes nothing (or grind's own write of the stub) does not grade; Enter does."""
+    grade = FakeGrade()
+    loop, view, _ = _loop(ws, grade)
+    sitting = _sitting(ws)
+    running = _in_thread(lambda: loop.run(sitting))
+    assert loop.ready.wait(WAIT_S)
+    loop.events.put(Change(sitting.path))  # the file is still the stub grind wrote
+    loop.events.put(Change(ws / "adam" / "adam.py"))  # another exercise's file
+    loop.events.put(Key("\n"))
+    view.wait_for("verdict")
+    loop.events.put(Key("q"))
+    _join(running)
+    assert len(grade.sources) == 1
+
+
+def test_keys_hint_list_and_a_pass_never_moves_on_by_itself(ws: Path) -> None:
+    """h reveals the next hint (and remembers it), l lists; after a pass the loop stays on the
+    exercise until n; n or q pressed during a grade wait for it, so the attempt is kept."""
+    grade = FakeGrade(Status.PASSED)
+    loop, view, progress = _loop(ws, grade)
+    sitting = _sitting(ws)
+    running = _in_thread(lambda: loop.run(sitting))
+    assert loop.ready.wait(WAIT_S)
+    loop.events.put(Key("h"))
+    loop.events.put(Key("h"))
+    loop.events.put(Key("l"))
+    view.wait_for("listing")
+    assert view.values("hint") == [1, 2] and progress.hints_shown("clipping") == 2
+    sitting.path.write_text("solution\n")
+    loop.events.put(Change(sitting.path))
+    view.wait_for("verdict")
+    time.sleep(0.3)
+    assert running["thread"].is_alive()  # passed, and still here
+    grade.gate.clear()
+    loop.events.put(Key("\n"))
+    assert grade.started.acquire(timeout=WAIT_S) and grade.started.acquire(timeout=WAIT_S)
+    loop.events.put(Key("n"))
+    time.sleep(0.1)
+    assert running["thread"].is_alive()  # waits for the running grade
+    grade.gate.set()
+    assert _join(running) == "next"
+    assert len(progress.attempts("clipping")) == 2
+    assert sitting.review is not None and sitting.review.rating == "hard"  # passed with two hints
+
+
+def test_watch_session_goes_to_the_next_exercise_only_on_n(ws: Path) -> None:
+    """`grind watch` presents exercises in curriculum order and moves on only when asked; on the
+    last one, n says so and stays."""
+    loop, view, progress = _loop(ws, FakeGrade())
+    exercises = Catalog().all()
+    session = _in_thread(lambda: watch_session(loop, progress, ws, exercises, exercises[-2].slug))
+    view.wait_for("present")
+    loop.events.put(Key("n"))
+    view.wait_for("present", 2)
+    loop.events.put(Key("n"))
+    view.wait_for("message")
+    loop.events.put(Key("q"))
+    _join(session)
+    assert view.values("present") == [exercises[-2].slug, exercises[-1].slug]
+    assert "last exercise" in view.values("message")[0]
+
+
+def test_interview_countdown_locks_hints_until_time_is_up(ws: Path) -> None:
+    """In an interview h is refused while the clock runs; when it runs out the loop says so,
+    hints unlock, and the exercise is rescheduled as again."""
+    now = [1_750_000_000.0]
+    loop, view, progress = _loop(ws, FakeGrade(), clock=lambda: now[0])
+    exercise = Catalog().get("clipping")
+    interview, _ = start_or_resume(progress, exercise, now[0], minutes=1)
+    progress.close()  # reopened below, in this thread, after the loop has finished
+    sitting = Sitting(exercise, learner_file(ws, exercise), "interview", now[0], fresh=True, interview=interview)
+    running = _in_thread(lambda: loop.run(sitting))
+    assert loop.ready.wait(WAIT_S)
+    loop.events.put(Key("h"))
+    view.wait_for("message")
+    assert "no hints until you pass or the time is up (1:00 left)" in view.values("message")[0]
+    assert progress.hints_shown("clipping") == 0
+    now[0] += 61
+    view.wait_for("message", 2)
+    assert "Time is up" in view.values("message")[1]
+    loop.events.put(Key("h"))
+    view.wait_for("hint")
+    loop.events.put(Key("q"))
+    _join(running)
+    assert [r[1] for r in progress.reviews("clipping")] == ["again"]
+
+
+def test_keys_from_a_pipe_one_per_line_and_end_of_input_quits() -> None:
+    """Without a terminal each line is a key (an empty line is Enter), and the end of input is q."""
+    events: queue.Queue[Any] = queue.Queue()
+    with key_events(events, io.StringIO("h\n\nNext\n")):
+        keys = [events.get(timeout=WAIT_S).key for _ in range(4)]
+    assert keys == ["h", "\n", "n", "q"]
+
+
+def test_watch_reacts_to_a_real_file_edit(ws: Path) -> None:
+    """End to end: watchfiles sees the learner save a correct solution, the real judge grades it,
+    and the pass is recorded with its hash as a watch attempt."""
+    view = FakeView()
+    loop = Loop(Progress(ws / ".grind" / "progress.db"), real_grade, view, queue.Queue(), listing=lambda: [])
+    sitting = _sitting(ws)
+    solution = (SUBMISSIONS / "clipping" / "correct_loop.py").read_text()
+    with file_events(ws, loop.events):
+        running = _in_thread(lambda: loop.run(sitting))
+        assert loop.ready.wait(WAIT_S)
+        deadline = time.time() + WAIT_S
+        edit = 0
+        while not view.values("checking") and time.time() < deadline:
+            # the watcher may still be starting: save again (new content each time) until it sees one
+            edit += 1
+            sitting.path.write_text(f"{solution}\n# edit {edit}\n")
+            time.sleep(0.5)
+        view.wait_for("verdict")
+        loop.events.put(Key("q"))
+        _join(running)
+    ((status, attempt),) = view.values("verdict")
+    assert status is Status.PASSED and attempt.mode == "watch" and attempt.checks_passed == attempt.checks_total
+    stored = Progress(ws / ".grind" / "progress.db").attempts("clipping")
+    assert len(stored) == 1 and stored[0].passed
+
+
+def test_practice_session_end_to_end_through_the_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`grind practice --count 1 --manual` starts the due-or-new exercise from a fresh stub (backing
+    up the learner's file), grades on Enter with the real judge, and on n ends with a summary
+    saying when it comes back; an unknown topic is a usage error."""
+    monkeypatch.setenv("GRIND_STATE_DIR", str(tmp_path / "user-state"))
+    monkeypatch.chdir(tmp_path)
+    assert runner.invoke(app, ["init", "ws"]).exit_code == 0
+    monkeypatch.chdir(tmp_path / "ws")
+    first = Catalog().all()[0]
+    mine = learner_file(tmp_path / "ws", first)
+    mine.write_text("# half-done\n")
+    result = runner.invoke(app, ["practice", "--count", "1", "--manual"], input="\nn\n")
+    assert result.exit_code == 0, result.output
+    assert "(1 of 1)" in result.output and "checking…" in result.output and "FAILED" in result.output
+    assert "Session over: 0 of 1 passed." in result.output
+    summary = result.output.split("Session over")[1]
+    assert first.slug in summary and "not passed" in summary and "again" in summary and "tomorrow" in summary
+    assert "NotImplementedError" in mine.read_text()
+    assert any(b.read_text() == "# half-done\n" for b in (tmp_path / "ws" / ".grind" / "backups").iterdir())
+    with Progress(tmp_path / "ws" / ".grind" / "progress.db") as progress:
+        (attempt,) = progress.attempts(first.slug)
+        assert attempt.mode == "practice" and attempt.verdict in ("failed", "error")
+        assert [r[1] for r in progress.reviews(first.slug)] == ["again"]
+    bad = runner.invoke(app, ["practice", "--topic", "knitting"])
+    assert bad.exit_code == 2 and "No exercises with topic 'knitting'" in bad.output
