@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from pathlib import Path
 from typing import Any, Optional
 
@@ -23,8 +24,9 @@ from judge import __version__
 from judge.catalog import Catalog, unknown_name_message
 from judge.errors import JudgeError, UsageError
 from judge.models import Exercise, Status, Verdict
+from judge.progress import Progress
 from judge.status import ExitStatus
-from judge.workspace import State, find_workspace, init_workspace, learner_file, reset_exercise, state_path
+from judge.workspace import find_workspace, init_workspace, learner_file, progress_path, reset_exercise
 
 VERDICT_EXIT = {
     Status.PASSED: ExitStatus.PASSED,
@@ -106,9 +108,16 @@ def main_callback(
     ctx.obj = {"traceback": traceback}
 
 
-def _state() -> tuple[Path | None, State]:
+def _state() -> tuple[Path | None, Progress]:
     root = find_workspace()
-    return root, State(state_path(root))
+    return root, Progress(progress_path(root))
+
+
+def _workspace_root() -> Path:
+    root = find_workspace()
+    if root is None:
+        raise UsageError("No grind workspace here (no grind.toml in this folder or above). Run 'grind init'.")
+    return root
 
 
 def _exercise(name: str) -> Exercise:
@@ -146,12 +155,23 @@ def run(
     name: str = NAME,
     file: Optional[Path] = typer.Option(None, "--file", "-f", help="Grade this file instead of the workspace's."),
     as_json: bool = typer.Option(False, "--json", help="Print the verdict as JSON."),
+    interview: bool = typer.Option(False, "--interview", help="From memory: a blanked file, a countdown, no hints "
+                                   "until you pass or the time is up; checks on every save."),
+    minutes: Optional[float] = typer.Option(None, "--minutes", min=0.1, help="Interview length (default: the "
+                                            "exercise's interview_minutes)."),
+    manual: bool = typer.Option(False, "--manual", help="In an interview, check on Enter instead of on save."),
 ) -> None:
-    """Grade your submission for an exercise."""
+    """Grade your submission for an exercise (or sit it as an interview)."""
     from judge.grade import grade
+    from judge.practice import Sitting, record_verdict, time_up
 
     exercise = _exercise(name)
     root, state = _state()
+    if interview:
+        if file is not None or as_json:
+            raise UsageError("--interview works on the workspace's file, interactively (without --file or --json)")
+        _practice_session(_workspace_root(), state, [exercise], interview=True, minutes=minutes, manual=manual)
+        return
     notices = []
     if file is not None:
         if not file.is_file():
@@ -166,21 +186,50 @@ def run(
         notices.append("No grind workspace here, so this graded the untouched stub. Start practising with "
                        "'grind init' (creates ./grind-practice), then edit "
                        f"grind-practice/{exercise.slug}/{exercise.slug}.py and run 'grind run {exercise.slug}'.")
-    verdict = grade(exercise, path)
+    recording = file is not None or root is not None
+    sitting = Sitting(exercise, path, "run", None, interview=state.interview(exercise.slug) if recording else None)
+    if recording and time_up(state, sitting, time.time()):
+        notices.append("Your interview on this exercise ran out of time; hints and the solution are unlocked.")
+    started = time.time()
+    source = path.read_text(encoding="utf-8", errors="replace")
+    verdict = grade(exercise, path, source=source, speed=True)
     verdict.notices += notices
-    if file is not None or root is not None:
-        state.record_attempt(exercise.slug, verdict.passed)
+    if recording:
+        recorded = record_verdict(state, sitting, verdict, source, started_at=started, ended_at=time.time())
+        if recorded.interview_passed:
+            verdict.notices.append(f"Interview passed in {_clock(sitting.time_to_pass)}.")
+        if recorded.review is not None:
+            from judge.report import until_text
+
+            verdict.notices.append(f"Comes back for review {until_text(recorded.review.due, time.time())} "
+                                   "('grind practice' asks for it then).")
     _print_verdict(verdict, exercise, state, as_json)
     raise typer.Exit(int(VERDICT_EXIT[verdict.status]))
 
 
-def _print_verdict(verdict: Verdict, exercise: Exercise, state: State, as_json: bool) -> None:
+def _print_verdict(verdict: Verdict, exercise: Exercise, state: Progress, as_json: bool) -> None:
     if as_json:
         typer.echo(json.dumps(verdict.to_json(), indent=2))
         return
     from judge.report import HintInfo, render_verdict
 
-    render_verdict(console(), verdict, exercise, HintInfo(state.hints_shown(exercise.slug), len(exercise.hints)))
+    hints = None if state.running_interview(exercise.slug) else HintInfo(state.hints_shown(exercise.slug),
+                                                                          len(exercise.hints))
+    render_verdict(console(), verdict, exercise, hints)
+
+
+def _clock(seconds: float | None) -> str:
+    from judge.report import clock_text
+
+    return clock_text(seconds)
+
+
+def _refuse_during_interview(state: Progress, exercise: Exercise, what: str) -> None:
+    from judge.interview import locked_message
+
+    running = state.running_interview(exercise.slug)
+    if running is not None:
+        raise UsageError(locked_message(running, time.time(), what))
 
 
 @app.command()
@@ -193,6 +242,7 @@ def hint(
 
     exercise = _exercise(name)
     _, state = _state()
+    _refuse_during_interview(state, exercise, "hints")
     shown = state.hints_shown(exercise.slug)
     total = len(exercise.hints)
     out = console()
@@ -220,6 +270,7 @@ def solution(
 
     exercise = _exercise(name)
     _, state = _state()
+    _refuse_during_interview(state, exercise, "solution")
     if not state.passed(exercise.slug) and not force:
         if not typer.confirm(f"You have not passed '{exercise.slug}' yet. Reveal the reference anyway?",
                              default=False):
@@ -231,20 +282,138 @@ def solution(
 
 @app.command()
 def reset(
-    name: str = NAME,
+    name: Optional[str] = typer.Argument(None, help="Exercise name, e.g. clipping.", autocompletion=complete_names,
+                                         show_default=False),
+    every: bool = typer.Option(False, "--all", help="Put back the stub of every exercise."),
     yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask for confirmation."),
 ) -> None:
     """Put the stub back in your workspace (your current file is backed up first)."""
-    exercise = _exercise(name)
-    root = find_workspace()
-    if root is None:
-        raise UsageError("No grind workspace here (no grind.toml in this folder or above). Run 'grind init'.")
+    if every == (name is not None):
+        raise UsageError("Name one exercise ('grind reset clipping') or use --all, not both."
+                         if every else "Which exercise? 'grind reset NAME', or 'grind reset --all' for every one.")
+    if every:
+        _reset_all(yes)
+        return
+    exercise = _exercise(name)  # type: ignore[arg-type]
+    root = _workspace_root()
     target = learner_file(root, exercise)
     if not yes and not typer.confirm(f"Replace {target} with the stub?", default=False):
         typer.echo("Nothing changed.")
         raise typer.Exit(int(ExitStatus.USAGE))
     backup = reset_exercise(root, exercise)
     typer.echo(f"Restored the stub in {target}." + (f" Your previous file is saved as {backup}." if backup else ""))
+
+
+def _reset_all(yes: bool) -> None:
+    root = _workspace_root()
+    exercises, problems = Catalog().load_all()
+    for problem in problems:
+        typer.echo(f"grind: skipped a broken exercise: {problem.message}", err=True)
+    if not yes and not typer.confirm(f"Replace every exercise's file in {root} with its stub "
+                                     f"({len(exercises)} files; each is backed up first)?", default=False):
+        typer.echo("Nothing changed.")
+        raise typer.Exit(int(ExitStatus.USAGE))
+    backups = [b for b in (reset_exercise(root, e) for e in exercises) if b is not None]
+    typer.echo(f"Restored {len(exercises)} stubs." +
+               (f" Your previous files are saved in {backups[0].parent}." if backups else ""))
+
+
+@app.command()
+def progress(
+    as_json: bool = typer.Option(False, "--json", help="Print the progress as JSON."),
+    reset_all: bool = typer.Option(False, "--reset", help="Forget all progress (after asking)."),
+    yes: bool = typer.Option(False, "--yes", "-y", help="With --reset: do not ask for confirmation."),
+) -> None:
+    """Your progress: status, best time, attempts, last practised and next review per exercise."""
+    _, state = _state()
+    if reset_all:
+        if not yes and not typer.confirm(f"Forget every attempt, hint and review in {state.path}?", default=False):
+            typer.echo("Nothing changed.")
+            raise typer.Exit(int(ExitStatus.USAGE))
+        state.reset()
+        typer.echo("Progress cleared.")
+        return
+    exercises, problems = Catalog().load_all()
+    for problem in problems:
+        typer.echo(f"grind: skipped a broken exercise: {problem.message}", err=True)
+    overview = state.overview([e.slug for e in exercises])
+    if as_json:
+        typer.echo(json.dumps(overview.to_json(), indent=2))
+        return
+    from judge.report import render_progress
+
+    render_progress(console(), overview)
+
+
+@app.command()
+def watch(
+    name: Optional[str] = typer.Argument(None, help="Exercise to start with (default: the first one not passed).",
+                                         autocompletion=complete_names, show_default=False),
+    manual: bool = typer.Option(False, "--manual", help="Check on Enter instead of on save (for file systems "
+                                "where save events do not arrive)."),
+) -> None:
+    """Re-grade on every save. Keys: h hint, n next exercise, l list, q quit."""
+    from judge.watch import watch_session
+
+    root = _workspace_root()
+    _, state = _state()
+    exercises, _problems = Catalog().load_all()
+    first = _exercise(name).slug if name is not None else next(
+        (e.slug for e in exercises if not state.passed(e.slug)), exercises[0].slug if exercises else None)
+    if first is None:
+        raise UsageError("No exercises to practise.")
+    with _loop(root, state, manual) as loop:
+        watch_session(loop, state, root, exercises, first)
+
+
+@app.command()
+def practice(
+    count: int = typer.Option(3, "--count", "-n", min=1, help="How many exercises in this session."),
+    topic: Optional[str] = typer.Option(None, "--topic", help="Only exercises of this topic."),
+    interview: bool = typer.Option(False, "--interview", help="Each exercise as an interview: a blanked file, "
+                                   "a countdown, no hints until you pass or the time is up."),
+    minutes: Optional[float] = typer.Option(None, "--minutes", min=0.1, help="Interview length (default: each "
+                                            "exercise's interview_minutes)."),
+    manual: bool = typer.Option(False, "--manual", help="Check on Enter instead of on save."),
+) -> None:
+    """A spaced-repetition session: the exercises due for review, then new ones."""
+    from judge import scheduling
+
+    root = _workspace_root()
+    _, state = _state()
+    exercises, problems = Catalog().load_all()
+    for problem in problems:
+        typer.echo(f"grind: skipped a broken exercise: {problem.message}", err=True)
+    now = time.time()
+    picked = scheduling.pick(state, exercises, now, count, topic)
+    if not picked:
+        from judge.report import until_text
+
+        upcoming = scheduling.next_due(state, [e for e in exercises if topic is None or e.topic == topic])
+        typer.echo("Nothing is due and every exercise has been tried." +
+                   (f" Next review: {upcoming[0].slug}, {until_text(upcoming[1], now)}." if upcoming else ""))
+        return
+    _practice_session(root, state, picked, interview=interview, minutes=minutes, manual=manual)
+
+
+def _loop(root: Path, state: Progress, manual: bool) -> Any:
+    from judge.report import WatchView
+    from judge.watch import open_loop
+
+    def listing() -> list[tuple[Exercise, str]]:
+        return [(e, state.status(e.slug)) for e in Catalog().load_all()[0]]
+
+    return open_loop(state, root, WatchView(console()), manual=manual, listing=listing)
+
+
+def _practice_session(root: Path, state: Progress, picked: list[Exercise], *, interview: bool,
+                      minutes: float | None, manual: bool) -> None:
+    from judge.report import render_practice_summary
+    from judge.watch import practice_session
+
+    with _loop(root, state, manual) as loop:
+        sittings = practice_session(loop, state, root, picked, interview=interview, minutes=minutes)
+    render_practice_summary(console(), sittings, time.time())
 
 
 @app.command()
@@ -271,6 +440,115 @@ def cache_clear() -> None:
 
     removed = cache.clear()
     typer.echo(f"Removed {removed} cached exercise(s) from {cache.cache_root()}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Instructors
+
+
+def _limits(exercise: Exercise, time_limit: float | None, memory_mb: int | None) -> Any:
+    """The exercise's limits, with an instructor's overrides."""
+    from judge.worker.sandbox import Limits
+
+    if time_limit is None and memory_mb is None:
+        return None
+    if time_limit is not None and not 0 < time_limit <= 3600:
+        raise UsageError("--time-limit must be between 0 and 3600 seconds")
+    if memory_mb is not None and memory_mb < 512:
+        raise UsageError("--memory-mb must be at least 512")
+    return Limits(wall_s=time_limit or exercise.time_limit, memory_mb=memory_mb or exercise.memory_mb)
+
+
+autograder_app = typer.Typer(help="Build course-platform bundles.")
+app.add_typer(autograder_app, name="autograder")
+
+
+@app.command()
+def new(slug: str = typer.Argument(..., help="The new exercise's name, e.g. sgd-momentum.")) -> None:
+    """Scaffold a new exercise (both folders) from a template with TODOs."""
+    from judge.scaffold import new_exercise
+
+    made = new_exercise(Catalog(), slug)
+    typer.echo(f"Created {made.exercise_dir} and {made.solution_dir}:")
+    for path in made.files:
+        typer.echo(f"  {path}")
+    typer.echo(f"Next: replace every TODO (statement, contract, reference, cases, pitfalls), then run "
+               f"'grind validate {slug}' until it is clean. The authoring guide is docs/authoring.md.")
+
+
+@app.command()
+def validate(
+    slug: Optional[str] = typer.Argument(None, help="Exercise to validate.", autocompletion=complete_names),
+    all_: bool = typer.Option(False, "--all", help="Validate every exercise."),
+) -> None:
+    """Prove exercises adequate: schema, reference (twice), stub, every pitfall caught and named."""
+    from judge.adequacy import AdequacyReport, check_adequacy
+    from judge.errors import ManifestError
+    from judge.report import render_validation
+
+    catalog = Catalog()
+    if all_ == (slug is not None):
+        raise UsageError("give one exercise name, or --all")
+    slugs = catalog.slugs() if all_ else [slug]
+    reports = []
+    for name in slugs:
+        try:
+            reports.append(check_adequacy(catalog.get(name or ""), determinism=True))
+        except ManifestError as exc:
+            reports.append(AdequacyReport(name or "", problems=[exc.message]))
+        except JudgeError as exc:
+            if isinstance(exc, UsageError):
+                raise
+            reports.append(AdequacyReport(name or "", problems=[exc.message]))
+    render_validation(console(), reports)
+    raise typer.Exit(int(ExitStatus.PASSED if all(r.ok for r in reports) else ExitStatus.FAILED))
+
+
+@app.command("grade")
+def grade_command(
+    submissions: Path = typer.Argument(..., help="A folder with one NAME.py file or NAME/ folder per student."),
+    exercise_name: str = typer.Option(..., "--exercise", "-e", help="Exercise to grade against.",
+                                      autocompletion=complete_names),
+    jobs: int = typer.Option(2, "--jobs", "-j", min=1, help="Submissions graded at once."),
+    formats: list[str] = typer.Option(["csv", "json"], "--format", "-F",
+                                      help="Outputs: csv, json, junit, gradescope (repeatable)."),
+    out: Path = typer.Option(Path("grind-results"), "--out", "-o", help="Folder for the outputs."),
+    time_limit: Optional[float] = typer.Option(None, "--time-limit", help="Override the exercise's time limit (s)."),
+    memory_mb: Optional[int] = typer.Option(None, "--memory-mb", help="Override the exercise's memory limit (MB)."),
+) -> None:
+    """Grade a whole class, resumably, into CSV / JSON / JUnit / Gradescope results."""
+    from judge.batch import grade_class
+    from judge.formats import FORMATS, write_all
+    from judge.report import grading_progress
+
+    unknown = sorted(set(formats) - set(FORMATS))
+    if unknown:
+        raise UsageError(f"unknown format {unknown[0]!r}; choose from {', '.join(FORMATS)}")
+    exercise = _exercise(exercise_name)
+    limits = _limits(exercise, time_limit, memory_mb)
+    with grading_progress(console(stderr=True)) as tick:
+        rows = grade_class(exercise, submissions, out, jobs=jobs, limits=limits, on_done=tick)
+    written = write_all(rows, exercise.slug, out, formats)
+    from judge.report import render_class
+
+    render_class(console(), rows)
+    typer.echo(f"Wrote {len(written)} file(s) under {out}")
+
+
+@autograder_app.command("build")
+def autograder_build(
+    slugs: list[str] = typer.Argument(..., help="Exercises to bundle (one bundle each).",
+                                      autocompletion=complete_names),
+    out: Path = typer.Option(Path("autograder"), "--out", "-o", help="Folder for the bundles."),
+) -> None:
+    """Build a ready-to-upload Gradescope autograder bundle for each exercise."""
+    from judge.autograder import build
+
+    exercises = [_exercise(slug) for slug in slugs]
+    out.mkdir(parents=True, exist_ok=True)
+    for exercise in exercises:
+        archive = build(exercise, out)
+        typer.echo(f"{exercise.slug}: {archive}")
 
 
 def main() -> None:

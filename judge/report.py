@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from datetime import date, datetime
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console, Group
 from rich.panel import Panel
@@ -18,6 +19,10 @@ from rich.table import Table
 from rich.text import Text
 
 from judge.models import CheckStatus, Exercise, Status, Verdict
+
+if TYPE_CHECKING:
+    from judge.practice import Hint, Recorded, Sitting
+    from judge.progress import Overview
 
 STATUS_STYLE = {
     Status.PASSED: "bold green",
@@ -236,3 +241,265 @@ def render_text(console: Console, title: str, body: str, syntax: bool = False) -
         console.print(Panel(Syntax(body, "python", line_numbers=False), title=title))
     else:
         console.print(Panel(Text(body), title=title))
+
+
+# -- progress, practice sessions and the watch loop -------------------------------------------
+
+def clock_text(seconds: float | None) -> str:
+    """12:34, or 1:02:03 past an hour; an em dash when unknown."""
+    if seconds is None:
+        return "—"
+    seconds = int(round(seconds))
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+def _day(ts: float) -> date:
+    return datetime.fromtimestamp(ts).date()
+
+
+def ago_text(ts: float | None, now: float) -> str:
+    if ts is None:
+        return "never"
+    days = (_day(now) - _day(ts)).days
+    return "today" if days <= 0 else "yesterday" if days == 1 else f"{days} days ago"
+
+
+def until_text(ts: float | None, now: float) -> str:
+    """When something comes back: "now", "in 40 min", "in 5 h", "tomorrow", "in 3 days (Fri 17 Jan)"."""
+    if ts is None:
+        return "—"
+    if ts <= now:
+        return "now"
+    if ts - now < 3600:
+        return f"in {max(1, int((ts - now) // 60))} min"
+    days = (_day(ts) - _day(now)).days
+    if days == 0:
+        return f"in {int((ts - now) // 3600)} h"
+    if days == 1:
+        return "tomorrow"
+    return f"in {days} days ({datetime.fromtimestamp(ts).strftime('%a %d %b')})"
+
+
+def render_progress(console: Console, overview: Overview) -> None:
+    """``grind progress``: one row per exercise, then the totals and the streak."""
+    now = overview.now
+    rows = [(e.slug, e.status, clock_text(e.best_time_s), str(e.attempts), ago_text(e.last_practised, now),
+             until_text(e.next_review, now)) for e in overview.exercises]
+    streak = f"{overview.streak_days} day{'s' if overview.streak_days != 1 else ''}"
+    attempts = f"{overview.attempts} attempt{'s' if overview.attempts != 1 else ''}"
+    totals = (f"{overview.passed} of {len(overview.exercises)} passed · {attempts} · "
+              f"{overview.due} due now · streak: {streak}")
+    if not console.is_terminal:
+        console.print(f"{'exercise':16} {'status':10} {'best':>7} {'tries':>5}  {'last practised':15} next review",
+                      markup=False, highlight=False, soft_wrap=True)
+        for slug, status, best, attempts, last, due in rows:
+            console.print(f"{slug:16} {status:10} {best:>7} {attempts:>5}  {last:15} {due}",
+                          markup=False, highlight=False, soft_wrap=True)
+        console.print(totals, markup=False, highlight=False, soft_wrap=True)
+        return
+    table = Table(title="Progress", caption=totals, expand=False)
+    for column, justify in (("exercise", "left"), ("status", "left"), ("best time", "right"), ("attempts", "right"),
+                            ("last practised", "left"), ("next review", "left")):
+        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    colours = {"passed": "green", "attempted": "yellow", "new": "dim"}
+    for slug, status, best, attempts, last, due in rows:
+        table.add_row(slug, Text(status, style=colours.get(status, "")),
+                      best, attempts, last, Text(due, style="bold cyan" if due == "now" else ""))
+    console.print(table)
+
+
+def _outcome_text(sitting: Sitting) -> str:
+    if sitting.passed_at is not None:
+        return f"passed in {clock_text(sitting.time_to_pass)}" if sitting.time_to_pass is not None else "passed"
+    if sitting.interview is not None and sitting.interview.outcome == "timeout":
+        return "time up"
+    return "not passed" if sitting.attempts else "skipped"
+
+
+def render_practice_summary(console: Console, sittings: list[Sitting], now: float) -> None:
+    """The end of a practice session: how each exercise went and when it comes back."""
+    rows = []
+    for s in sittings:
+        rating = s.review.rating if s.review else "—"
+        back = until_text(s.review.due, now) if s.review else "not rescheduled"
+        rows.append((s.slug, _outcome_text(s), str(s.hints_used), rating, back))
+    passed = sum(1 for s in sittings if s.passed_at is not None)
+    headline = f"Session over: {passed} of {len(sittings)} passed."
+    if not console.is_terminal:
+        lines = [headline] + [f"  {slug:16} {outcome:18} hints {hints:>2}  {rating:6} comes back {back}"
+                              for slug, outcome, hints, rating, back in rows]
+        console.print("\n".join(lines), markup=False, highlight=False, soft_wrap=True)
+        return
+    table = Table(title=headline, expand=False)
+    for column in ("exercise", "result", "hints", "rating", "comes back"):
+        table.add_column(column)
+    for row in rows:
+        table.add_row(*row)
+    console.print(table)
+
+
+KEYS_HELP = "h hint · n next · l list · q quit"
+
+
+class WatchView:
+    """The watch loop's screen. On a terminal a status line stays at the bottom (the exercise,
+    the interview countdown, "checking…", the keys) and verdicts print above it; elsewhere the
+    same things are plain lines, with the countdown printed once a minute."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self.live: Any = None
+        self._status = ""
+        self._minute: int | None = None
+
+    def __enter__(self) -> WatchView:
+        if self.console.is_terminal:
+            from rich.live import Live
+
+            self.live = Live(Text(""), console=self.console, auto_refresh=False, transient=True,
+                             redirect_stdout=False, redirect_stderr=False)
+            self.live.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.live is not None:
+            self.live.stop()
+            self.live = None
+
+    def _say(self, text: str, style: str = "") -> None:
+        if self.console.is_terminal:
+            self.console.print(Text(text, style=style))
+        else:
+            self.console.print(text, markup=False, highlight=False, soft_wrap=True)
+
+    def present(self, sitting: Sitting, manual: bool, position: tuple[int, int] | None) -> None:
+        exercise = sitting.exercise
+        where = f" ({position[0]} of {position[1]})" if position else ""
+        if self.console.is_terminal:
+            self.console.rule(Text(f"{exercise.slug} · {exercise.title}{where}", style="bold"))
+        else:
+            self._say(f"== {exercise.slug} · {exercise.title}{where} ==")
+        action = "press Enter to check it" if manual else "save it to check it (Enter checks too)"
+        self._say(f"Edit {sitting.path} and {action}. Statement: grind show {exercise.slug}")
+        if sitting.backup is not None:
+            self._say(f"Started from a fresh file; your previous one is saved as {sitting.backup}.", "dim")
+        if sitting.interview is not None and sitting.interview.ended_at is None:
+            minutes = (sitting.interview.deadline - sitting.interview.started_at) / 60
+            self._say(f"Interview: {minutes:g} minutes on the clock, from memory. No hints and no solution until "
+                      "you pass or the time is up.", "bold yellow")
+        for note in sitting.notes:
+            self._say(note, "yellow")
+        self._say(f"Keys: {KEYS_HELP}" + (" · Enter check" if manual else ""), "dim")
+        self._minute = None
+
+    def checking(self, sitting: Sitting) -> None:
+        if self.live is None:
+            self._say("checking…")
+        self._status_line(sitting, None, True)
+
+    def verdict(self, sitting: Sitting, verdict: Verdict, recorded: Recorded, hints_shown: int | None) -> None:
+        hints = None if hints_shown is None else HintInfo(hints_shown, len(sitting.exercise.hints))
+        render_verdict(self.console, verdict, sitting.exercise, hints)
+        if recorded.interview_passed and sitting.time_to_pass is not None:
+            self._say(f"Interview passed in {clock_text(sitting.time_to_pass)}.", "bold green")
+        if recorded.review is not None:
+            when = until_text(recorded.review.due, recorded.attempt.ended_at)
+            self._say(f"{sitting.slug} comes back for review {when}.", "cyan")
+        if verdict.passed:
+            self._say("n: next exercise · q: quit (nothing moves on until you say so)", "dim")
+
+    def hint(self, sitting: Sitting, hint: Hint | None) -> None:
+        if hint is None:
+            self._say(f"{sitting.slug} has no hints.")
+            return
+        suffix = " (the last one)" if hint.last else ""
+        render_text(self.console, f"Hint {hint.number} of {hint.total}{suffix}", hint.text)
+
+    def listing(self, rows: list[tuple[Exercise, str]], current: str) -> None:
+        render_list(self.console, rows)
+        self._say(f"You are on {current}. n moves to the next one.", "dim")
+
+    def message(self, text: str) -> None:
+        self._say(text, "yellow")
+
+    def tick(self, sitting: Sitting, now: float, checking: bool) -> None:
+        remaining = sitting.interview.remaining(now) if sitting.interview_running(now) else None
+        if self.live is None:
+            if remaining is not None and int(remaining // 60) != self._minute:
+                self._minute = int(remaining // 60)
+                self._say(f"{clock_text(remaining)} left")
+            return
+        self._status_line(sitting, remaining, checking)
+
+    def _status_line(self, sitting: Sitting, remaining: float | None, checking: bool) -> None:
+        if self.live is None:
+            return
+        parts = [sitting.slug]
+        if remaining is not None:
+            parts.append(f"⏱ {clock_text(remaining)} left")
+        if checking:
+            parts.append("checking…")
+        parts.append(KEYS_HELP)
+        status = "  ·  ".join(parts)
+        if status != self._status:
+            self._status = status
+            self.live.update(Text(status, style="reverse"), refresh=True)
+
+
+def render_validation(console: Console, reports: list[Any]) -> None:
+    """One row per exercise (cases, pitfalls caught, time), then every problem on its own line."""
+    table = Table(title="Exercise validation", box=None if not console.is_terminal else None)
+    for column in ("exercise", "cases", "pitfalls caught", "time", "result"):
+        table.add_column(column)
+    for r in reports:
+        table.add_row(r.exercise, str(r.cases), f"{r.caught}/{r.pitfalls}", f"{r.seconds:.1f} s",
+                      Text("adequate", style="green") if r.ok else Text(f"{len(r.problems)} problem(s)", style="red"))
+    console.print(table)
+    for r in reports:
+        for problem in r.problems:
+            console.print(f"{r.exercise}: {problem}", markup=False, highlight=False, soft_wrap=True)
+
+
+class grading_progress:  # noqa: N801 - used as a context manager, reads like a function
+    """A rich progress bar for ``grind grade``; yields the per-student callback."""
+
+    def __init__(self, console: Console) -> None:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        self.progress = Progress(TextColumn("grading"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                                 TextColumn("{task.description}"), console=console, transient=True)
+        self.task = self.progress.add_task("", total=None)
+
+    def __enter__(self) -> Any:
+        self.progress.start()
+
+        def tick(student: str, row: dict[str, Any], reused: bool) -> None:
+            note = " (unchanged, kept)" if reused else ""
+            self.progress.update(self.task, advance=1, description=f"{student}: {row['verdict']['status']}{note}")
+
+        return tick
+
+    def __exit__(self, *exc: object) -> None:
+        self.progress.stop()
+
+
+def render_class(console: Console, rows: list[dict[str, Any]]) -> None:
+    from judge.formats import score
+
+    table = Table(title="Class results")
+    for column in ("student", "status", "score", "pitfall"):
+        table.add_column(column)
+    for row in rows:
+        verdict = row["verdict"]
+        got, total = score(verdict)
+        table.add_row(row["student"], verdict["status"], f"{got}/{total}",
+                      verdict["pitfall"]["name"] if verdict.get("pitfall") else "")
+    if console.is_terminal:
+        console.print(table)
+    else:
+        for row in rows:
+            verdict = row["verdict"]
+            got, total = score(verdict)
+            console.print(f"{row['student']}\t{verdict['status']}\t{got}/{total}", markup=False, highlight=False)

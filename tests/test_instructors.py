@@ -1,0 +1,199 @@
+"""Instructor tools: validate (mutation testing of the checks), new, batch grading, autograder."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+from xml.etree import ElementTree as ET
+
+import pytest
+from typer.testing import CliRunner
+
+from judge.adequacy import check_adequacy
+from judge.batch import grade_class
+from judge.catalog import Catalog
+from judge.cli import app
+from judge.scaffold import TEMPLATES
+from judge.status import ExitStatus
+
+from .conftest import ADVERSARIAL, ROOT, SUBMISSIONS
+
+runner = CliRunner()
+
+
+def test_validate_names_the_pitfall_no_case_catches(course: Path) -> None:
+    """Remove the all-zero case: the NaN-on-zero pitfall then passes everything, and validate says so."""
+    checks = course / "solutions" / "clipping" / "checks.py"
+    text = checks.read_text()
+    line = next(line for line in text.splitlines() if '"name": "all_zero_grads"' in line)
+    checks.write_text(text.replace(line + "\n", ""))
+    report = check_adequacy(Catalog().get("clipping"))
+    assert not report.ok
+    assert any("'nan-on-zero'" in p and "no case catches it" in p for p in report.problems), report.problems
+
+    result = runner.invoke(app, ["validate", "clipping"])
+    assert result.exit_code == ExitStatus.FAILED
+    assert "nan-on-zero" in result.output and "no case catches it" in result.output
+
+
+def test_validate_passes_an_adequate_exercise(course: Path) -> None:
+    result = runner.invoke(app, ["validate", "--all"])
+    assert result.exit_code == ExitStatus.PASSED, result.output
+    assert "adequate" in result.output and "6/6" in result.output
+
+
+def test_new_then_validate_reports_exactly_the_todos(course: Path) -> None:
+    """A fresh scaffold is a working exercise: validate lists its TODOs and nothing else."""
+    made = runner.invoke(app, ["new", "sgd-demo"])
+    assert made.exit_code == 0, made.output
+    todos = sum(line.count("TODO") > 0 for t in TEMPLATES.rglob("*.tmpl") for line in t.read_text().splitlines())
+    report = check_adequacy(Catalog().get("sgd-demo"))
+    assert len(report.problems) == todos
+    assert all(p.startswith("TODO left in") for p in report.problems), report.problems
+    again = runner.invoke(app, ["new", "sgd-demo"])
+    assert again.exit_code == ExitStatus.USAGE and "already exists" in again.output
+
+
+def _class_folder(root: Path) -> dict[str, tuple[str, str | None]]:
+    """~30 students: correct answers, every pitfall, crashes, timeouts, a syntax error, a missing file.
+    Returns the expected (status, pitfall slug) per student."""
+    expected: dict[str, tuple[str, str | None]] = {}
+    sources = {p.stem: p for p in SUBMISSIONS.glob("clipping/*.py")}
+    n = 0
+
+    def add(src: Path, status: str, pitfall: str | None, as_folder: bool) -> None:
+        nonlocal n
+        n += 1
+        name = f"s{n:02d}"
+        if as_folder:
+            (root / name).mkdir()
+            shutil.copyfile(src, root / name / "clipping.py")
+        else:
+            shutil.copyfile(src, root / f"{name}.py")
+        expected[name] = (status, pitfall)
+
+    for i in range(8):
+        for stem in ("correct_loop", "alt_foreach_vectorised", "alt_out_of_place_assignment", "alt_without_epsilon"):
+            if len([s for s in expected.values() if s[0] == "passed"]) < 9:
+                add(sources[stem], "passed", None, as_folder=i % 2 == 0)
+    for stem, slug in (("pitfall_per_tensor", "per-tensor"), ("pitfall_no_clamp", "no-clamp"),
+                       ("pitfall_norm_after", "norm-after-clipping"), ("pitfall_sum_of_norms", "sum-of-norms"),
+                       ("pitfall_nan_on_zero", "nan-on-zero"), ("pitfall_new_tensors", "new-tensors")):
+        add(sources[stem], "failed", slug, as_folder=False)
+        add(sources[stem], "failed", slug, as_folder=True)
+    for stem, status in (("os_exit_at_import", "crashed"), ("segfault_ctypes", "crashed"),
+                         ("kill_parent", "crashed"), ("forge_results_and_exit", "crashed"),
+                         ("infinite_loop", "timeout"), ("sleep_forever", "timeout"),
+                         ("syntax_error", "error"), ("forbidden_getattr", "forbidden")):
+        add(ADVERSARIAL / f"{stem}.py", status, None, as_folder=False)
+    (root / "s99-empty").mkdir()
+    expected["s99-empty"] = ("error", None)
+    return expected
+
+
+def _hashes(folder: Path) -> dict[str, str]:
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_grade_a_class_in_every_format(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One row per student, right statuses and pitfalls in CSV, JSON, JUnit and Gradescope;
+    learners' files untouched; a re-run reuses every unchanged result."""
+    monkeypatch.setenv("GRIND_STATE_DIR", str(tmp_path / "state"))
+    submissions = tmp_path / "class"
+    submissions.mkdir()
+    expected = _class_folder(submissions)
+    assert len(expected) >= 30
+    before = _hashes(submissions)
+    out = tmp_path / "out"
+    args = ["grade", str(submissions), "--exercise", "clipping", "--jobs", "2", "--time-limit", "2",
+            "-F", "csv", "-F", "json", "-F", "junit", "-F", "gradescope", "--out", str(out)]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert _hashes(submissions) == before
+
+    rows = list(csv.DictReader(io.StringIO((out / "summary.csv").read_text())))
+    assert [r["student"] for r in rows] == sorted(expected)
+    for row in rows:
+        status, pitfall = expected[row["student"]]
+        assert row["status"] == status, row
+        if pitfall:
+            assert row["pitfall"], row
+        assert set(row) == {"student", "status", "score", "max_score", "pitfall", "message", "sha256", "duration_s"}
+
+    data = json.loads((out / "results.json").read_text())
+    by_student = {r["student"]: r for r in data}
+    for name, (status, pitfall) in expected.items():
+        verdict = by_student[name]["verdict"]
+        assert verdict["status"] == status
+        assert (verdict["pitfall"] or {}).get("slug") == pitfall
+
+    junit = ET.parse(out / "junit.xml").getroot()
+    assert junit.tag == "testsuites"
+    suites = junit.findall("testsuite")
+    assert sorted(s.get("name") for s in suites) == sorted(expected)
+    total = 0
+    for suite in suites:
+        cases = suite.findall("testcase")
+        assert int(suite.get("tests")) == len(cases) > 0
+        assert int(suite.get("failures")) == sum(c.find("failure") is not None for c in cases)
+        assert int(suite.get("errors")) == sum(c.find("error") is not None for c in cases)
+        for case in cases:
+            assert case.get("classname") and case.get("name")
+            for bad in case.findall("failure") + case.findall("error"):
+                assert bad.get("message") is not None
+        total += len(cases)
+        status = expected[suite.get("name")][0]
+        if status == "passed":
+            assert int(suite.get("failures")) == int(suite.get("errors")) == 0
+        else:
+            assert int(suite.get("failures")) + int(suite.get("errors")) > 0
+    assert int(junit.get("tests")) == total
+
+    for name, (status, _) in expected.items():
+        gs = json.loads((out / "gradescope" / name / "results.json").read_text())
+        assert isinstance(gs["score"], float) and gs["tests"]
+        assert (gs["score"] == gs["max_score"]) == (status == "passed")
+        for test in gs["tests"]:
+            assert {"name", "score", "max_score", "status", "visibility"} <= set(test)
+            assert test["status"] in ("passed", "failed") and test["visibility"] in ("visible", "hidden")
+        if status in ("passed", "failed"):
+            example = next(t for t in gs["tests"] if t["name"] == "worked_example")
+            assert example["visibility"] == "visible"
+            assert all(t["visibility"] == "hidden" for t in gs["tests"] if t["name"] != "worked_example")
+
+    reused: list[bool] = []
+    grade_class(Catalog().get("clipping"), submissions, out, on_done=lambda s, r, kept: reused.append(kept))
+    assert reused == [True] * len(expected)
+
+
+def test_autograder_bundle_always_writes_results(tmp_path: Path) -> None:
+    """The bundle has setup.sh and an executable run_autograder that writes results.json,
+    for a good submission and for one that crashes the worker."""
+    out = tmp_path / "bundles"
+    result = runner.invoke(app, ["autograder", "build", "clipping", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    names = zipfile.ZipFile(out / "clipping-autograder.zip").namelist()
+    for needed in ("setup.sh", "run_autograder", "grind/pyproject.toml", "grind/judge/cli.py",
+                   "grind/exercises/clipping/exercise.toml", "grind/solutions/clipping/reference.py"):
+        assert needed in names
+    run = out / "clipping-autograder" / "run_autograder"
+    assert run.stat().st_mode & stat.S_IXUSR
+    for source, want_full in ((SUBMISSIONS / "clipping" / "correct_loop.py", True),
+                              (ADVERSARIAL / "os_exit_at_import.py", False)):
+        root = tmp_path / f"ag-{source.stem}"
+        (root / "submission").mkdir(parents=True)
+        shutil.copyfile(source, root / "submission" / "clipping.py")
+        env = dict(os.environ, AUTOGRADER_ROOT=str(root), GRIND_PYTHON=sys.executable)
+        subprocess.run(["bash", str(run)], env=env, check=True, timeout=300, capture_output=True)
+        results = json.loads((root / "results" / "results.json").read_text())
+        assert (results["score"] == results["max_score"]) is want_full
