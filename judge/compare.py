@@ -112,6 +112,19 @@ def _scalar(array: np.ndarray, index: tuple[int, ...]) -> Any:
     return _jsonable(float(value))
 
 
+def _distinct(want: np.ndarray, have: np.ndarray, index: tuple[int, ...]) -> tuple[Any, Any]:
+    """Both sides of the first mismatch, with as many digits as it takes for them to differ:
+    "expected 0.1, got 0.1" would leave a learner staring at identical numbers."""
+    a, b = _scalar(want, index), _scalar(have, index)
+    if a != b or not isinstance(a, float) or not isinstance(b, float):
+        return a, b
+    x, y = float(want[index]), float(have[index])
+    for digits in (9, 12, 17):
+        if f"{x:.{digits}g}" != f"{y:.{digits}g}":
+            return float(f"{x:.{digits}g}"), float(f"{y:.{digits}g}")
+    return x, y
+
+
 def _compare_values(key: str, want: np.ndarray, have: np.ndarray, tol: Tolerance) -> Mismatch | None:
     w = want.astype(np.float64)
     h = have.astype(np.float64)
@@ -124,11 +137,11 @@ def _compare_values(key: str, want: np.ndarray, have: np.ndarray, tol: Tolerance
         rel_err = np.where(finite, abs_err / np.maximum(np.abs(w), 1e-300), np.inf)
     bad = np.argwhere(~close)
     first = tuple(int(i) for i in bad[0]) if want.ndim else ()
+    shown_want, shown_have = _distinct(want, have, first)
     if want.ndim:
-        where = (f" (first differs at {_index_text(first, key)}: expected {_scalar(want, first)}, "
-                 f"got {_scalar(have, first)})")
+        where = f" (first differs at {_index_text(first, key)}: expected {shown_want}, got {shown_have})"
     else:
-        where = f": expected {_scalar(want, ())}, got {_scalar(have, ())}"
+        where = f": expected {shown_want}, got {shown_have}"
     what = "NaN appeared" if np.isnan(h).any() and not np.isnan(w).any() else "values differ"
     return Mismatch(
         key,

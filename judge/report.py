@@ -175,15 +175,15 @@ def _series_view(console: Console, series: dict[str, list[float]], label: str) -
     return _series_table(expected, got, label)
 
 
-def _series_table(expected: list[float], got: list[float], label: str) -> Table:
+def _series_table(expected: list[float], got: list[float], label: str) -> Group:
     first = next((i for i, (e, g) in enumerate(zip(expected, got)) if not _close(e, g)), 0)
-    table = Table(title=f"{label} around the first difference", box=None, padding=(0, 2))
+    table = Table(box=None, padding=(0, 2))
     for column in ("step", "expected", "yours"):
         table.add_column(column, justify="right")
     for i in range(max(0, first - 2), min(len(expected), first + 4)):
         marker = " ◀" if i == first else ""
         table.add_row(str(i), f"{expected[i]:.6g}", f"{got[i]:.6g}{marker}")
-    return table
+    return Group(Text(f"{label} around the first difference:", style="bold"), table)
 
 
 def _close(a: float, b: float) -> bool:

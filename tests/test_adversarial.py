@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import tempfile
 import time
 from pathlib import Path
 from typing import Iterator
@@ -79,7 +80,7 @@ def warm() -> Iterator[WarmWorker]:
 @pytest.mark.parametrize("mode", ["cold", "warm"])
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
 def test_hostile_submission_gets_its_verdict_and_leaves_no_trace(
-    path: Path, mode: str, tmp_path: Path, request: pytest.FixtureRequest
+    path: Path, mode: str, tmp_path: Path, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The judge returns, with an acceptable verdict, the workspace untouched, no process left;
     in a fresh process (cold) and in a fork of the warm worker (watch mode, batch grading)."""
@@ -96,6 +97,10 @@ def test_hostile_submission_gets_its_verdict_and_leaves_no_trace(
     (workspace / "canary.txt").write_text("the learner's other work")
     before = _snapshot(workspace)
     worker = request.getfixturevalue("warm") if mode == "warm" else None
+    private_tmp = tmp_path / "tmp"
+    private_tmp.mkdir()
+    if worker is None:  # cold runs make their temp dir here, so we can see it is removed
+        monkeypatch.setattr(tempfile, "tempdir", str(private_tmp))
     baseline = set(_descendants(os.getpid()))
 
     started = time.monotonic()
@@ -115,3 +120,5 @@ def test_hostile_submission_gets_its_verdict_and_leaves_no_trace(
             servers |= {p for p in _descendants(worker.proc.pid) if _parent(p) == worker.proc.pid}
         survivors -= servers
     assert not survivors, "a process from the run survived"
+    leftovers = list(private_tmp.iterdir()) if worker is None else list(Path(worker.root or "/nonexistent").glob("job-*"))
+    assert not leftovers, f"temp dirs left behind: {leftovers}"

@@ -80,3 +80,16 @@ def test_golden_submission(path: Path) -> None:
     if status == "failed":
         got = verdict.diagnosis.slug if verdict.diagnosis else None
         assert got == pitfall, verdict.first_failure
+
+
+def test_clipping_reference_equals_torch_on_200_seeded_random_cases() -> None:
+    """micrograd's whole test, at scale: the reference and torch.nn.utils.clip_grad_norm_ agree on
+    every case, with the random case widened to 23 seeds at each of its 9 sizes (207 inputs)."""
+    from judge.grade import compute_reference, judge_subject
+
+    exercise = Catalog().get("clipping")
+    ref = compute_reference(exercise, seeds=23, with_oracle=True)
+    randoms = [i for i in ref.instances if i["kind"] == "random"]
+    assert len(randoms) >= 200
+    verdict = judge_subject(exercise, ref, ref.subjects["oracle"])
+    assert verdict.status is Status.PASSED, verdict.first_failure

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from rich.console import Console
+from rich.text import Text
 
 from judge.catalog import Catalog
 from judge.grade import grade
@@ -53,3 +54,35 @@ def test_no_color_env_is_honoured(per_tensor_verdict, monkeypatch: pytest.Monkey
     console = Console(file=io.StringIO(), width=80, force_terminal=True)
     render_verdict(console, verdict, exercise, None)
     assert "\x1b[3" not in console.file.getvalue()  # type: ignore[attr-defined]
+
+
+@pytest.fixture(scope="module")
+def schedule_verdict():  # type: ignore[no-untyped-def]
+    exercise = Catalog().get("lr-schedule")
+    return exercise, grade(exercise, SUBMISSIONS / "lr-schedule" / "pitfall_no_clamp.py")
+
+
+def test_a_diverging_sequence_is_plotted_in_colour(schedule_verdict) -> None:  # type: ignore[no-untyped-def]
+    """A failing LR curve is drawn against the reference's, with a legend, within 80 columns."""
+    exercise, verdict = schedule_verdict
+    console = Console(file=io.StringIO(), width=80, force_terminal=True, color_system="standard")
+    render_verdict(console, verdict, exercise, None)
+    text = console.file.getvalue()  # type: ignore[attr-defined]
+    plain = Text.from_ansi(text).plain
+    assert "reference" in plain and "yours" in plain and "step" in plain
+    assert any(ch in plain for ch in "▞▚▄▀")  # the curves themselves
+    assert max(len(line) for line in plain.splitlines()) <= 80
+
+
+@pytest.mark.parametrize("colour", [False, True])
+def test_without_colour_the_sequence_is_a_table_of_steps(schedule_verdict, colour: bool,  # type: ignore[no-untyped-def]
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """NO_COLOR or plain output: the steps around the first difference, expected vs yours."""
+    exercise, verdict = schedule_verdict
+    if colour:
+        monkeypatch.setenv("NO_COLOR", "1")
+    text = _render(verdict, exercise, terminal=colour)
+    assert "around the first difference" in text
+    first = verdict.first_failure.series
+    step = next(i for i, (e, g) in enumerate(zip(first["expected"], first["got"])) if abs(e - g) > 1e-9)
+    assert str(step) in text

@@ -59,6 +59,8 @@ def describe_exception(exc: BaseException, filename: str) -> dict[str, Any]:
         message = f"the submission called exit({exc.code!r}); return a value instead"
     elif isinstance(exc, MemoryError):
         message = "out of memory" + memory_note()
+    elif limit_note(exc):
+        message = f"{exc} ({limit_note(exc)})"
     else:
         message = str(exc)
     return {
@@ -326,6 +328,24 @@ def shield_parent() -> None:
         signal.signal(-code, signal.SIG_DFL)
         os.kill(os.getpid(), -code)
     os._exit(code)
+
+
+def limit_note(exc: BaseException) -> str:
+    """Name the limit an exception comes from, so "Errno 27" reads as the file-size limit."""
+    import errno
+    import resource
+
+    if isinstance(exc, RuntimeError) and "can't start new thread" in str(exc):
+        return "the limit on processes and threads was reached"
+    if not isinstance(exc, OSError):
+        return ""
+    if exc.errno == errno.EAGAIN and isinstance(exc, BlockingIOError):
+        return "the limit on processes and threads was reached"
+    if exc.errno == errno.EFBIG:
+        return f"the file-size limit of {resource.getrlimit(resource.RLIMIT_FSIZE)[0] >> 20} MB was reached"
+    if exc.errno == errno.EMFILE:
+        return f"the limit of {resource.getrlimit(resource.RLIMIT_NOFILE)[0]} open files was reached"
+    return ""
 
 
 def memory_note() -> str:
