@@ -109,6 +109,22 @@ def main() -> None:
     warm = statistics.median(samples)
     rows.append(("warm re-grade (file written -> verdict)", f"{warm:.3f} s", "-", "-", "≤ 0.15 s"))
 
+    # 2b. how late a timeout verdict comes: warm, so there is no torch import to subtract
+    from judge.worker.sandbox import Limits
+
+    loops = [ROOT / "tests" / "adversarial" / f"{name}.py" for name in ("infinite_loop", "sleep_forever",
+                                                                          "torch_op_loop")]
+    with WarmWorker(hidden_from_learners(exercise)) as worker:
+        grade(exercise, correct, worker=worker)
+        late = []
+        for path in loops:
+            start = time.perf_counter()
+            verdict = grade(exercise, path, worker=worker, limits=Limits(wall_s=1.0))
+            late.append(time.perf_counter() - start - 1.0)
+            assert verdict.status.value == "timeout", verdict.message
+    rows.append(("timeout verdict after the limit (worst of 3 loops)", f"+{max(late):.2f} s", "limit 1 s", "-",
+                 "≤ +1 s"))
+
     # 3. batch: N submissions on 2 cores, vs one pytest process per submission (2 at a time)
     from judge.batch import grade_many
 

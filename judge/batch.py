@@ -110,7 +110,8 @@ def grade_class(
     students = find_students(submissions, exercise)
     store = out_dir / "graded"
     store.mkdir(parents=True, exist_ok=True)
-    exercise_hash = exercise_key(exercise)
+    # A stored result is reused only if the submission, the exercise and the limits are the same.
+    exercise_hash = exercise_key(exercise, extra=repr(limits))
     rows: dict[str, dict[str, Any]] = {}
     todo: dict[Path, Student] = {}
     for student in students:

@@ -22,6 +22,7 @@ else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
 DIFFICULTIES = ("easy", "medium", "hard")
+TOLERANCE_DTYPES = ("float16", "float32", "float64", "default")
 SLUG_RE = re.compile(r"^[a-z][a-z0-9-]*$")
 KNOWN_KEYS = {
     "title", "topic", "difficulty", "entry", "hints", "time_limit", "tolerance", "forbidden",
@@ -86,7 +87,10 @@ def load_exercise(exercise_dir: Path, solutions_root: Path) -> Exercise:
     path = exercise_dir / "exercise.toml"
     if not path.is_file():
         raise ManifestError(f"{path}: file is missing")
-    text = path.read_text(encoding="utf-8")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ManifestError(f"{path}: cannot be read as UTF-8 text ({exc})") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -110,6 +114,8 @@ def load_exercise(exercise_dir: Path, solutions_root: Path) -> Exercise:
 
     tolerance: dict[str, Tolerance] = {}
     for dtype, tol in m.get("tolerance", dict, {}).items():
+        if dtype not in TOLERANCE_DTYPES:
+            raise m.fail("tolerance", f"has an entry '{dtype}'; use one of {', '.join(TOLERANCE_DTYPES)}")
         if not isinstance(tol, dict) or set(tol) != {"rtol", "atol"}:
             raise m.fail("tolerance", f"entry '{dtype}' must be a table with exactly rtol and atol")
         if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0 for v in tol.values()):
@@ -162,7 +168,11 @@ class Catalog:
 
     def _order_key(self, folder: Path) -> tuple[int, str]:
         # `order = N` in the manifest sorts the curriculum; read cheaply, validated on load.
-        match = re.search(r"^order\s*=\s*(\d+)", (folder / "exercise.toml").read_text(encoding="utf-8"), re.M)
+        try:
+            text = (folder / "exercise.toml").read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            text = ""  # reported properly when this exercise is loaded
+        match = re.search(r"^order\s*=\s*(\d+)", text, re.M)
         return (int(match.group(1)) if match else 10_000, folder.name)
 
     def get(self, slug: str) -> Exercise:

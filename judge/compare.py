@@ -88,8 +88,9 @@ def compare(
         have = got[key]
         if have.dtype.kind not in NUMERIC_KINDS:
             return Mismatch(key, f"{key}: got data of dtype {have.dtype}, expected numbers")
-        if want.dtype.kind == "b" and have.dtype.kind != "b":
-            return Mismatch(key, f"{key}: expected True/False, got {have.dtype} numbers",
+        if (want.dtype.kind == "b") != (have.dtype.kind == "b"):
+            wanted = "True/False" if want.dtype.kind == "b" else "numbers"
+            return Mismatch(key, f"{key}: expected {wanted}, got {have.dtype} values",
                             to_json_value(want), to_json_value(have))
         if want.shape != have.shape:
             return Mismatch(

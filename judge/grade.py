@@ -61,7 +61,10 @@ def _split(result: dict[str, Any], observations: Observations) -> dict[str, Subj
         for sid, rec in result.get("subjects", {}).items()
     }
     for key, array in observations.items():
-        sid, instance, name = key.split("::", 2)
+        parts = key.split("::", 2)
+        if len(parts) != 3:
+            continue  # not a name the runner writes: ignore it rather than trust it
+        sid, instance, name = parts
         if sid in runs:
             runs[sid].obs.setdefault(instance, {})[name] = array
     for run in runs.values():  # safetensors does not keep order: restore the case's own order
@@ -201,8 +204,9 @@ def static_verdict(exercise: Exercise, source: str, filename: str) -> Verdict | 
         where = f" at line {exc.lineno}" if exc.lineno else ""
         return _error_verdict(exercise, Status.ERROR,
                               f"SyntaxError{where}: {exc.msg}" + (f"\n    {code}" if code else ""), exc.lineno)
-    except ValueError as exc:  # e.g. null bytes in the source
-        return _error_verdict(exercise, Status.ERROR, f"The file cannot be compiled: {exc}")
+    except (ValueError, MemoryError, RecursionError) as exc:  # null bytes; absurdly nested expressions
+        return _error_verdict(exercise, Status.ERROR,
+                              f"The file cannot be compiled: {type(exc).__name__} {exc}".strip())
     if hits:
         api, line = hits[0]
         return _error_verdict(exercise, Status.FORBIDDEN,
@@ -216,7 +220,8 @@ def static_verdict(exercise: Exercise, source: str, filename: str) -> Verdict | 
 
 
 def tolerance_of(exercise: Exercise) -> Callable[[str, str], Tolerance]:
-    return lambda want, have: exercise.tolerance_for(want, have)
+    """compare() passes both dtypes; the exercise decides by the expected (reference) one."""
+    return lambda want, have: exercise.tolerance_for(want)
 
 
 def _error_text(error: dict[str, Any]) -> str:
@@ -358,18 +363,28 @@ def verdict_from_outcome(exercise: Exercise, ref: Reference, outcome: RunOutcome
     elif outcome.status != "ok" or outcome.result is None:
         verdict = _error_verdict(exercise, Status.CRASHED, f"The submission crashed the worker: {outcome.message}.")
     else:
-        runs = _split(outcome.result, outcome.observations)
-        run = runs.get(LEARNER)
-        if run is None:
-            verdict = _error_verdict(exercise, Status.CRASHED, "The worker returned no observations for the submission.")
-        else:
-            verdict = judge_subject(exercise, ref, run)
-            speed = outcome.result.get("speed")
-            if verdict.passed and isinstance(speed, dict):
-                advice = speed_advice(speed, source_of(filename))
-                if advice:
-                    verdict.notices.append(advice)
+        try:
+            verdict = _judge_learner(exercise, ref, outcome, filename)
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError):
+            # The runner always writes well-formed results; anything else was written by the
+            # submission from inside the child, so it is the submission's failure, as data.
+            verdict = _error_verdict(exercise, Status.CRASHED,
+                                     "The submission crashed the worker: its result was malformed and is not trusted.")
     verdict.stdout, verdict.stderr = outcome.stdout, outcome.stderr
+    return verdict
+
+
+def _judge_learner(exercise: Exercise, ref: Reference, outcome: RunOutcome, filename: str) -> Verdict:
+    assert outcome.result is not None
+    run = _split(outcome.result, outcome.observations).get(LEARNER)
+    if run is None:
+        return _error_verdict(exercise, Status.CRASHED, "The worker returned no observations for the submission.")
+    verdict = judge_subject(exercise, ref, run)
+    speed = outcome.result.get("speed")
+    if verdict.passed and isinstance(speed, dict):
+        advice = speed_advice(speed, source_of(filename))
+        if advice:
+            verdict.notices.append(advice)
     return verdict
 
 

@@ -78,13 +78,10 @@ class Exercise:
     def oracle_path(self) -> Path:
         return self.solution_dir / "oracle.py"
 
-    def tolerance_for(self, *dtypes: str) -> Tolerance:
-        """The loosest tolerance among the dtypes involved: a float32 answer to a float64
-        question is held to float32 precision, never tighter."""
-        known = [self.tolerance[d] for d in dtypes if d in self.tolerance]
-        if not known:
-            known = [self.tolerance.get("default", Tolerance(1e-5, 1e-6))]
-        return Tolerance(max(t.rtol for t in known), max(t.atol for t in known))
+    def tolerance_for(self, dtype: str) -> Tolerance:
+        """The tolerance for an observation, chosen by the *reference's* dtype only: a learner
+        cannot loosen the check by answering a float64 question in float32."""
+        return self.tolerance.get(dtype) or self.tolerance.get("default") or Tolerance(1e-5, 1e-6)
 
 
 @dataclass

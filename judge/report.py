@@ -126,7 +126,8 @@ def render_verdict(console: Console, verdict: Verdict, exercise: Exercise, hints
         table.add_column(overflow="fold")
         for check, message in zip(verdict.checks, _messages(verdict)):
             mark, style = MARK[check.status]
-            table.add_row(Text(mark, style=style), check.name, check.kind, message)
+            # Learner-made strings (names, exception messages) are Text, never rich markup.
+            table.add_row(Text(mark, style=style), Text(check.name), Text(check.kind), Text(message))
         parts.append(table)
     if failure is not None and details:
         parts.append(Text(f"\nFirst failure: {failure.name}", style="bold"))
@@ -134,7 +135,7 @@ def render_verdict(console: Console, verdict: Verdict, exercise: Exercise, hints
         grid.add_column(style="bold", no_wrap=True)
         grid.add_column(overflow="fold")
         for label, text in details:
-            grid.add_row(f"  {label}:", text)
+            grid.add_row(Text(f"  {label}:"), Text(text))
         parts.append(grid)
     if failure is not None and failure.series:
         parts.append(_series_view(console, failure.series, failure.observation or "value"))
@@ -494,7 +495,7 @@ def render_class(console: Console, rows: list[dict[str, Any]]) -> None:
     for row in rows:
         verdict = row["verdict"]
         got, total = score(verdict)
-        table.add_row(row["student"], verdict["status"], f"{got}/{total}",
+        table.add_row(Text(row["student"]), verdict["status"], f"{got}/{total}",
                       verdict["pitfall"]["name"] if verdict.get("pitfall") else "")
     if console.is_terminal:
         console.print(table)

@@ -114,10 +114,12 @@ def test_hostile_submission_gets_its_verdict_and_leaves_no_trace(
     assert _snapshot(workspace) == before
     survivors = set(_descendants(os.getpid())) - baseline
     if worker is not None and worker.proc is not None:
-        # The server itself stays (under bubblewrap: bwrap and the server); nothing below it may.
-        servers = {worker.proc.pid}
-        if isolation().bwrap:
-            servers |= {p for p in _descendants(worker.proc.pid) if _parent(p) == worker.proc.pid}
+        # The server itself stays (under bubblewrap: bwrap, the namespace's init, the server);
+        # nothing below it may.
+        servers, level = {worker.proc.pid}, {worker.proc.pid}
+        for _ in range(2 if isolation().bwrap else 0):
+            level = {p for p in _descendants(worker.proc.pid) if _parent(p) in level}
+            servers |= level
         survivors -= servers
     assert not survivors, "a process from the run survived"
     leftovers = list(private_tmp.iterdir()) if worker is None else list(Path(worker.root or "/nonexistent").glob("job-*"))

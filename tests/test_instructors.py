@@ -24,6 +24,7 @@ from judge.catalog import Catalog
 from judge.cli import app
 from judge.scaffold import TEMPLATES
 from judge.status import ExitStatus
+from judge.worker.sandbox import Limits
 
 from .conftest import ADVERSARIAL, ROOT, SUBMISSIONS
 
@@ -172,7 +173,9 @@ def test_grade_a_class_in_every_format(tmp_path: Path, monkeypatch: pytest.Monke
             assert all(t["visibility"] == "hidden" for t in gs["tests"] if t["name"] != "worked_example")
 
     reused: list[bool] = []
-    grade_class(Catalog().get("clipping"), submissions, out, on_done=lambda s, r, kept: reused.append(kept))
+    exercise = Catalog().get("clipping")
+    same_limits = Limits(wall_s=2.0, memory_mb=exercise.memory_mb)  # what --time-limit 2 meant
+    grade_class(exercise, submissions, out, limits=same_limits, on_done=lambda s, r, kept: reused.append(kept))
     assert reused == [True] * len(expected)
 
 

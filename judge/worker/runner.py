@@ -18,10 +18,12 @@ safetensors are imported inside :func:`main` once the limits are in force.
 from __future__ import annotations
 
 import faulthandler
+import functools
 import hashlib
 import json
 import os
 import sys
+import threading
 import time
 import traceback
 import types
@@ -44,7 +46,16 @@ def _learner_frames(tb: Any, filename: str) -> list[traceback.FrameSummary]:
 
 
 def describe_exception(exc: BaseException, filename: str) -> dict[str, Any]:
-    """Type, message and the learner's own frames only: the judge's frames are noise to them."""
+    """Type, message and the learner's own frames only: the judge's frames are noise to them.
+    The exception is the learner's object: if describing it fails, say so instead."""
+    try:
+        return _describe(exc, filename)
+    except BaseException:  # noqa: BLE001 - e.g. an exception whose __str__ raises
+        return {"type": "UndescribableException", "message": "the submission raised an exception that could "
+                "not be turned into a message", "line": None, "code": "", "traceback": ""}
+
+
+def _describe(exc: BaseException, filename: str) -> dict[str, Any]:
     if isinstance(exc, SyntaxError) and exc.filename == filename:
         return {
             "type": type(exc).__name__,
@@ -59,8 +70,8 @@ def describe_exception(exc: BaseException, filename: str) -> dict[str, Any]:
         message = f"the submission called exit({exc.code!r}); return a value instead"
     elif isinstance(exc, MemoryError):
         message = "out of memory" + memory_note()
-    elif limit_note(exc):
-        message = f"{exc} ({limit_note(exc)})"
+    elif note := limit_note(exc):
+        message = f"{exc} ({note})"
     else:
         message = str(exc)
     return {
@@ -79,17 +90,24 @@ class Guards:
         self.filename = filename
         self.hits: list[dict[str, Any]] = []
         self.installed: dict[int, str] = {}  # id(guard) -> the dotted name it stands for
+        self.originals: dict[int, str] = {}  # id(the real built-in) -> its dotted name
+        self.codes: dict[Any, str] = {}  # code objects of the real built-ins (functions, methods)
+        self.hook: Any = None
 
     def check_exports(self, module: types.ModuleType, entry: list[str], source: str) -> None:
         """``Adam = getattr(torch.optim, "Ad" + "am")`` at module level hands the built-in itself to
         the judge's case code, with no learner frame on the stack when it is called. So the
         entry points are checked by identity after loading: a guard, or a class built on one,
         is the forbidden API."""
+        known = {**self.originals, **self.installed}
         for name in entry:
             obj = getattr(module, name, None)
-            hit = self.installed.get(id(obj))
+            while isinstance(obj, functools.partial):
+                obj = obj.func
+            obj = getattr(obj, "__func__", obj)  # a bound method
+            hit = known.get(id(obj))
             if hit is None and isinstance(obj, type):
-                hit = next((self.installed[id(base)] for base in obj.__mro__ if id(base) in self.installed), None)
+                hit = next((known[id(base)] for base in obj.__mro__ if id(base) in known), None)
             if hit is not None:
                 line = next((i for i, text in enumerate(source.splitlines(), 1)
                              if text.lstrip().startswith((f"{name} =", f"{name}=", f"class {name}"))), None)
@@ -152,10 +170,13 @@ class Guards:
                 original = getattr(owner, attr)
             except (ImportError, AttributeError):
                 continue
-            if id(original) in self.installed:
+            if id(original) in self.installed or id(original) in self.originals:
                 continue  # an alias of a name listed earlier: the first (canonical) name wins
             guard = self.make_guard(dotted, original)
             self.installed[id(guard)] = dotted
+            self.originals[id(original)] = dotted
+            for code in _code_objects(original):
+                self.codes.setdefault(code, dotted)
             for name, module in list(sys.modules.items()):
                 if not name.startswith("torch") or module is None:
                     continue
@@ -166,6 +187,47 @@ class Guards:
                 for key, value in list(namespace.items()):
                     if value is original:
                         setattr(module, key, guard)
+        self._profile()
+
+    def _profile(self) -> None:
+        """The wrappers above can be stepped around (``Guard.__bases__[0]``, a closure cell, a
+        ``functools.partial``...), so the real built-ins' own code is watched too: a profile hook
+        sees every call, and one into forbidden code with the learner's file up the stack trips."""
+        if not self.codes and not self.originals:
+            return
+        codes, originals, guards = self.codes, self.originals, self
+
+        def hook(frame: Any, event: str, arg: Any) -> None:
+            if event == "call":
+                dotted = codes.get(frame.f_code)
+                start = frame.f_back
+            elif event == "c_call":
+                dotted = originals.get(id(arg))
+                start = frame
+            else:
+                return
+            if dotted is None:
+                return
+            while start is not None:
+                if start.f_code.co_filename == guards.filename:
+                    guards.hits.append({"api": dotted, "line": start.f_lineno})
+                    raise ForbiddenAPI(f"{dotted} is not allowed in this exercise: write it yourself")
+                start = start.f_back
+
+        self.hook = hook
+        sys.setprofile(hook)
+        threading.setprofile(hook)
+
+    def tampered(self) -> bool:
+        """Did the submission remove the profile hook? That is stepping around the guard too."""
+        return self.hook is not None and sys.getprofile() is not self.hook
+
+
+def _code_objects(original: Any) -> list[Any]:
+    if isinstance(original, type):
+        return [v.__code__ for v in vars(original).values() if hasattr(v, "__code__")]
+    code = getattr(original, "__code__", None)
+    return [code] if code is not None else []
 
 
 def to_array(value: Any, np: Any, torch: Any) -> Any:
@@ -184,7 +246,10 @@ def to_array(value: Any, np: Any, torch: Any) -> Any:
                 tensor = tensor.to(torch.float32)
             return np.array(tensor.numpy(), copy=True)
     if kind is bool or kind is int or kind is float:
-        return np.array(value)
+        array = np.array(value)
+        if array.dtype.kind not in "biuf":  # an int too large for any integer dtype
+            raise BadOutput(f"got the integer {str(value)[:40]}, too large to be a number here")
+        return array
     if kind is np.ndarray or kind in (np.bool_, np.float16, np.float32, np.float64, np.int8, np.int16,
                                       np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64):
         array = np.array(value, copy=True)
@@ -194,9 +259,12 @@ def to_array(value: Any, np: Any, torch: Any) -> Any:
     if kind is list or kind is tuple:
         parts = [to_array(v, np, torch) for v in value]
         try:
-            return np.stack(parts) if parts else np.zeros((0,))
+            stacked = np.stack(parts) if parts else np.zeros((0,))
         except ValueError:
             raise BadOutput("got a ragged list where a rectangular tensor was expected") from None
+        if stacked.dtype.kind not in "biuf":
+            raise BadOutput(f"got a list holding {stacked.dtype} values where numbers were expected")
+        return stacked
     if value is None:
         raise BadOutput("got None where a value was expected (did you forget to return?)")
     if isinstance(value, torch.Tensor):
@@ -366,13 +434,17 @@ def main() -> None:
 def serve() -> None:
     """Warm mode: import torch once, then run each job (one JSON line on stdin) in a fresh fork.
 
-    For each job the server forks a child that waits for the parent's "go" (by then the parent
-    has moved it into the job's cgroup), puts itself in its own session, applies the job's
-    rlimits, sends its output to files in its own temp dir, and runs the job like cold mode.
-    The server answers ``{"pid": N}`` after forking and ``{"exit": code}`` when the child is
-    gone. Nothing a job does can change the server: the child is a copy-on-write fork.
+    The server runs in its own PID namespace (under bubblewrap), so a job cannot see or signal
+    grind; it therefore does the killing itself. For each job it forks a child, moves it into
+    the job's pids cgroup (a folder under the cgroup bound into the sandbox), then lets it run:
+    the child takes its own session, the job's rlimits and output files, and runs the job like
+    cold mode. The server enforces the wall clock from the child's "ready" line, kills the
+    child's process group and every process left in its cgroup, and answers
+    ``{"exit": code, "timed_out": bool}``. Nothing a job does can change the server: the child
+    is a copy-on-write fork.
     """
     import resource
+    import signal
 
     import numpy  # noqa: F401 - imported once here, inherited by every fork
     import safetensors.numpy  # noqa: F401
@@ -385,14 +457,15 @@ def serve() -> None:
         if not line.strip():
             continue
         request = json.loads(line)
+        workdir = request["job"]["out_dir"]
+        cgroup = request.get("cgroup")
         go_r, go_w = os.pipe()
         pid = os.fork()
         if pid == 0:
             os.close(go_w)
-            os.read(go_r, 1)  # wait until the parent has put us in the cgroup
+            os.read(go_r, 1)  # wait until the server has put us in the cgroup
             os.close(go_r)
             os.setsid()
-            workdir = request["job"]["out_dir"]
             os.chdir(workdir)
             for name, value in request["rlimits"]:
                 try:
@@ -415,12 +488,79 @@ def serve() -> None:
                 traceback.print_exc()
             os._exit(70)
         os.close(go_r)
-        print(json.dumps({"pid": pid}), file=out, flush=True)
-        sys.stdin.readline()  # the parent's "go"
+        job_cgroup = None
+        if cgroup:
+            try:
+                job_cgroup = os.path.join(cgroup, f"job-{pid}")
+                os.mkdir(job_cgroup)
+                with open(os.path.join(job_cgroup, "pids.max"), "w") as handle:
+                    handle.write(str(request["processes"]))
+                with open(os.path.join(job_cgroup, "cgroup.procs"), "w") as handle:
+                    handle.write(str(pid))
+            except OSError:
+                job_cgroup = None
         os.write(go_w, b"g")
         os.close(go_w)
-        _, status = os.waitpid(pid, 0)
-        print(json.dumps({"exit": os.waitstatus_to_exitcode(status)}), file=out, flush=True)
+        status, timed_out = _supervise(pid, workdir, request["wall_s"], request["startup_s"])
+        for victim in (lambda: os.killpg(pid, signal.SIGKILL),):
+            try:
+                victim()
+            except (ProcessLookupError, PermissionError):
+                pass
+        if job_cgroup:
+            _empty_cgroup(job_cgroup)
+        print(json.dumps({"exit": os.waitstatus_to_exitcode(status), "timed_out": timed_out}), file=out, flush=True)
+
+
+def _supervise(pid: int, workdir: str, wall_s: float, startup_s: float) -> tuple[int, bool]:
+    """Wait for the job's child; kill its group at the deadline (wall_s after its "ready")."""
+    import signal
+
+    started = time.monotonic()
+    ready_at = None
+    progress = os.path.join(workdir, "progress.txt")
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return status, False
+        now = time.monotonic()
+        if ready_at is None:
+            try:
+                with open(progress, "rb") as handle:
+                    if handle.read(6) == b"ready\n":
+                        ready_at = now
+            except OSError:
+                pass
+        deadline = ready_at + wall_s if ready_at is not None else started + startup_s
+        if now >= deadline:
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+            _, status = os.waitpid(pid, 0)
+            return status, True
+        time.sleep(0.005)
+
+
+def _empty_cgroup(path: str) -> None:
+    import signal
+
+    for _ in range(200):
+        try:
+            with open(os.path.join(path, "cgroup.procs")) as handle:
+                pids = [int(p) for p in handle.read().split()]
+        except OSError:
+            return
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        try:
+            os.rmdir(path)
+            return
+        except OSError:
+            time.sleep(0.01)
 
 
 def execute(job: dict[str, Any], progress: Any) -> None:
@@ -531,6 +671,12 @@ def execute(job: dict[str, Any], progress: Any) -> None:
             record["forbidden"] = guards.hits[:]
         record["elapsed_s"] = time.perf_counter() - subject_started
 
+    if guards and guards.tampered():
+        record = results["subjects"][subjects[0][0]]
+        record["forbidden"] = guards.hits[:] + [{"api": "the judge's guard (sys.setprofile was replaced)",
+                                                 "line": None}]
+    if guards and guards.hook is not None:
+        sys.setprofile(None)  # the learner's speed is timed without the guard's overhead
     if speed_case is not None and reference_time is not None and subjects:
         first_id = subjects[0][0]
         record = results["subjects"][first_id]

@@ -256,15 +256,15 @@ def _limit_child(limits: Limits, drop_to: int | None, cgroup: PidsCgroup | None)
         _drop(drop_to)
 
 
-def _command(iso: Isolation, workdir: str, hidden: list[Path], serve: bool = False) -> list[str]:
+def _command(iso: Isolation, workdir: str, hidden: list[Path], serve: bool = False,
+             writable: tuple[str, ...] = ()) -> list[str]:
     python = [sys.executable, "-I", "-X", "faulthandler", str(RUNNER), *(["--serve"] if serve else [])]
     if not iso.bwrap:
         return python
-    # The warm server keeps the host's PID namespace: the parent must see its forks' real pids
-    # to put them in their cgroup and kill them.
-    unshare = ["--unshare-net", "--unshare-ipc", "--unshare-uts"] if serve else ["--unshare-all"]
     command = [iso.bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-               "--bind", workdir, workdir, *unshare, "--die-with-parent", "--chdir", workdir]
+               "--bind", workdir, workdir, "--unshare-all", "--die-with-parent", "--chdir", workdir]
+    for path in writable:
+        command += ["--bind", path, path]
     for folder in hidden:
         if folder.is_dir() and not str(RUNNER).startswith(str(folder.resolve()) + os.sep):
             command += ["--tmpfs", str(folder.resolve())]
@@ -307,12 +307,22 @@ class _ProgressReader(threading.Thread):
         self.last_case: str | None = None
 
     def run(self) -> None:
-        with os.fdopen(self.fd, "r", errors="replace") as stream:
-            for line in stream:
-                if line.startswith("ready") and self.ready_at is None:
-                    self.ready_at = time.monotonic()
-                elif line.startswith("case "):
-                    self.last_case = line[5:].strip()[:200]
+        """Reads in bounded chunks and keeps at most one short partial line: the child can write
+        to this pipe too, and a newline-free flood must not grow the parent's memory."""
+        pending = b""
+        with os.fdopen(self.fd, "rb", buffering=0) as stream:
+            while True:
+                chunk = stream.read(65536)
+                if not chunk:
+                    break
+                *lines, pending = (pending + chunk).split(b"\n")
+                pending = pending[-512:]
+                for raw in lines:
+                    line = raw[:512].decode("utf-8", "replace")
+                    if line.startswith("ready") and self.ready_at is None:
+                        self.ready_at = time.monotonic()
+                    elif line.startswith("case "):
+                        self.last_case = line[5:].strip()[:200]
 
 
 def _signal_name(code: int) -> str:
@@ -457,7 +467,7 @@ def _read_result(outcome: RunOutcome, workdir: str, token: str) -> None:
         from safetensors.numpy import load_file
 
         outcome.observations = load_file(str(obs_path))
-    except (ValueError, OSError, TypeError) as exc:
+    except (ValueError, OSError, TypeError, RecursionError) as exc:
         return crashed(f"the worker's result was malformed or forged ({exc}); it is not trusted")
     if code != 0:
         return crashed(f"the worker exited with code {code} after writing its result")
@@ -479,10 +489,12 @@ def _capped_file(path: Path, cap: int) -> str:
 class WarmWorker:
     """A forkserver: one process that has imported torch, forking a fresh child per job.
 
-    Every job still gets its own temp dir, rlimits, pids cgroup, wall clock and process-group
-    kill, and its own token; the server itself runs under the same bubblewrap view as cold
-    runs (read-only file system, hidden solutions, no network), when bubblewrap is there.
-    Re-grading then costs the case work, not a torch import.
+    The server runs under the same bubblewrap view as cold runs, in its own PID namespace, so
+    a job can neither see nor signal grind; the server therefore enforces each job's wall clock
+    itself and empties the job's pids cgroup afterwards. Every job still gets its own temp dir,
+    rlimits, cgroup, process-group kill and token. grind keeps a backstop: a server that does not
+    answer in time is killed with its whole namespace. Re-grading then costs the case work, not
+    a torch import.
     """
 
     def __init__(self, hidden: list[Path] | None = None) -> None:
@@ -490,20 +502,27 @@ class WarmWorker:
         self.proc: subprocess.Popen[bytes] | None = None
         self.root: str | None = None
         self.lines: Any = None
+        self.cgroup: PidsCgroup | None = None
 
-    def _start(self) -> None:
+    def _start(self, limits: Limits) -> None:
         import queue
 
         iso = isolation()
+        for folder in self.hidden:  # bubblewrap can only hide a folder that exists when it starts
+            folder.mkdir(parents=True, exist_ok=True)
         self.root = tempfile.mkdtemp(prefix="grind-warm-")
         os.chmod(self.root, 0o700)
         if iso.drop_to is not None:
             os.chown(self.root, iso.drop_to, iso.drop_to)
+        # One cgroup for the server and its jobs; the server makes a sub-cgroup per job in it.
+        self.cgroup = PidsCgroup.create(limits.processes + 32)
+        writable = (str(self.cgroup.path),) if self.cgroup is not None and iso.bwrap else ()
+        cgroup = self.cgroup
         self.proc = subprocess.Popen(
-            _command(iso, self.root, self.hidden, serve=True),
+            _command(iso, self.root, self.hidden, serve=True, writable=writable),
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             cwd=self.root, env=scrubbed_env(self.root), start_new_session=True,
-            preexec_fn=(lambda: _drop(iso.drop_to)) if iso.drop_to is not None else None,  # type: ignore[arg-type]
+            preexec_fn=lambda: _server_preexec(cgroup, iso.drop_to),
         )
         self.lines = queue.Queue()
         stdout = self.proc.stdout
@@ -547,6 +566,9 @@ class WarmWorker:
             _kill_group(self.proc.pid)
             self.proc.wait()
             self.proc = None
+        if self.cgroup is not None:
+            self.cgroup.destroy()
+            self.cgroup = None
         if self.root:
             shutil.rmtree(self.root, ignore_errors=True)
             self.root = None
@@ -560,7 +582,7 @@ class WarmWorker:
     def run_job(self, job: dict[str, Any], limits: Limits) -> RunOutcome:
         if not self.alive():
             self.close()
-            self._start()
+            self._start(limits)
         assert self.root is not None
         iso = isolation()
         workdir = tempfile.mkdtemp(prefix="job-", dir=self.root)
@@ -568,39 +590,21 @@ class WarmWorker:
             os.chown(workdir, iso.drop_to, iso.drop_to)
         token = secrets.token_hex(16)
         job = dict(job, token=token, out_dir=workdir, time_limit=limits.wall_s)
-        cgroup = PidsCgroup.create(limits.processes)
         started = time.monotonic()
-        pid = None
         try:
-            self._send(json.dumps({"job": job, "rlimits": rlimit_table(limits, iso.drop_to is not None)}))
-            pid = self._receive(30).get("pid")
-            if not isinstance(pid, int):
+            self._send(json.dumps({
+                "job": job, "rlimits": rlimit_table(limits, iso.drop_to is not None),
+                "wall_s": limits.wall_s, "startup_s": STARTUP_LIMIT_S, "processes": limits.processes,
+                "cgroup": str(self.cgroup.path) if self.cgroup is not None else None,
+            }))
+            # The server enforces the deadline; this is only a backstop for a stuck server.
+            answer = self._receive(STARTUP_LIMIT_S + limits.wall_s + 30)
+            if not isinstance(answer.get("exit"), int):
                 self.close()
-                return RunOutcome(status="crashed", message="the warm worker stopped answering")
-            if cgroup is not None:
-                cgroup.join(pid)
-            self._send("go")
+                outcome = RunOutcome(status="crashed", message="the warm worker stopped answering; it was restarted")
+                outcome.duration_s = time.monotonic() - started
+                return outcome
             progress = Path(workdir, "progress.txt")
-            ready_at = None
-            timed_out = False
-            exit_message: dict[str, Any] = {}
-            while True:
-                exit_message = self._receive(0.02)
-                if exit_message or not self.alive():
-                    break
-                now = time.monotonic()
-                if ready_at is None and progress.is_file() and "ready" in progress.read_text(errors="replace"):
-                    ready_at = now
-                deadline = (ready_at + limits.wall_s) if ready_at is not None else started + STARTUP_LIMIT_S
-                if now >= deadline:
-                    timed_out = True
-                    _kill_group(pid)
-                    exit_message = self._receive(10)
-                    break
-            if cgroup is not None:
-                cgroup.destroy()
-                cgroup = None
-            _kill_group(pid)
             last_case = None
             if progress.is_file():
                 cases = [line[5:].strip() for line in progress.read_text(errors="replace").splitlines()
@@ -610,14 +614,20 @@ class WarmWorker:
                 status="ok",
                 stdout=_capped_file(Path(workdir, "stdout.txt"), limits.output_bytes),
                 stderr=_capped_file(Path(workdir, "stderr.txt"), limits.output_bytes),
-                returncode=exit_message.get("exit") if isinstance(exit_message.get("exit"), int) else None,
+                returncode=answer["exit"],
                 duration_s=time.monotonic() - started,
                 last_case=last_case,
             )
-            if not self.alive():
-                self.close()
-            return _conclude(outcome, workdir, token, limits, timed_out)
+            return _conclude(outcome, workdir, token, limits, bool(answer.get("timed_out")))
+        except (BrokenPipeError, OSError):
+            self.close()
+            return RunOutcome(status="crashed", message="the warm worker died; it was restarted")
         finally:
-            if cgroup is not None:
-                cgroup.destroy()
             shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _server_preexec(cgroup: PidsCgroup | None, drop_to: int | None) -> None:
+    if cgroup is not None:
+        cgroup.join()
+    if drop_to is not None:
+        _drop(drop_to)
