@@ -16,13 +16,14 @@ import sys
 import tempfile
 from importlib import metadata
 from pathlib import Path
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 import judge
 from judge.models import Exercise
 from judge.worker.sandbox import RUNNER
+
+if TYPE_CHECKING:
+    import numpy as np
 
 RESULT = "result.json"
 OBSERVATIONS = "observations.safetensors"
@@ -63,6 +64,11 @@ def exercise_key(exercise: Exercise, extra: str = "") -> str:
             digest.update(str(path.relative_to(folder)).encode() + b"\0")
             digest.update(path.read_bytes() + b"\0")
     return digest.hexdigest()[:32]
+
+
+def has(slug: str, key: str) -> bool:
+    """Cheap: is there an entry (not yet checked) for this key?"""
+    return (cache_root() / f"{slug}-{key}" / RESULT).is_file()
 
 
 def load(slug: str, key: str) -> tuple[dict[str, Any], dict[str, np.ndarray]] | None:

@@ -15,15 +15,20 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from judge import cache
-from judge.compare import Observations, compare, to_json_value
-from judge.diagnose import diagnose
 from judge.errors import JudgeError
 from judge.speed import speed_advice
 from judge.models import CheckResult, CheckStatus, Diagnosis, Exercise, Status, Tolerance, Verdict
 from judge.worker.sandbox import Limits, RunOutcome, WarmWorker, run_job
+
+if TYPE_CHECKING:
+    from judge.compare import Observations
+
+# numpy (through judge.compare and judge.diagnose) is imported inside the functions that
+# compare: on a warm cache the parent then loads it only after the learner's child has exited,
+# which keeps the peak memory of `grind run` near that of torch alone.
 
 LEARNER = "learner"
 REFERENCE = "reference"
@@ -241,6 +246,8 @@ def _instance_failure(ref_obs: Observations, record: dict[str, Any] | None, obs:
                 "line": record["error"].get("line")}
     if record["status"] == "bad_output":
         return {"status": CheckStatus.FAILED, "message": record["message"]}
+    from judge.compare import compare
+
     mismatch = compare(ref_obs, obs, tol)
     if mismatch is None:
         return None
@@ -261,6 +268,8 @@ def judge_subject(exercise: Exercise, ref: Reference, run: SubjectRun) -> Verdic
         err = run.load_error
         return _error_verdict(exercise, Status.ERROR, "Your file could not be loaded: " + _error_text(err),
                               err.get("line"))
+    from judge.diagnose import diagnose
+
     tol = tolerance_of(exercise)
     ref_obs = ref.subjects[REFERENCE].obs
     failures: dict[str, dict[str, Any]] = {}
@@ -312,6 +321,8 @@ def judge_subject(exercise: Exercise, ref: Reference, run: SubjectRun) -> Verdic
 
 
 def _expected_preview(obs: Observations, key: str | None) -> Any:
+    from judge.compare import to_json_value
+
     if key and key in obs:
         return to_json_value(obs[key])
     return {k: to_json_value(v) for k, v in obs.items()} if len(obs) <= 4 else None
@@ -411,12 +422,17 @@ def grade(exercise: Exercise, path: Path, *, source: str | None = None, limits: 
     if early is not None:
         early.submission, early.duration_s = str(path), time.monotonic() - started
         return early
-    # The reference (cached after the first run) and the learner's child start together:
-    # on a cold cache the two torch imports overlap instead of adding up.
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        ref_future = pool.submit(reference_for, exercise)
+    if cache.has(exercise.slug, cache.exercise_key(exercise)):
+        # Cached: read it after the learner's child is gone, so the two never share the peak.
         outcome = run_learner(exercise, source, filename, limits, worker, speed)
-        ref = ref_future.result()
+        ref = reference_for(exercise)
+    else:
+        # Not cached: the reference's child and the learner's start together, so on a cold
+        # cache the two torch imports overlap instead of adding up.
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            ref_future = pool.submit(reference_for, exercise)
+            outcome = run_learner(exercise, source, filename, limits, worker, speed)
+            ref = ref_future.result()
     verdict = verdict_from_outcome(exercise, ref, outcome, filename)
     verdict.submission, verdict.duration_s = str(path), time.monotonic() - started
     return verdict

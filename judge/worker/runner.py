@@ -425,8 +425,9 @@ def memory_note() -> str:
 
 def main() -> None:
     """Cold mode: one job on stdin, in this process."""
-    shield_parent()
     job = json.loads(sys.stdin.read())
+    if job.get("shield", True):
+        shield_parent()
     progress = os.fdopen(job["progress_fd"], "w", buffering=1) if job.get("progress_fd") else None
     execute(job, progress)
 

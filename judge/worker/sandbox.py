@@ -21,9 +21,10 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 RUNNER = Path(__file__).with_name("runner.py")
 STARTUP_LIMIT_S = 90.0  # importing torch on a loaded machine; learner code has not run yet
@@ -352,7 +353,10 @@ def run_job(job: dict[str, Any], limits: Limits, hidden: list[Path] | None = Non
         os.chown(workdir, iso.drop_to, iso.drop_to)
     token = secrets.token_hex(16)
     progress_r, progress_w = os.pipe()
-    job = dict(job, token=token, out_dir=workdir, progress_fd=progress_w, time_limit=limits.wall_s)
+    # Inside bubblewrap's PID namespace the child's parent is the namespace's init, which it
+    # cannot kill; the extra waiter process that shields grind is only needed without it.
+    job = dict(job, token=token, out_dir=workdir, progress_fd=progress_w, time_limit=limits.wall_s,
+               shield=not iso.bwrap)
     started = time.monotonic()
     cgroup = PidsCgroup.create(limits.processes)
     try:

@@ -1,4 +1,4 @@
-# expect: crashed
+# expect: crashed|failed
 # needs: bwrap
 # Walks /proc up its ancestry and SIGKILLs every process it finds: grind must not be among them.
 import os, signal
