@@ -1,6 +1,6 @@
 # expect: crashed|failed
-import os
 # In a PID namespace the parent is its init, which ignores the signal: the checks then just fail.
+import os
 import signal
 
 
