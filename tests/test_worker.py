@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import tempfile
 from pathlib import Path
 
@@ -60,7 +61,8 @@ def test_timeout_kills_the_process_group_and_leaves_no_temp_dir(tmp_path: Path, 
     )
     verdict = _grade_source(tmp_path, source, wall_s=3.0)
     assert verdict.status is Status.TIMEOUT, verdict.message
-    assert "last seen at line 4" in verdict.message, verdict.message
+    # The loop is lines 4-5; the stack dump catches it on either.
+    assert re.search(r"last seen at line [45]\b", verdict.message), verdict.message
     assert not _alive("sleep 987.654")
     assert list(private_tmp.iterdir()) == [], list(private_tmp.iterdir())
 
