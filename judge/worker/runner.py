@@ -509,7 +509,7 @@ def serve() -> None:
             except (ProcessLookupError, PermissionError):
                 pass
         if job_cgroup:
-            _empty_cgroup(job_cgroup)
+            empty_cgroup(job_cgroup)
         print(json.dumps({"exit": os.waitstatus_to_exitcode(status), "timed_out": timed_out}), file=out, flush=True)
 
 
@@ -543,7 +543,8 @@ def _supervise(pid: int, workdir: str, wall_s: float, startup_s: float) -> tuple
         time.sleep(0.005)
 
 
-def _empty_cgroup(path: str) -> None:
+def empty_cgroup(path: str) -> None:
+    """SIGKILL every process in a pids cgroup until it is empty, then remove it."""
     import signal
 
     for _ in range(200):

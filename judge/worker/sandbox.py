@@ -26,6 +26,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import numpy as np
 
+from judge.worker.runner import empty_cgroup  # noqa: E402 - stdlib-only at import, no torch
+
 RUNNER = Path(__file__).with_name("runner.py")
 STARTUP_LIMIT_S = 90.0  # importing torch on a loaded machine; learner code has not run yet
 _PASSTHROUGH_ENV = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "LD_LIBRARY_PATH", "SYSTEMROOT")
@@ -202,21 +204,9 @@ class PidsCgroup:
             handle.write(str(pid))
 
     def destroy(self) -> None:
-        for _ in range(200):
-            try:
-                pids = [int(p) for p in (self.path / "cgroup.procs").read_text().split()]
-            except OSError:
-                return
-            for pid in pids:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    pass
-            try:
-                self.path.rmdir()
-                return
-            except OSError:
-                time.sleep(0.01)
+        """Kill every process left in the cgroup, then remove it (the same code the warm server
+        uses inside its namespace, kept in the stdlib-only runner)."""
+        empty_cgroup(str(self.path))
 
 
 def _drop(uid: int) -> None:
