@@ -49,7 +49,7 @@ def diagnose(
     for order, meta in enumerate(pitfalls):
         cases, obs = pitfall_cases.get(meta["slug"], {}), pitfall_obs.get(meta["slug"], {})
 
-        def agrees(name: str) -> bool:
+        def agrees(name: str, cases: dict[str, Any] = cases, obs: dict[str, Observations] = obs) -> bool:
             return same_behaviour(cases.get(name), obs.get(name, {}), learner_cases.get(name),
                                   learner_obs.get(name, {}), tolerance)
 

@@ -26,7 +26,7 @@ from judge.scaffold import TEMPLATES
 from judge.status import ExitStatus
 from judge.worker.sandbox import Limits
 
-from .conftest import ADVERSARIAL, ROOT, SUBMISSIONS
+from .conftest import ADVERSARIAL, SUBMISSIONS
 
 runner = CliRunner()
 

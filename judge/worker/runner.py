@@ -503,11 +503,10 @@ def serve() -> None:
         os.write(go_w, b"g")
         os.close(go_w)
         status, timed_out = _supervise(pid, workdir, request["wall_s"], request["startup_s"])
-        for victim in (lambda: os.killpg(pid, signal.SIGKILL),):
-            try:
-                victim()
-            except (ProcessLookupError, PermissionError):
-                pass
+        try:
+            os.killpg(pid, signal.SIGKILL)  # anything the job left in its session
+        except (ProcessLookupError, PermissionError):
+            pass
         if job_cgroup:
             empty_cgroup(job_cgroup)
         print(json.dumps({"exit": os.waitstatus_to_exitcode(status), "timed_out": timed_out}), file=out, flush=True)
