@@ -3,7 +3,8 @@
 Each file in ``tests/adversarial/`` says on its first line which verdicts are acceptable
 (``# expect: crashed`` or ``# expect: error|crashed|timeout``), and optionally on its second
 what isolation it relies on (``# needs: bwrap`` for a hidden solutions folder, ``# needs:
-isolation`` for a read-only workspace, given by bubblewrap or by the unprivileged user).
+isolation`` for a read-only workspace, given by bubblewrap or by the unprivileged user;
+``# needs: pids`` for a bound on processes, a pids cgroup or the unprivileged user's NPROC).
 
 For every submission the suite also proves that the judge came back, that nothing in the
 learner's workspace changed, and that no process the run started is still alive.
@@ -23,7 +24,7 @@ import pytest
 
 from judge.catalog import Catalog
 from judge.grade import grade, hidden_from_learners
-from judge.worker.sandbox import Limits, WarmWorker, isolation
+from judge.worker.sandbox import Limits, WarmWorker, can_bound_processes, isolation
 
 ADVERSARIAL = Path(__file__).parent / "adversarial"
 FILES = sorted(ADVERSARIAL.glob("*.py"))
@@ -90,6 +91,8 @@ def test_hostile_submission_gets_its_verdict_and_leaves_no_trace(
         pytest.skip("hiding the solutions folder needs bubblewrap")
     if needs == "isolation" and not (iso.bwrap or iso.drop_to is not None):
         pytest.skip("a read-only workspace needs bubblewrap or running as root")
+    if needs == "pids" and not can_bound_processes():
+        pytest.skip("without a pids cgroup only the clock would stop this: not run on a shared machine")
     workspace = tmp_path / "workspace"
     workspace.mkdir()
     submission = workspace / "clipping.py"

@@ -564,8 +564,29 @@ def empty_cgroup(path: str) -> None:
             time.sleep(0.01)
 
 
+class _NoJudgeImports:
+    """A meta-path finder refusing ``judge`` and ``solutions``: an editable install puts the
+    repository on sys.path, which would make ``from solutions.clipping.reference import ...``
+    work. Nothing in the child needs either (sources arrive on stdin)."""
+
+    BLOCKED = ("judge", "solutions")
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> None:
+        if name.split(".", 1)[0] in self.BLOCKED:
+            raise ImportError(f"{name} cannot be imported from a submission")
+        return None
+
+
+def seal_imports() -> None:
+    sys.path[:] = [p for p in sys.path if not os.path.isdir(os.path.join(p or ".", "solutions"))]
+    for name in [m for m in sys.modules if m.split(".", 1)[0] in _NoJudgeImports.BLOCKED]:
+        del sys.modules[name]
+    sys.meta_path.insert(0, _NoJudgeImports())
+
+
 def execute(job: dict[str, Any], progress: Any) -> None:
     """Run every subject of one job through every case and write the observations."""
+    seal_imports()
     token = job.pop("token")
     out_dir = job["out_dir"]
 

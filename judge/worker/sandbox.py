@@ -209,6 +209,19 @@ class PidsCgroup:
         empty_cgroup(str(self.path))
 
 
+@functools.lru_cache(maxsize=1)
+def can_bound_processes() -> bool:
+    """Can a run's process count be bounded here (a pids cgroup, or RLIMIT_NPROC for the
+    unprivileged user)? Without either, only the wall clock stops a fork bomb."""
+    if isolation().drop_to is not None:
+        return True
+    probe = PidsCgroup.create(1)
+    if probe is None:
+        return False
+    probe.destroy()
+    return True
+
+
 def _drop(uid: int) -> None:
     os.setgroups([])
     os.setgid(uid)

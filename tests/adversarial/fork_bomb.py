@@ -1,4 +1,5 @@
 # expect: error|crashed|timeout
+# needs: pids
 import os
 
 while True:
