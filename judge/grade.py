@@ -133,9 +133,10 @@ def _reference_from(exercise: Exercise, result: dict[str, Any], observations: Ob
     return ref
 
 
-def reference_for(exercise: Exercise) -> Reference:
-    """Cached reference observations; computed (and published atomically) on a miss."""
-    key = cache.exercise_key(exercise)
+def reference_for(exercise: Exercise, key: str | None = None) -> Reference:
+    """Cached reference observations; computed (and published atomically) on a miss.
+    ``key`` saves hashing the exercise's files again when the caller already did."""
+    key = key or cache.exercise_key(exercise)
     hit = cache.load(exercise.slug, key)
     if hit is not None:
         return _reference_from(exercise, *hit)
@@ -422,15 +423,16 @@ def grade(exercise: Exercise, path: Path, *, source: str | None = None, limits: 
     if early is not None:
         early.submission, early.duration_s = str(path), time.monotonic() - started
         return early
-    if cache.has(exercise.slug, cache.exercise_key(exercise)):
+    key = cache.exercise_key(exercise)
+    if cache.has(exercise.slug, key):
         # Cached: read it after the learner's child is gone, so the two never share the peak.
         outcome = run_learner(exercise, source, filename, limits, worker, speed)
-        ref = reference_for(exercise)
+        ref = reference_for(exercise, key)
     else:
         # Not cached: the reference's child and the learner's start together, so on a cold
         # cache the two torch imports overlap instead of adding up.
         with ThreadPoolExecutor(max_workers=1) as pool:
-            ref_future = pool.submit(reference_for, exercise)
+            ref_future = pool.submit(reference_for, exercise, key)
             outcome = run_learner(exercise, source, filename, limits, worker, speed)
             ref = ref_future.result()
     verdict = verdict_from_outcome(exercise, ref, outcome, filename)

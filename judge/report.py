@@ -101,7 +101,7 @@ def render_verdict(console: Console, verdict: Verdict, exercise: Exercise, hints
             out += [f"  {label}: {text}" for label, text in details]
         if failure is not None and failure.series:
             expected, got = failure.series["expected"], failure.series["got"]
-            first = next((i for i, (e, g) in enumerate(zip(expected, got)) if not _close(e, g)), 0)
+            first = _first_difference(expected, got)
             out.append(f"  {failure.observation} around the first difference (step: expected / yours):")
             out += [f"    {i}: {expected[i]:.6g} / {got[i]:.6g}{'  <-' if i == first else ''}"
                     for i in range(max(0, first - 2), min(len(expected), first + 4))]
@@ -177,7 +177,7 @@ def _series_view(console: Console, series: dict[str, list[float]], label: str) -
 
 
 def _series_table(expected: list[float], got: list[float], label: str) -> Group:
-    first = next((i for i, (e, g) in enumerate(zip(expected, got)) if not _close(e, g)), 0)
+    first = _first_difference(expected, got)
     table = Table(box=None, padding=(0, 2))
     for column in ("step", "expected", "yours"):
         table.add_column(column, justify="right")
@@ -185,6 +185,10 @@ def _series_table(expected: list[float], got: list[float], label: str) -> Group:
         marker = " ◀" if i == first else ""
         table.add_row(str(i), f"{expected[i]:.6g}", f"{got[i]:.6g}{marker}")
     return Group(Text(f"{label} around the first difference:", style="bold"), table)
+
+
+def _first_difference(expected: list[float], got: list[float]) -> int:
+    return next((i for i, (e, g) in enumerate(zip(expected, got)) if not _close(e, g)), 0)
 
 
 def _close(a: float, b: float) -> bool:
