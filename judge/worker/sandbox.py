@@ -106,6 +106,13 @@ class Isolation:
     drop_to: int | None
     bwrap: str | None
 
+    @property
+    def level(self) -> str:
+        """The strongest layer in force: bubblewrap, landlock, macos-sandbox or limits-only."""
+        if self.bwrap:
+            return "bubblewrap"
+        return "limits-only"
+
     def describe(self) -> str:
         parts = ["rlimits"]
         if self.drop_to is not None:
