@@ -1,0 +1,369 @@
+"""The parent <-> child boundary of the worker, as types.
+
+Everything that crosses the boundary is described here, once:
+
+- :class:`Job` goes from grind (trusted) to the runner (trusted code, running next to the
+  learner's). It is plain JSON on the child's stdin.
+- :class:`Result` comes back from the child. The runner writes it, but the learner's code runs in
+  the same process and can forge it (it can find the run's token in the runner's frames). So
+  :func:`parse_result` treats every byte as hostile: each field is type-checked and bounded, and
+  a value that is not what the runner would write raises :class:`ProtocolError`, which grind turns
+  into a ``crashed`` verdict naming what was wrong. A forged result can then only ever hold
+  values, and those still have to equal the reference's.
+- :class:`Reply` is the warm server's answer about one job (exit status, captured output).
+
+Observation names are ``subject::instance::key`` in the safetensors file; :func:`obs_name` and
+:func:`split_obs_name` are the only code that builds or splits them, and pitfalls are subjects
+named ``pitfall:<slug>`` (:func:`pitfall_subject`).
+
+Stdlib only: the child loads this file by path (``python -I``, no ``judge`` package there).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any, TypedDict
+
+SEP = "::"
+PITFALL = "pitfall:"
+MAX_TEXT = 20_000  # any one string the child sends back (messages, tracebacks, previews)
+MAX_ITEMS = 100_000  # entries in any one list or mapping
+
+
+class ProtocolError(ValueError):
+    """The child's answer is not what the runner writes: malformed, forged or truncated."""
+
+
+def obs_name(subject: str, instance: str, key: str) -> str:
+    return f"{subject}{SEP}{instance}{SEP}{key}"
+
+
+def split_obs_name(name: str) -> tuple[str, str, str] | None:
+    parts = name.split(SEP, 2)
+    return (parts[0], parts[1], parts[2]) if len(parts) == 3 else None
+
+
+def pitfall_subject(slug: str) -> str:
+    return PITFALL + slug
+
+
+# ---------------------------------------------------------------------------------------------
+# Parent -> child (trusted both ends; typed for the reader's sake)
+
+
+class SubjectSpec(TypedDict, total=False):
+    id: str  # "learner", "reference", "oracle" (absent for the pitfalls bundle)
+    kind: str  # "file": one module defining the entry points; "pitfalls": a PITFALLS list
+    path: str  # shown in tracebacks; the child never reads it (sources travel in the job)
+    source: str
+
+
+class Confinement(TypedDict):
+    """What the child may touch once confined (Landlock; a macOS profile has the same shape)."""
+
+    read: list[str]
+    write: list[str]
+
+
+class Job(TypedDict, total=False):
+    checks_source: str
+    checks_filename: str
+    entry: list[str]
+    subjects: list[SubjectSpec]
+    token: str  # proves the result was written by this run's runner (never sent back twice)
+    out_dir: str  # the run's private temp dir: the child's cwd and HOME
+    time_limit: float
+    control_fd: int  # a pipe: "ready" and "case ..." lines, read by the parent (never a file)
+    shield: bool  # fork a waiter so the submission's getppid() is not the judge
+    guard: bool  # install the "from memory" guards (learner runs only)
+    forbidden: list[str]
+    seeds: int | None
+    record_inputs: bool
+    speed_reference: str
+    confine: Confinement | None
+
+
+# ---------------------------------------------------------------------------------------------
+# Child -> parent (hostile until parsed)
+
+
+@dataclass
+class ErrorInfo:
+    """An exception the subject raised, reduced to text the report can show."""
+
+    type: str
+    message: str
+    line: int | None = None
+    code: str = ""
+    traceback: str = ""
+
+    @classmethod
+    def parse(cls, raw: Any, where: str) -> ErrorInfo:
+        d = _dict(raw, where)
+        return cls(_text(d, "type", where), _text(d, "message", where), _opt_int(d.get("line"), f"{where}.line"),
+                   _text(d, "code", where, default=""), _text(d, "traceback", where, default=""))
+
+
+@dataclass
+class CaseRecord:
+    """How one subject fared on one case instance: ``ok`` (observations under ``keys``),
+    ``error`` (it raised) or ``bad_output`` (it returned something that is not data)."""
+
+    status: str
+    keys: list[str] = field(default_factory=list)
+    message: str = ""
+    error: ErrorInfo | None = None
+
+    @classmethod
+    def parse(cls, raw: Any, where: str) -> CaseRecord:
+        d = _dict(raw, where)
+        status = d.get("status")
+        if status == "ok":
+            return cls("ok", keys=[_str(k, f"{where}.keys") for k in _list(d.get("keys"), f"{where}.keys")])
+        if status == "error":
+            return cls("error", error=ErrorInfo.parse(d.get("error"), f"{where}.error"))
+        if status == "bad_output":
+            return cls("bad_output", message=_text(d, "message", where))
+        raise ProtocolError(f"{where}: unknown case status {str(status)[:40]!r}")
+
+    def to_json(self) -> dict[str, Any]:
+        if self.status == "ok":
+            return {"status": "ok", "keys": self.keys}
+        if self.status == "error":
+            return {"status": "error", "error": asdict(self.error) if self.error else None}
+        return {"status": self.status, "message": self.message}
+
+
+@dataclass
+class ForbiddenHit:
+    api: str
+    line: int | None = None
+
+    @classmethod
+    def parse(cls, raw: Any, where: str) -> ForbiddenHit:
+        d = _dict(raw, where)
+        return cls(_text(d, "api", where), _opt_int(d.get("line"), f"{where}.line"))
+
+
+@dataclass
+class SubjectRecord:
+    """One subject's whole run: a load error, or one record per case instance."""
+
+    load_error: ErrorInfo | None = None
+    cases: dict[str, CaseRecord] = field(default_factory=dict)
+    forbidden: list[ForbiddenHit] = field(default_factory=list)
+    elapsed_s: float = 0.0
+
+    @classmethod
+    def parse(cls, raw: Any, where: str) -> SubjectRecord:
+        d = _dict(raw, where)
+        load_error = d.get("load_error")
+        cases = _dict(d.get("cases", {}), f"{where}.cases")
+        return cls(
+            ErrorInfo.parse(load_error, f"{where}.load_error") if load_error is not None else None,
+            {_str(name, f"{where}.cases"): CaseRecord.parse(rec, f"{where}.cases[{str(name)[:60]}]")
+             for name, rec in cases.items()},
+            [ForbiddenHit.parse(h, f"{where}.forbidden") for h in _list(d.get("forbidden", []), f"{where}.forbidden")],
+            _float(d.get("elapsed_s", 0.0), f"{where}.elapsed_s"),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {"load_error": asdict(self.load_error) if self.load_error else None,
+                "cases": {k: v.to_json() for k, v in self.cases.items()},
+                "forbidden": [asdict(h) for h in self.forbidden], "elapsed_s": self.elapsed_s}
+
+
+@dataclass
+class Instance:
+    """One concrete input of a case (random cases have one per size and seed), in run order."""
+
+    name: str
+    case: str
+    kind: str
+    params: dict[str, Any]
+    input: Any = None
+    shown: list[str] | None = None
+
+    @classmethod
+    def parse(cls, raw: Any, where: str) -> Instance:
+        d = _dict(raw, where)
+        kind = _text(d, "kind", where)
+        if kind not in ("example", "edge", "random"):
+            raise ProtocolError(f"{where}: unknown case kind {kind[:40]!r}")
+        params = _dict(d.get("params", {}), f"{where}.params")
+        for key, value in params.items():
+            if type(value) is not int:
+                raise ProtocolError(f"{where}.params.{str(key)[:40]}: not an integer")
+        shown = d.get("shown")
+        return cls(_text(d, "name", where), _text(d, "case", where), kind, params, _json_value(d.get("input")),
+                   [_str(s, f"{where}.shown") for s in _list(shown, f"{where}.shown")] if shown is not None else None)
+
+
+@dataclass
+class PitfallMeta:
+    slug: str
+    name: str
+    explanation: str
+    hint: str
+
+    @classmethod
+    def parse(cls, raw: Any, where: str) -> PitfallMeta:
+        d = _dict(raw, where)
+        return cls(*(_text(d, k, where) for k in ("slug", "name", "explanation", "hint")))
+
+
+@dataclass
+class SpeedSample:
+    reference_s: float
+    budget_s: float
+    learner_s: float | None
+    case: str
+
+    @classmethod
+    def parse(cls, raw: Any, where: str) -> SpeedSample:
+        d = _dict(raw, where)
+        learner = d.get("learner_s")
+        return cls(_float(d.get("reference_s"), f"{where}.reference_s"), _float(d.get("budget_s"), f"{where}.budget_s"),
+                   _float(learner, f"{where}.learner_s") if learner is not None else None, _text(d, "case", where))
+
+
+@dataclass
+class Result:
+    """Everything one run observed, except the tensors (those travel in safetensors)."""
+
+    token: str
+    observations_sha256: str
+    subjects: dict[str, SubjectRecord] = field(default_factory=dict)
+    instances: list[Instance] = field(default_factory=list)
+    pitfalls: list[PitfallMeta] = field(default_factory=list)
+    speed: SpeedSample | None = None
+    torch_version: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "token": self.token, "observations_sha256": self.observations_sha256,
+            "subjects": {k: v.to_json() for k, v in self.subjects.items()},
+            "instances": [asdict(i) for i in self.instances], "pitfalls": [asdict(p) for p in self.pitfalls],
+            "speed": asdict(self.speed) if self.speed else None, "torch_version": self.torch_version,
+        }
+
+
+def parse_result(raw: bytes) -> Result:
+    """Parse (never trust) a result document. Raises ProtocolError naming the first problem."""
+    try:
+        doc = json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise ProtocolError(f"result.json is not valid JSON ({type(exc).__name__})") from None
+    d = _dict(doc, "result")
+    subjects = _dict(d.get("subjects"), "subjects")
+    speed = d.get("speed")
+    return Result(
+        token=_text(d, "token", "result"),
+        observations_sha256=_text(d, "observations_sha256", "result"),
+        subjects={_str(sid, "subjects"): SubjectRecord.parse(rec, f"subjects[{str(sid)[:60]}]")
+                  for sid, rec in subjects.items()},
+        instances=[Instance.parse(i, "instances") for i in _list(d.get("instances", []), "instances")],
+        pitfalls=[PitfallMeta.parse(p, "pitfalls") for p in _list(d.get("pitfalls", []), "pitfalls")],
+        speed=SpeedSample.parse(speed, "speed") if speed is not None else None,
+        torch_version=_text(d, "torch_version", "result", default=""),
+    )
+
+
+@dataclass
+class Reply:
+    """The warm server's answer about one job. The server is trusted code, but it shares a
+    sandbox with the jobs, so grind parses this as strictly as a result."""
+
+    exit: int
+    timed_out: bool
+    ready: bool
+    stdout: str = ""
+    stderr: str = ""
+    last_case: str | None = None
+
+    @classmethod
+    def parse(cls, raw: bytes) -> Reply:
+        try:
+            d = _dict(json.loads(raw.decode("utf-8"), parse_constant=_no_constant), "reply")
+        except (UnicodeDecodeError, ValueError, RecursionError):
+            raise ProtocolError("the warm worker's reply is not valid JSON") from None
+        code = d.get("exit")
+        if type(code) is not int or not -256 < code < 256:
+            raise ProtocolError("the warm worker's reply has no exit status")
+        last = d.get("last_case")
+        return cls(code, d.get("timed_out") is True, d.get("ready") is True,
+                   _text(d, "stdout", "reply", default="", limit=1 << 20),
+                   _text(d, "stderr", "reply", default="", limit=1 << 20),
+                   _str(last, "reply.last_case")[:200] if last is not None else None)
+
+
+# ---------------------------------------------------------------------------------------------
+# Validators: each names the field that was wrong, for the crashed verdict's message.
+
+
+def _no_constant(name: str) -> Any:
+    raise ProtocolError(f"{name} is not a JSON number")
+
+
+def _dict(value: Any, where: str) -> dict[str, Any]:
+    if type(value) is not dict:
+        raise ProtocolError(f"{where}: expected an object, got {type(value).__name__}")
+    if len(value) > MAX_ITEMS:
+        raise ProtocolError(f"{where}: too many entries")
+    return value
+
+
+def _list(value: Any, where: str) -> list[Any]:
+    if type(value) is not list:
+        raise ProtocolError(f"{where}: expected a list, got {type(value).__name__}")
+    if len(value) > MAX_ITEMS:
+        raise ProtocolError(f"{where}: too many entries")
+    return value
+
+
+def _str(value: Any, where: str, limit: int = MAX_TEXT) -> str:
+    if type(value) is not str:
+        raise ProtocolError(f"{where}: expected text, got {type(value).__name__}")
+    if len(value) > limit:
+        raise ProtocolError(f"{where}: text too long")
+    return value
+
+
+def _text(d: dict[str, Any], key: str, where: str, default: str | None = None, limit: int = MAX_TEXT) -> str:
+    if key not in d and default is not None:
+        return default
+    return _str(d.get(key), f"{where}.{key}", limit)
+
+
+def _opt_int(value: Any, where: str) -> int | None:
+    if value is None:
+        return None
+    if type(value) is not int or not 0 <= value < 10**9:
+        raise ProtocolError(f"{where}: expected a line number")
+    return value
+
+
+def _float(value: Any, where: str) -> float:
+    if type(value) not in (int, float):
+        raise ProtocolError(f"{where}: expected a number, got {type(value).__name__}")
+    number = float(value)
+    if not math.isfinite(number) or not 0 <= number < 1e9:
+        raise ProtocolError(f"{where}: {str(value)[:40]} is not a duration")
+    return number
+
+
+def _json_value(value: Any, depth: int = 0) -> Any:
+    """A case's input preview: any JSON, bounded in depth and text."""
+    if depth > 20:
+        raise ProtocolError("an input preview is nested too deeply")
+    if isinstance(value, dict):
+        return {_str(k, "input"): _json_value(v, depth + 1) for k, v in _dict(value, "input").items()}
+    if isinstance(value, list):
+        return [_json_value(v, depth + 1) for v in _list(value, "input")]
+    if isinstance(value, str):
+        return _str(value, "input")
+    if value is None or type(value) in (bool, int, float):
+        return value
+    raise ProtocolError("an input preview holds something that is not JSON")
