@@ -41,13 +41,19 @@ mkdir -p "$work/class/submission"
 cp -r "$ROOT/submission/." "$work/class/submission/" 2>/dev/null || true
 "$PYTHON" -m judge grade "$work/class" --exercise {slug} --format gradescope --out "$work/out" --jobs 1 \\
     > "$work/log" 2>&1
+# results.json is written beside itself and renamed into place: never seen half-written.
 if [ -s "$work/out/gradescope/submission/results.json" ]; then
-    cp "$work/out/gradescope/submission/results.json" "$RESULTS"
+    cp "$work/out/gradescope/submission/results.json" "$RESULTS.tmp" && mv -f "$RESULTS.tmp" "$RESULTS"
 else
-    "$PYTHON" - "$work/log" "$RESULTS" <<'PY' || printf '%s' '{{"score": 0, "output": "The autograder crashed."}}' > "$RESULTS"
-import json, sys
-log = open(sys.argv[1], errors="replace").read()[-3000:]
-json.dump({{"score": 0, "output": "The autograder could not grade this submission:\\n" + log}}, open(sys.argv[2], "w"))
+    "$PYTHON" - "$work/log" "$RESULTS" <<'PY' \\
+        || {{ printf '%s' '{{"score": 0, "output": "The autograder crashed."}}' > "$RESULTS.tmp" \\
+              && mv -f "$RESULTS.tmp" "$RESULTS"; }}
+import json, os, sys
+with open(sys.argv[1], encoding="utf-8", errors="replace") as handle:
+    log = handle.read()[-3000:]
+with open(sys.argv[2] + ".tmp", "w", encoding="utf-8") as handle:
+    json.dump({{"score": 0, "output": "The autograder could not grade this submission:\\n" + log}}, handle)
+os.replace(sys.argv[2] + ".tmp", sys.argv[2])
 PY
 fi
 rm -rf "$work"

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ from typing import Any, Callable
 
 from judge.cache import exercise_key
 from judge.errors import UsageError
+from judge.formats import write_atomic
 from judge.grade import grade, hidden_from_learners, reference_for
 from judge.models import Exercise, Status, Verdict
 from judge.worker.sandbox import Limits, WarmWorker
@@ -146,8 +146,9 @@ def grade_class(
 
 
 def _save(path: Path, student: str, digest: str, exercise_hash: str, verdict: Verdict) -> dict[str, Any]:
+    """Store one student's result, atomically: a run killed here leaves the previous result (or
+    none), never a truncated one. The temporary name is unique to the writer: ``with_suffix``
+    gave students ``a.b`` and ``a.c`` the same ``a.tmp``, written by two threads at once."""
     row = {"student": student, "sha256": digest, "exercise_hash": exercise_hash, "verdict": verdict.to_json()}
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(row), encoding="utf-8")
-    os.replace(tmp, path)
+    write_atomic(path, json.dumps(row))
     return row

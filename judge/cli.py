@@ -191,8 +191,10 @@ def run(
     if recording and time_up(state, sitting, time.time()):
         notices.append("Your interview on this exercise ran out of time; hints and the solution are unlocked.")
     started = time.time()
-    source = path.read_text(encoding="utf-8", errors="replace")
-    verdict = grade(exercise, path, source=source, speed=True)
+    from judge.text import read_source
+
+    source, unreadable = read_source(path)  # not UTF-8: grade() reads it again and says so, as a verdict
+    verdict = grade(exercise, path, source=None if unreadable else source, speed=True)
     verdict.notices += notices
     if recording:
         recorded = record_verdict(state, sitting, verdict, source, started_at=started, ended_at=time.time())

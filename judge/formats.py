@@ -2,6 +2,12 @@
 
 Every writer takes rows of ``{"student", "sha256", "verdict"}`` where ``verdict`` is
 ``Verdict.to_json()``, so a resumed run (rows read back from disk) and a fresh one render the same.
+
+Rows hold learner text. ``to_json`` escapes it, but rows stored by an older grind, and student
+names taken from file names (which may not be UTF-8), did not pass through it, so every writer
+escapes again (``safe_data``; XML also forbids most control characters). Files are replaced
+atomically: an LMS or a CI job reading ``junit.xml`` never sees half of one, even if grind is
+killed while writing.
 """
 
 from __future__ import annotations
@@ -9,9 +15,13 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
+import threading
 from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree as ET
+
+from judge.text import safe_data, xml_safe
 
 FORMATS = ("csv", "json", "junit", "gradescope")
 VISIBLE_KINDS = {"example"}  # worked examples are public; hidden cases stay hidden
@@ -32,7 +42,7 @@ def to_csv(rows: list[dict[str, Any]]) -> str:
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(["student", "status", "score", "max_score", "pitfall", "message", "sha256", "duration_s"])
-    for row in rows:
+    for row in safe_data(rows):
         v = row["verdict"]
         got, total = score(v)
         writer.writerow([row["student"], v["status"], got, total, _pitfall(v), v["message"].replace("\n", " "),
@@ -41,7 +51,7 @@ def to_csv(rows: list[dict[str, Any]]) -> str:
 
 
 def to_json(rows: list[dict[str, Any]]) -> str:
-    return json.dumps(rows, indent=2)
+    return json.dumps(safe_data(rows), indent=2)
 
 
 def _failure_text(check: dict[str, Any]) -> str:
@@ -59,7 +69,7 @@ def to_junit(rows: list[dict[str, Any]], exercise: str) -> str:
     one <testcase name="load"> with an <error>."""
     suites = ET.Element("testsuites", name=f"grind {exercise}")
     totals = {"tests": 0, "failures": 0, "errors": 0}
-    for row in rows:
+    for row in _xml_data(rows):
         v = row["verdict"]
         suite = ET.SubElement(suites, "testsuite", name=row["student"], time=f"{v.get('duration_s', 0):.3f}")
         counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
@@ -92,10 +102,21 @@ def to_junit(rows: list[dict[str, Any]], exercise: str) -> str:
     return ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n"
 
 
+def _xml_data(value: Any) -> Any:
+    """``value`` with every string in it allowed in an XML document (see ``xml_safe``)."""
+    if isinstance(value, str):
+        return xml_safe(value)
+    if isinstance(value, dict):
+        return {key: _xml_data(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_xml_data(item) for item in value]
+    return value
+
+
 def to_gradescope(row: dict[str, Any]) -> dict[str, Any]:
     """Gradescope's results.json for one student: one point per check; worked examples visible,
     hidden cases hidden (their names only say which kind of case failed)."""
-    v = row["verdict"]
+    v = safe_data(row["verdict"])
     checks = v.get("checks") or []
     tests = []
     if not checks or v["status"] == "forbidden":
@@ -119,22 +140,39 @@ def to_gradescope(row: dict[str, Any]) -> dict[str, Any]:
             "stdout_visibility": "hidden"}
 
 
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to a temporary file beside ``path``, flush it to disk, then rename it over
+    ``path``: readers see the old file or the new one, never a partial one. The temporary name
+    is private to this process and thread, so concurrent writers never share one."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}-{threading.get_ident()}.tmp")
+    try:
+        with open(tmp, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
 def write_all(rows: list[dict[str, Any]], exercise: str, out_dir: Path, formats: list[str]) -> list[Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
     if "csv" in formats:
         written.append(out_dir / "summary.csv")
-        written[-1].write_text(to_csv(rows), encoding="utf-8")
+        write_atomic(written[-1], to_csv(rows))
     if "json" in formats:
         written.append(out_dir / "results.json")
-        written[-1].write_text(to_json(rows), encoding="utf-8")
+        write_atomic(written[-1], to_json(rows))
     if "junit" in formats:
         written.append(out_dir / "junit.xml")
-        written[-1].write_text(to_junit(rows, exercise), encoding="utf-8")
+        write_atomic(written[-1], to_junit(rows, exercise))
     if "gradescope" in formats:
         for row in rows:
+            # The folder keeps the student's own name, byte for byte; only the contents are escaped.
             path = out_dir / "gradescope" / row["student"] / "results.json"
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps(to_gradescope(row), indent=2), encoding="utf-8")
+            write_atomic(path, json.dumps(to_gradescope(row), indent=2))
             written.append(path)
     return written

@@ -401,8 +401,10 @@ def _judge_learner(exercise: Exercise, ref: Reference, outcome: RunOutcome, file
 
 
 def source_of(filename: str) -> str:
+    from judge.text import read_source
+
     try:
-        return Path(filename).read_text(encoding="utf-8", errors="replace")
+        return read_source(Path(filename)).text
     except OSError:
         return ""
 
@@ -418,7 +420,12 @@ def grade(exercise: Exercise, path: Path, *, source: str | None = None, limits: 
     started = time.monotonic()
     filename = str(path.resolve())
     if source is None:
-        source = path.read_text(encoding="utf-8", errors="replace")
+        from judge.text import read_source
+
+        source, unreadable = read_source(path)
+        if unreadable is not None:  # one line about the encoding, not a SyntaxError at U+FFFD
+            return Verdict(exercise=exercise.slug, status=Status.ERROR, message=unreadable,
+                           submission=str(path), duration_s=time.monotonic() - started)
     early = static_verdict(exercise, source, filename)
     if early is not None:
         early.submission, early.duration_s = str(path), time.monotonic() - started

@@ -11,6 +11,8 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
+from judge.text import safe_data
+
 
 class Status(str, Enum):
     """The overall outcome of grading one submission."""
@@ -112,9 +114,11 @@ class CheckResult:
     series: dict[str, list[float]] | None = None  # full expected/got sequences, for a plot
 
     def to_json(self) -> dict[str, Any]:
+        """JSON-ready, with learner text escaped: a message may hold a lone surrogate, which no
+        encoder accepts, and this dict is printed, stored and written in every batch format."""
         data = asdict(self)
         data["status"] = self.status.value
-        return data
+        return safe_data(data)
 
 
 @dataclass
@@ -142,7 +146,8 @@ class Verdict:
         return next((c for c in self.checks if c.status is not CheckStatus.PASSED), None)
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        """JSON-ready, with learner text (messages, output, file names) escaped: see CheckResult."""
+        data = {
             "exercise": self.exercise,
             "status": self.status.value,
             "message": self.message,
@@ -155,3 +160,4 @@ class Verdict:
             "duration_s": round(self.duration_s, 3),
             "notices": self.notices,
         }
+        return {key: value if key == "checks" else safe_data(value) for key, value in data.items()}

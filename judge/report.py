@@ -9,7 +9,7 @@ so logs and pipes stay readable.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +19,7 @@ from rich.table import Table
 from rich.text import Text
 
 from judge.models import CheckStatus, Exercise, Status, Verdict
+from judge.text import safe, safe_data
 
 if TYPE_CHECKING:
     from judge.practice import Hint, Recorded, Sitting
@@ -82,9 +83,23 @@ def _footer(verdict: Verdict, exercise: Exercise, hints: HintInfo | None) -> str
     return f"All {hints.total} hints shown. Re-read them with grind hint {slug} --all."
 
 
+def printable(verdict: Verdict, encoding: str = "utf-8") -> Verdict:
+    """A copy of ``verdict`` whose learner-made text (messages, check names, inputs, values,
+    printed output) the console can encode: a lone surrogate in an exception message would
+    otherwise make printing the report fail, and turn the learner's failure into grind's."""
+    checks = [replace(c, name=safe(c.name, encoding), message=safe(c.message, encoding),
+                      input=safe_data(c.input, encoding), expected=safe_data(c.expected, encoding),
+                      got=safe_data(c.got, encoding), observation=safe_data(c.observation, encoding))
+              for c in verdict.checks]
+    return replace(verdict, checks=checks, message=safe(verdict.message, encoding),
+                   stdout=safe(verdict.stdout, encoding), stderr=safe(verdict.stderr, encoding),
+                   notices=[safe(n, encoding) for n in verdict.notices])
+
+
 def render_verdict(console: Console, verdict: Verdict, exercise: Exercise, hints: HintInfo | None = None) -> None:
     """The verdict as a panel: one line per check, then the first failure in detail, the
     diagnosed pitfall with its explanation, and the next hint on offer."""
+    verdict = printable(verdict, console.encoding)
     status_word = verdict.status.value.upper()
     title = f"{exercise.slug} · {exercise.title}"
     details = _detail_lines(verdict)
@@ -374,6 +389,7 @@ class WatchView:
             self.live = None
 
     def _say(self, text: str, style: str = "") -> None:
+        text = safe(text, self.console.encoding)  # paths and messages may come from the learner's files
         if self.console.is_terminal:
             self.console.print(Text(text, style=style))
         else:
@@ -499,7 +515,7 @@ def render_class(console: Console, rows: list[dict[str, Any]]) -> None:
     for row in rows:
         verdict = row["verdict"]
         got, total = score(verdict)
-        table.add_row(Text(row["student"]), verdict["status"], f"{got}/{total}",
+        table.add_row(Text(safe(row["student"])), verdict["status"], f"{got}/{total}",
                       verdict["pitfall"]["name"] if verdict.get("pitfall") else "")
     if console.is_terminal:
         console.print(table)
@@ -507,4 +523,5 @@ def render_class(console: Console, rows: list[dict[str, Any]]) -> None:
         for row in rows:
             verdict = row["verdict"]
             got, total = score(verdict)
-            console.print(f"{row['student']}\t{verdict['status']}\t{got}/{total}", markup=False, highlight=False)
+            console.print(f"{safe(row['student'])}\t{verdict['status']}\t{got}/{total}", markup=False,
+                          highlight=False)

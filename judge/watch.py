@@ -34,6 +34,7 @@ from judge.interview import locked_message
 from judge.models import Exercise, Verdict
 from judge.practice import Hint, Recorded, Sitting
 from judge.progress import Progress, source_hash
+from judge.text import read_source
 
 GradeFn = Callable[[Exercise, Path, str], Verdict]
 TICK_S = 0.25
@@ -103,7 +104,7 @@ class Loop:
         def start(force: bool) -> int | None:
             nonlocal last_hash
             try:
-                source = sitting.path.read_text(encoding="utf-8", errors="replace")
+                source, unreadable = read_source(sitting.path)
             except OSError:
                 self.view.message(f"{sitting.path} is missing: 'grind reset {sitting.slug}' puts the stub back.")
                 return None
@@ -111,6 +112,9 @@ class Loop:
             if digest == last_hash and not force:
                 return None
             last_hash = digest
+            if unreadable is not None:  # not UTF-8: say so once per save; there is nothing to grade
+                self.view.message(unreadable)
+                return None
             self._token += 1
             token = self._token
             self.grades_started += 1
@@ -174,7 +178,7 @@ class Loop:
 
     def _current_hash(self, path: Path) -> str | None:
         try:
-            return source_hash(path.read_text(encoding="utf-8", errors="replace"))
+            return source_hash(read_source(path).text)
         except OSError:
             return None
 

@@ -32,7 +32,8 @@ LIMITS = Limits(wall_s=2.0, memory_mb=1536)
 
 
 def _header(path: Path) -> tuple[set[str], str | None, str | None]:
-    lines = path.read_text().splitlines() + ["", ""]
+    # utf-8-sig and "replace": some submissions start with a BOM, or are not UTF-8 at all, on purpose
+    lines = path.read_bytes().decode("utf-8-sig", errors="replace").splitlines() + ["", ""]
     match = re.match(r"#\s*expect:\s*([\w|]+)(?:\s+pitfall=(\S+))?", lines[0])
     assert match, f"{path.name}: first line must be '# expect: STATUS[|STATUS...] [pitfall=SLUG]'"
     needs = re.match(r"#\s*needs:\s*(\w+)", lines[1])

@@ -1,0 +1,88 @@
+"""Learner text is data: decoding a submission, and escaping what it says before it is shown.
+
+A learner's file and everything that comes back from running it (exception messages, printed
+output, file names) are bytes or strings that nobody checked. Two things go wrong with them:
+
+- a file saved with a byte order mark, or in another encoding, must not read as a syntax error
+  at a character the learner cannot see: ``read_source`` is the one place grind decodes a
+  submission, and it says in one line what is wrong;
+- a string holding a lone surrogate (``raise ValueError("\\ud800")``) cannot be encoded, so
+  printing or writing it raises in grind, far from where it came in; XML also forbids most
+  control characters. ``safe``, ``safe_data`` and ``xml_safe`` escape such text, visibly, just
+  before it is rendered or written.
+
+Standard library only: the core, the report and the batch writers all use it.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any, NamedTuple
+
+ENCODING = "utf-8-sig"  # UTF-8, with the byte order mark some Windows editors write skipped
+
+
+class Source(NamedTuple):
+    """A submission's text, and why it cannot be graded (``None`` when it can).
+
+    When ``problem`` is set, ``text`` is still the file decoded with replacement characters, so
+    that callers can hash or store what they saw; it is never graded."""
+
+    text: str
+    problem: str | None = None
+
+
+def decode_source(data: bytes, name: str) -> Source:
+    """Decode a submission's bytes as UTF-8 (a leading BOM is skipped). Anything else is named
+    in one line, with the first bad byte and its line, rather than graded as text that Python
+    would refuse and that would surface as a puzzling syntax error at U+FFFD."""
+    try:
+        return Source(data.decode(ENCODING))
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        problem = (f"{safe(name)} is not UTF-8 text (byte 0x{data[exc.start]:02x} at line {line}); "
+                   "save it as UTF-8")
+        return Source(data.decode(ENCODING, errors="replace"), problem)
+
+
+def read_source(path: Path) -> Source:
+    """The submission at ``path``, decoded by ``decode_source``. An OSError is left to the caller,
+    which knows whether a missing file is a usage error or a student without a submission."""
+    return decode_source(Path(path).read_bytes(), Path(path).name)
+
+
+def safe(text: str, encoding: str = "utf-8") -> str:
+    """``text`` with whatever ``encoding`` cannot hold (lone surrogates, for UTF-8) written as a
+    backslash escape, so that printing or writing it cannot fail, and the reader sees where."""
+    try:
+        text.encode(encoding)
+        return text
+    except UnicodeEncodeError:
+        return text.encode(encoding, "backslashreplace").decode(encoding)
+    except LookupError:  # an encoding Python does not know: UTF-8 is the safe assumption
+        return safe(text)
+
+
+def safe_data(value: Any, encoding: str = "utf-8") -> Any:
+    """``value`` (JSON-like data) with every string in it, keys included, made ``safe``."""
+    if isinstance(value, str):
+        return safe(value, encoding)
+    if isinstance(value, dict):
+        return {safe_data(k, encoding): safe_data(v, encoding) for k, v in value.items()}
+    if isinstance(value, list):
+        return [safe_data(v, encoding) for v in value]
+    if isinstance(value, tuple):
+        return tuple(safe_data(v, encoding) for v in value)
+    return value
+
+
+# XML 1.0 allows only tab, newline and carriage return below U+0020, and neither U+FFFE/U+FFFF
+# nor surrogates; ElementTree writes them as they are, which leaves a file no parser reads.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def xml_safe(text: str) -> str:
+    """``safe`` text that is also allowed in an XML document: forbidden characters become
+    ``\\xNN`` (or ``\\uNNNN``) escapes."""
+    return _NOT_XML.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), safe(text))
