@@ -21,6 +21,7 @@ import numpy as np
 
 from judge.grade import ORACLE, REFERENCE, Reference, compute_reference, grade, judge_subject
 from judge.models import Exercise, Status, Verdict
+from judge.worker.protocol import pitfall_subject
 
 EXERCISE_FILES = {"exercise.toml", "README.md", "stub.py"}
 SOLUTION_FILES = {"reference.py", "checks.py", "pitfalls.py", "oracle.py"}
@@ -92,11 +93,11 @@ def statement_problems(exercise: Exercise, ref: Reference) -> list[str]:
     text = exercise.statement_path.read_text(encoding="utf-8")
     numbers = _statement_numbers(text)
     problems = []
-    examples = [i for i in ref.instances if i["kind"] == "example"]
+    examples = [i for i in ref.instances if i.kind == "example"]
     if not examples:
         problems.append(f"{exercise.checks_path}: no case of kind 'example' (the worked example, checked by name)")
     for instance in examples:
-        name, shown = instance["name"], instance.get("shown")
+        name, shown = instance.name, instance.shown
         if name not in text:
             problems.append(f"{exercise.statement_path}: the worked example '{name}' is not named in the statement")
         for key, array in ref.subjects[REFERENCE].obs.get(name, {}).items():
@@ -133,14 +134,14 @@ def check_adequacy(exercise: Exercise, *, seeds: int | None = None, with_stub: b
             detail = f"{failure.name}: {failure.message}" if failure else verdict.message
             report.problems.append(f"the {subject_id} does not pass: {detail}")
     for meta in ref.pitfalls:
-        verdict = report.verdicts[f"pitfall:{meta['slug']}"]
+        verdict = report.verdicts[pitfall_subject(meta.slug)]
         if verdict.status is Status.PASSED:
-            report.problems.append(f"pitfall '{meta['slug']}' ({meta['name']}) passes every case: no case catches it")
+            report.problems.append(f"pitfall '{meta.slug}' ({meta.name}) passes every case: no case catches it")
         elif verdict.status in (Status.ERROR, Status.CRASHED):
-            report.problems.append(f"pitfall '{meta['slug']}' could not run: {verdict.message}")
-        elif verdict.diagnosis is None or verdict.diagnosis.slug != meta["slug"]:
+            report.problems.append(f"pitfall '{meta.slug}' could not run: {verdict.message}")
+        elif verdict.diagnosis is None or verdict.diagnosis.slug != meta.slug:
             named = f"'{verdict.diagnosis.slug}'" if verdict.diagnosis else "nothing"
-            report.problems.append(f"pitfall '{meta['slug']}' is caught but diagnosed as {named}")
+            report.problems.append(f"pitfall '{meta.slug}' is caught but diagnosed as {named}")
         else:
             report.caught += 1
     report.problems += statement_problems(exercise, ref)

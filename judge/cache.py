@@ -16,11 +16,12 @@ import sys
 import tempfile
 from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import judge
 from judge.models import Exercise
-from judge.worker.sandbox import RUNNER
+from judge.worker import protocol
+from judge.worker.isolation import RUNNER
 
 if TYPE_CHECKING:
     import numpy as np
@@ -71,34 +72,41 @@ def has(slug: str, key: str) -> bool:
     return (cache_root() / f"{slug}-{key}" / RESULT).is_file()
 
 
-def load(slug: str, key: str) -> tuple[dict[str, Any], dict[str, np.ndarray]] | None:
-    entry = cache_root() / f"{slug}-{key}"
+def load(slug: str, key: str) -> tuple[protocol.Result, dict[str, np.ndarray]] | None:
+    """The entry, parsed as strictly as a child's answer (opened without following links or
+    blocking, sizes capped), or None if it is missing, unreadable or corrupt: it is then rebuilt.
+    Whether it is complete is grade.reference_problem's question."""
+    from judge.worker.sandbox import OBSERVATIONS_CAP, RESULT_CAP, load_observations, read_regular
+
     try:
-        result = json.loads((entry / RESULT).read_text(encoding="utf-8"))
-        raw = (entry / OBSERVATIONS).read_bytes()
-        if hashlib.sha256(raw).hexdigest() != result.get("observations_sha256"):
-            raise ValueError("corrupt entry")
-        from safetensors.numpy import load
-
-        return result, load(raw)
-    except (OSError, ValueError, KeyError, AttributeError):
+        dir_fd = os.open(cache_root() / f"{slug}-{key}", os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except OSError:
         return None
+    try:
+        result = protocol.parse_result(read_regular(dir_fd, RESULT, RESULT_CAP))
+        raw = read_regular(dir_fd, OBSERVATIONS, OBSERVATIONS_CAP)
+        if hashlib.sha256(raw).hexdigest() != result.observations_sha256:
+            raise protocol.ProtocolError("corrupt entry")
+        return result, load_observations(raw)
+    except (OSError, protocol.ProtocolError):
+        return None
+    finally:
+        os.close(dir_fd)
 
 
-def store(slug: str, key: str, result: dict[str, Any], observations: dict[str, np.ndarray]) -> None:
+def store(slug: str, key: str, result: protocol.Result, observations: dict[str, np.ndarray]) -> None:
     """Atomically publish one entry. Losing a race is fine: the winner's entry is identical."""
     from safetensors.numpy import save
 
     root = cache_root()
-    root.mkdir(parents=True, exist_ok=True)
+    root.mkdir(parents=True, exist_ok=True, mode=0o700)  # no other user (nor nobody) reads it
     final = root / f"{slug}-{key}"
     raw = save(observations)
-    result = dict(result, observations_sha256=hashlib.sha256(raw).hexdigest())
-    result.pop("token", None)
+    document = dict(result.to_json(), observations_sha256=hashlib.sha256(raw).hexdigest(), token="")
     tmp = Path(tempfile.mkdtemp(prefix=f".{slug}-", dir=root))
     try:
         (tmp / OBSERVATIONS).write_bytes(raw)
-        (tmp / RESULT).write_text(json.dumps(result), encoding="utf-8")
+        (tmp / RESULT).write_text(json.dumps(document), encoding="utf-8")
         for name in (OBSERVATIONS, RESULT):
             with open(tmp / name, "rb") as handle:
                 os.fsync(handle.fileno())

@@ -13,7 +13,7 @@ import ast
 import re
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -21,6 +21,7 @@ from judge import cache
 from judge.errors import JudgeError
 from judge.speed import speed_advice
 from judge.models import CheckResult, CheckStatus, Diagnosis, Exercise, Status, Tolerance, Verdict
+from judge.worker import protocol
 from judge.worker.sandbox import Limits, RunOutcome, WarmWorker, run_job
 
 if TYPE_CHECKING:
@@ -37,47 +38,86 @@ ORACLE = "oracle"
 
 @dataclass
 class SubjectRun:
-    """One subject's behaviour: its load error, per-instance records and observations."""
+    """One subject's behaviour: its record (load error, per-instance records) and observations."""
 
-    load_error: dict[str, Any] | None
-    cases: dict[str, dict[str, Any]]
-    obs: dict[str, Observations]
-    forbidden: list[dict[str, Any]] = field(default_factory=list)
-    elapsed_s: float = 0.0  # time spent on this subject's cases in the child
+    record: protocol.SubjectRecord
+    obs: dict[str, Observations] = field(default_factory=dict)
+
+    @property
+    def load_error(self) -> protocol.ErrorInfo | None:
+        return self.record.load_error
+
+    @property
+    def cases(self) -> dict[str, protocol.CaseRecord]:
+        return self.record.cases
+
+    @property
+    def forbidden(self) -> list[protocol.ForbiddenHit]:
+        return self.record.forbidden
+
+    @property
+    def elapsed_s(self) -> float:  # time spent on this subject's cases in the child
+        return self.record.elapsed_s
 
 
 @dataclass
 class Reference:
     """Everything trusted the judge knows about an exercise's cases."""
 
-    instances: list[dict[str, Any]]
-    pitfalls: list[dict[str, Any]]
+    instances: list[protocol.Instance]
+    pitfalls: list[protocol.PitfallMeta]
     subjects: dict[str, SubjectRun]
 
     @property
     def instance_names(self) -> list[str]:
-        return [i["name"] for i in self.instances]
+        return [i.name for i in self.instances]
 
 
-def _split(result: dict[str, Any], observations: Observations) -> dict[str, SubjectRun]:
-    runs = {
-        sid: SubjectRun(rec.get("load_error"), rec.get("cases", {}), {}, rec.get("forbidden", []),
-                        float(rec.get("elapsed_s", 0.0)))
-        for sid, rec in result.get("subjects", {}).items()
-    }
+def _split(result: protocol.Result, observations: Observations) -> dict[str, SubjectRun]:
+    runs = {sid: SubjectRun(record) for sid, record in result.subjects.items()}
     for key, array in observations.items():
-        parts = key.split("::", 2)
-        if len(parts) != 3:
+        parts = protocol.split_obs_name(key)
+        if parts is None:
             continue  # not a name the runner writes: ignore it rather than trust it
         sid, instance, name = parts
         if sid in runs:
             runs[sid].obs.setdefault(instance, {})[name] = array
     for run in runs.values():  # safetensors does not keep order: restore the case's own order
         for instance, obs in run.obs.items():
-            order = run.cases.get(instance, {}).get("keys") or []
-            rank = {k: i for i, k in enumerate(order)}
+            record = run.cases.get(instance)
+            rank = {k: i for i, k in enumerate(record.keys if record else [])}
             run.obs[instance] = dict(sorted(obs.items(), key=lambda kv: rank.get(kv[0], len(rank))))
     return runs
+
+
+def reference_problem(result: protocol.Result, observations: Observations) -> str | None:
+    """Why these trusted observations cannot be compared against, or None when they can.
+
+    A cache entry is checked before use (it lives on disk, where a weakly isolated submission
+    might have edited it): every case instance, the reference and every pitfall with a record
+    for each, every observation a record names present. An empty comparison is never a pass."""
+    if not result.instances:
+        return "no case instances"
+    names = [i.name for i in result.instances]
+    if len(set(names)) != len(names):
+        return "duplicate case instances"
+    subjects = [REFERENCE] + [protocol.pitfall_subject(p.slug) for p in result.pitfalls]
+    for sid in subjects:
+        record = result.subjects.get(sid)
+        if record is None:
+            return f"no record for {sid}"
+        if record.load_error is not None:
+            continue  # a pitfall that does not load is reported by validate; the reference's is an error
+        for name in names:
+            case = record.cases.get(name)
+            if case is None:
+                return f"{sid} has no record for case '{name}'"
+            if sid == REFERENCE and (case.status != "ok" or not case.keys):
+                continue  # _reference_from names the failing case
+            for key in case.keys:
+                if protocol.obs_name(sid, name, key) not in observations:
+                    return f"{sid}'s observation '{key}' of case '{name}' is missing"
+    return None
 
 
 def _job(exercise: Exercise, subjects: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
@@ -120,25 +160,32 @@ def compute_reference(exercise: Exercise, seeds: int | None = None, with_oracle:
     return _reference_from(exercise, outcome.result, outcome.observations)
 
 
-def _reference_from(exercise: Exercise, result: dict[str, Any], observations: Observations) -> Reference:
-    ref = Reference(result["instances"], result["pitfalls"], _split(result, observations))
+def _reference_from(exercise: Exercise, result: protocol.Result, observations: Observations) -> Reference:
+    problem = reference_problem(result, observations)
+    if problem is not None:
+        raise JudgeError(f"{exercise.checks_path}: the reference's observations are incomplete ({problem})")
+    ref = Reference(result.instances, result.pitfalls, _split(result, observations))
     own = ref.subjects[REFERENCE]
     if own.load_error:
-        raise JudgeError(f"{exercise.reference_path}: the reference does not load: {own.load_error['message']}")
+        raise JudgeError(f"{exercise.reference_path}: the reference does not load: {own.load_error.message}")
     for name in ref.instance_names:
-        record = own.cases.get(name, {})
-        if record.get("status") != "ok":
-            why = record.get("error", {}).get("message") or record.get("message", "no result")
+        record = own.cases[name]
+        if record.status != "ok":
+            why = record.error.message if record.error else record.message or "no result"
             raise JudgeError(f"{exercise.reference_path}: the reference fails its own case '{name}': {why}")
+        if not record.keys:
+            raise JudgeError(f"{exercise.checks_path}: case '{name}' observes nothing; every case must "
+                             "return at least one observation")
     return ref
 
 
 def reference_for(exercise: Exercise, key: str | None = None) -> Reference:
-    """Cached reference observations; computed (and published atomically) on a miss.
+    """Cached reference observations; computed (and published atomically) on a miss, or when
+    the entry on disk is incomplete or corrupt (it is then rebuilt, never trusted).
     ``key`` saves hashing the exercise's files again when the caller already did."""
     key = key or cache.exercise_key(exercise)
     hit = cache.load(exercise.slug, key)
-    if hit is not None:
+    if hit is not None and reference_problem(*hit) is None:
         return _reference_from(exercise, *hit)
     outcome = _run_trusted(exercise)
     assert outcome.result is not None
@@ -230,23 +277,24 @@ def tolerance_of(exercise: Exercise) -> Callable[[str, str], Tolerance]:
     return lambda want, have: exercise.tolerance_for(want)
 
 
-def _error_text(error: dict[str, Any]) -> str:
-    text = f"{error['type']}: {error['message']}" if error.get("message") else error["type"]
-    if error.get("line"):
-        text += f" (line {error['line']}: {error.get('code', '')})"
+def _error_text(error: protocol.ErrorInfo) -> str:
+    text = f"{error.type}: {error.message}" if error.message else error.type
+    if error.line:
+        text += f" (line {error.line}: {error.code})"
     return text
 
 
-def _instance_failure(ref_obs: Observations, record: dict[str, Any] | None, obs: Observations,
+def _instance_failure(ref_obs: Observations, record: protocol.CaseRecord | None, obs: Observations,
                       tol: Callable[[str, str], Tolerance]) -> dict[str, Any] | None:
     """None if this instance passed, else what went wrong, as data."""
     if record is None:
         return {"status": CheckStatus.NOT_RUN, "message": "not run: the submission stopped before this case"}
-    if record["status"] == "error":
-        return {"status": CheckStatus.ERROR, "message": _error_text(record["error"]),
-                "line": record["error"].get("line")}
-    if record["status"] == "bad_output":
-        return {"status": CheckStatus.FAILED, "message": record["message"]}
+    if record.status == "error" and record.error is not None:
+        return {"status": CheckStatus.ERROR, "message": _error_text(record.error), "line": record.error.line}
+    if record.status != "ok":
+        return {"status": CheckStatus.FAILED, "message": record.message}
+    if not ref_obs:  # never a pass by comparing nothing (reference_problem makes this unreachable)
+        return {"status": CheckStatus.ERROR, "message": "grind has no reference observations for this case"}
     from judge.compare import compare
 
     mismatch = compare(ref_obs, obs, tol)
@@ -261,14 +309,13 @@ def judge_subject(exercise: Exercise, ref: Reference, run: SubjectRun) -> Verdic
     """Turn one subject's observations into checks, a status and a diagnosis."""
     if run.forbidden:
         hit = run.forbidden[0]
-        line = f" (line {hit['line']})" if hit.get("line") else ""
+        line = f" (line {hit.line})" if hit.line else ""
         return _error_verdict(exercise, Status.FORBIDDEN,
-                              f"Forbidden API: {hit['api']}{line}. This exercise asks you to write it yourself.",
-                              hit.get("line"))
+                              f"Forbidden API: {hit.api}{line}. This exercise asks you to write it yourself.",
+                              hit.line)
     if run.load_error:
         err = run.load_error
-        return _error_verdict(exercise, Status.ERROR, "Your file could not be loaded: " + _error_text(err),
-                              err.get("line"))
+        return _error_verdict(exercise, Status.ERROR, "Your file could not be loaded: " + _error_text(err), err.line)
     from judge.diagnose import diagnose
 
     tol = tolerance_of(exercise)
@@ -279,39 +326,39 @@ def judge_subject(exercise: Exercise, ref: Reference, run: SubjectRun) -> Verdic
         if failure:
             failures[name] = failure
 
-    pitfall_runs = {p["slug"]: ref.subjects.get(f"pitfall:{p['slug']}") for p in ref.pitfalls}
+    pitfall_runs = {p.slug: ref.subjects.get(protocol.pitfall_subject(p.slug)) for p in ref.pitfalls}
     found = diagnose(
         list(failures), ref.instance_names, run.cases, run.obs, ref.pitfalls,
         {slug: r.cases for slug, r in pitfall_runs.items() if r},
         {slug: r.obs for slug, r in pitfall_runs.items() if r}, tol,
     )
-    diagnosis = Diagnosis(found["slug"], found["name"], found["explanation"], found["hint"]) if found else None
+    diagnosis = Diagnosis(found.slug, found.name, found.explanation, found.hint) if found else None
 
     checks: list[CheckResult] = []
     for case_name, members in _group(ref.instances):
-        failing = [m for m in members if m["name"] in failures]
-        kind = members[0]["kind"]
+        failing = [m for m in members if m.name in failures]
+        kind = members[0].kind
         if not failing:
             note = f"{len(members)} inputs" if len(members) > 1 else ""
             checks.append(CheckResult(case_name, kind, CheckStatus.PASSED, note))
             continue
         first = failing[0]  # instances are ordered by size: the first failing is the smallest
-        failure = failures[first["name"]]
+        failure = failures[first.name]
         message = failure["message"]
         name = case_name
         if len(members) > 1:
-            params = ", ".join(f"{k}={v}" for k, v in first["params"].items())
+            params = ", ".join(f"{k}={v}" for k, v in first.params.items())
             name = f"{case_name}[{params}]"
             message = f"fails on {len(failing)} of {len(members)} inputs; smallest shown. {message}"
         checks.append(CheckResult(
-            name=name, kind=kind, status=failure["status"], message=message, input=first["input"],
+            name=name, kind=kind, status=failure["status"], message=message, input=first.input,
             expected=failure.get("expected"), got=failure.get("got"),
             max_abs_err=failure.get("max_abs_err"), max_rel_err=failure.get("max_rel_err"),
             pitfall=diagnosis.name if diagnosis else None, observation=failure.get("key"),
             series=failure.get("series"),
         ))
         if "expected" not in failure:
-            checks[-1].expected = _expected_preview(ref_obs.get(first["name"], {}), failure.get("key"))
+            checks[-1].expected = _expected_preview(ref_obs.get(first.name, {}), failure.get("key"))
 
     status = Status.PASSED if not failures else Status.FAILED
     line = next((f.get("line") for f in failures.values() if f.get("line")), None)
@@ -329,12 +376,12 @@ def _expected_preview(obs: Observations, key: str | None) -> Any:
     return {k: to_json_value(v) for k, v in obs.items()} if len(obs) <= 4 else None
 
 
-def _group(instances: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:
-    groups: dict[str, list[dict[str, Any]]] = {}
+def _group(instances: list[protocol.Instance]) -> list[tuple[str, list[protocol.Instance]]]:
+    groups: dict[str, list[protocol.Instance]] = {}
     for inst in instances:
-        groups.setdefault(inst["case"], []).append(inst)
+        groups.setdefault(inst.case, []).append(inst)
     for members in groups.values():
-        members.sort(key=lambda m: (m["params"].get("size", 0), m["params"].get("seed", 0)))
+        members.sort(key=lambda m: (m.params.get("size", 0), m.params.get("seed", 0)))
     return list(groups.items())
 
 
@@ -345,9 +392,11 @@ def _timeout_line(trace: str, filename: str) -> int | None:
     return None
 
 
-def hidden_from_learners(exercise: Exercise) -> list[Path]:
-    """Folders a learner's child must not see (where bubblewrap can hide them)."""
-    return [exercise.solution_dir.parent, cache.cache_root()]
+def hidden_from_learners(exercise: Exercise, *extra: Path) -> list[Path]:
+    """Folders a learner's child must not read: the solutions, the reference cache, and (when
+    grading a class) the class and output folders. Bubblewrap hides them; Landlock never grants
+    them (see judge.worker.isolation for what each level guarantees)."""
+    return [exercise.solution_dir.parent, cache.cache_root(), *extra]
 
 
 def run_learner(exercise: Exercise, source: str, filename: str, limits: Limits | None = None,
@@ -377,11 +426,11 @@ def verdict_from_outcome(exercise: Exercise, ref: Reference, outcome: RunOutcome
     else:
         try:
             verdict = _judge_learner(exercise, ref, outcome, filename)
-        except (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError):
-            # The runner always writes well-formed results; anything else was written by the
-            # submission from inside the child, so it is the submission's failure, as data.
-            verdict = _error_verdict(exercise, Status.CRASHED,
-                                     "The submission crashed the worker: its result was malformed and is not trusted.")
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError) as exc:
+            # protocol.parse_result already refused every malformed shape; whatever still gets
+            # here was forged from inside the child, so it is the submission's failure, as data.
+            verdict = _error_verdict(exercise, Status.CRASHED, "The submission crashed the worker: its result was "
+                                     f"malformed ({type(exc).__name__}) and is not trusted.")
     verdict.stdout, verdict.stderr = outcome.stdout, outcome.stderr
     return verdict
 
@@ -392,9 +441,9 @@ def _judge_learner(exercise: Exercise, ref: Reference, outcome: RunOutcome, file
     if run is None:
         return _error_verdict(exercise, Status.CRASHED, "The worker returned no observations for the submission.")
     verdict = judge_subject(exercise, ref, run)
-    speed = outcome.result.get("speed")
-    if verdict.passed and isinstance(speed, dict):
-        advice = speed_advice(speed, source_of(filename))
+    speed = outcome.result.speed
+    if verdict.passed and speed is not None:
+        advice = speed_advice(asdict(speed), source_of(filename))
         if advice:
             verdict.notices.append(advice)
     return verdict

@@ -89,7 +89,7 @@ def test_clipping_reference_equals_torch_on_200_seeded_random_cases() -> None:
 
     exercise = Catalog().get("clipping")
     ref = compute_reference(exercise, seeds=23, with_oracle=True)
-    randoms = [i for i in ref.instances if i["kind"] == "random"]
+    randoms = [i for i in ref.instances if i.kind == "random"]
     assert len(randoms) >= 200
     verdict = judge_subject(exercise, ref, ref.subjects["oracle"])
     assert verdict.status is Status.PASSED, verdict.first_failure

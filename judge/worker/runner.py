@@ -51,6 +51,8 @@ def _sibling(name: str) -> types.ModuleType:
 
 
 _guards = _sibling("guards")
+_landlock = _sibling("landlock")
+_protocol = _sibling("protocol")
 ForbiddenAPI = _guards.ForbiddenAPI
 Guards = _guards.Guards
 
@@ -255,18 +257,81 @@ def time_call(case: dict[str, Any], subject: Any, budget: float | None) -> float
 def shield_parent() -> None:
     """Fork once, so that the process the submission sees as its parent is this small waiter and
     not the judge: ``os.kill(os.getppid(), SIGKILL)`` then only ends the run (a crash verdict)
-    instead of killing grind. The waiter mirrors the worker's exit status, signals included."""
+    instead of killing grind. The waiter is also a child subreaper: every process the run leaves
+    behind (a ``setsid()`` grandchild, a double fork) is re-parented to it and killed when the
+    worker ends. Under Landlock the worker confines itself after this fork, so it cannot signal
+    the waiter. The waiter mirrors the worker's exit status, signals included."""
+    _become_subreaper()
     pid = os.fork()
     if pid == 0:
         return
-    _, status = os.waitpid(pid, 0)
-    code = os.waitstatus_to_exitcode(status)
+    status = None
+    while status is None:
+        try:
+            done, code = os.waitpid(-1, 0)
+        except ChildProcessError:
+            break
+        if done == pid:
+            status = code
+    reap_children()
+    code = os.waitstatus_to_exitcode(status) if status is not None else 70
     if code < 0:
         import signal
 
         signal.signal(-code, signal.SIG_DFL)
         os.kill(os.getpid(), -code)
     os._exit(code)
+
+
+def _become_subreaper() -> None:
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+        except (OSError, AttributeError):
+            pass
+
+
+def _children() -> list[int]:
+    me, found = os.getpid(), []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as handle:
+                    if int(handle.read().rsplit(b")", 1)[1].split()[1]) == me:
+                        found.append(int(entry))
+            except (OSError, IndexError, ValueError):
+                continue
+    return found
+
+
+def reap_children() -> None:
+    """SIGKILL every child (orphans re-parented to this subreaper included) until none is left."""
+    import signal
+
+    while True:
+        for pid in _children():
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        try:
+            os.waitpid(-1, 0)
+        except ChildProcessError:
+            return
+
+
+def confine(rules: dict[str, Any] | None) -> None:
+    """Confine this process (and what it starts) with Landlock before any submission runs. A
+    kernel that refuses is not a reason to run unconfined: exit, and grind says why."""
+    if not rules:
+        return
+    try:
+        _landlock.restrict(rules["read"], rules["write"])
+    except OSError as exc:
+        print(f"grind-confine: {exc}", file=sys.stderr, flush=True)
+        os._exit(71)
 
 
 def limit_note(exc: BaseException) -> str:
@@ -295,29 +360,31 @@ def memory_note() -> str:
 
 
 def main() -> None:
-    """Cold mode: one job on stdin, in this process."""
+    """Cold mode: one job on stdin, in this process (after the shielding fork, confined)."""
     job = json.loads(sys.stdin.read())
     if job.get("shield", True):
         shield_parent()
-    progress = os.fdopen(job["progress_fd"], "w", buffering=1) if job.get("progress_fd") else None
-    execute(job, progress)
+    confine(job.get("confine"))
+    control = os.fdopen(job["control_fd"], "w", buffering=1) if job.get("control_fd") else None
+    execute(job, control)
 
 
 def serve() -> None:
     """Warm mode: import torch once, then run each job (one JSON line on stdin) in a fresh fork.
 
-    The server runs in its own PID namespace (under bubblewrap), so a job cannot see or signal
-    grind; it therefore does the killing itself. For each job it forks a child, moves it into
-    the job's pids cgroup (a folder under the cgroup bound into the sandbox), then lets it run:
-    the child takes its own session, the job's rlimits and output files, and runs the job like
-    cold mode. The server enforces the wall clock from the child's "ready" line, kills the
-    child's process group and every process left in its cgroup, and answers
-    ``{"exit": code, "timed_out": bool}``. Nothing a job does can change the server: the child
-    is a copy-on-write fork.
+    The first line carries the server's own Landlock rules (write: its root folder only). For
+    each job it forks a child that joins the job's pids cgroup, takes its own session, the job's
+    rlimits and a Landlock layer of its own (write: the job's folder only; it cannot signal the
+    server), with stdout, stderr and the control stream on pipes that the server drains with a
+    cap. The server enforces the wall clock from the "ready" line, kills the child's group and
+    every process left (it is a subreaper), and answers one JSON line (protocol.Reply). Nothing
+    a job does can change the server: the child is a copy-on-write fork in a nested sandbox.
     """
     import resource
-    import signal
 
+    config = json.loads(sys.stdin.readline())
+    _become_subreaper()
+    confine(config.get("confine"))
     import numpy  # noqa: F401 - imported once here, inherited by every fork
     import safetensors.numpy  # noqa: F401
     import torch
@@ -332,9 +399,12 @@ def serve() -> None:
         workdir = request["job"]["out_dir"]
         cgroup = request.get("cgroup")
         go_r, go_w = os.pipe()
+        pipes = [os.pipe() for _ in range(3)]  # stdout, stderr, control
         pid = os.fork()
         if pid == 0:
             os.close(go_w)
+            for read_end, _ in pipes:
+                os.close(read_end)
             os.read(go_r, 1)  # wait until the server has put us in the cgroup
             os.close(go_r)
             os.setsid()
@@ -346,20 +416,22 @@ def serve() -> None:
                     pass
             null = os.open(os.devnull, os.O_RDONLY)
             os.dup2(null, 0)
-            for fd, filename in ((1, "stdout.txt"), (2, "stderr.txt")):
-                target = os.open(os.path.join(workdir, filename), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-                os.dup2(target, fd)
+            os.dup2(pipes[0][1], 1)
+            os.dup2(pipes[1][1], 2)
             sys.stdin = open(os.devnull)
             sys.stdout = os.fdopen(1, "w", buffering=1)
             sys.stderr = os.fdopen(2, "w", buffering=1)
             shield_parent()
-            progress = open(os.path.join(workdir, "progress.txt"), "w", buffering=1)
+            confine(request["job"].get("confine"))
+            control = os.fdopen(pipes[2][1], "w", buffering=1)
             try:
-                execute(request["job"], progress)
+                execute(request["job"], control)
             except BaseException:  # noqa: BLE001 - never return into the server loop
                 traceback.print_exc()
             os._exit(70)
         os.close(go_r)
+        for _, write_end in pipes:
+            os.close(write_end)
         job_cgroup = None
         if cgroup:
             try:
@@ -373,44 +445,91 @@ def serve() -> None:
                 job_cgroup = None
         os.write(go_w, b"g")
         os.close(go_w)
-        status, timed_out = _supervise(pid, workdir, request["wall_s"], request["startup_s"])
-        try:
-            os.killpg(pid, signal.SIGKILL)  # anything the job left in its session
-        except (ProcessLookupError, PermissionError):
-            pass
-        if job_cgroup:
-            empty_cgroup(job_cgroup)
-        print(json.dumps({"exit": os.waitstatus_to_exitcode(status), "timed_out": timed_out}), file=out, flush=True)
+        reply = _supervise(pid, [r for r, _ in pipes], request["wall_s"], request["startup_s"],
+                           int(request.get("output_bytes", 65536)), job_cgroup)
+        print(json.dumps(reply), file=out, flush=True)
 
 
-def _supervise(pid: int, workdir: str, wall_s: float, startup_s: float) -> tuple[int, bool]:
-    """Wait for the job's child; kill its group at the deadline (wall_s after its "ready")."""
+def _supervise(pid: int, fds: list[int], wall_s: float, startup_s: float, cap: int,
+               job_cgroup: str | None) -> dict[str, Any]:
+    """Drain the job's stdout, stderr and control pipes while waiting for it; kill its group at
+    the deadline (wall_s after its "ready", startup_s before); reap everything it left."""
+    import selectors
     import signal
 
     started = time.monotonic()
-    ready_at = None
-    progress = os.path.join(workdir, "progress.txt")
-    while True:
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            return status, False
-        now = time.monotonic()
-        if ready_at is None:
+    ready_at: float | None = None
+    timed_out = False
+    status: int | None = None
+    kept: list[list[bytes]] = [[], []]
+    totals = [0, 0]
+    control = b""
+    last_case: str | None = None
+    selector = selectors.DefaultSelector()
+    for index, fd in enumerate(fds):
+        os.set_blocking(fd, False)
+        selector.register(fd, selectors.EVENT_READ, index)
+
+    def drain(timeout: float) -> None:
+        nonlocal control, ready_at, last_case
+        for key, _ in selector.select(timeout):
+            index = key.data
             try:
-                with open(progress, "rb") as handle:
-                    if handle.read(6) == b"ready\n":
-                        ready_at = now
-            except OSError:
-                pass
+                chunk = os.read(key.fd, 65536)
+            except BlockingIOError:
+                continue
+            if not chunk:
+                selector.unregister(key.fd)
+                continue
+            if index < 2:
+                room = cap - sum(len(c) for c in kept[index])
+                if room > 0:
+                    kept[index].append(chunk[:room])
+                totals[index] += len(chunk)
+                continue
+            *lines, control = (control + chunk).split(b"\n")
+            control = control[-512:]
+            for raw in lines:
+                if raw.startswith(b"ready") and ready_at is None:
+                    ready_at = time.monotonic()
+                elif raw.startswith(b"case "):
+                    last_case = raw[5:].strip()[:200].decode("utf-8", "replace")
+
+    while status is None:
+        done, code = os.waitpid(pid, os.WNOHANG)
+        if done:
+            status = code
+            break
+        now = time.monotonic()
         deadline = ready_at + wall_s if ready_at is not None else started + startup_s
         if now >= deadline:
-            try:
-                os.killpg(pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
-            _, status = os.waitpid(pid, 0)
-            return status, True
-        time.sleep(0.005)
+            timed_out = True
+            break
+        drain(min(0.02, max(deadline - now, 0.001)) if selector.get_map() else 0)
+        if not selector.get_map():
+            time.sleep(0.005)
+    try:
+        os.killpg(pid, signal.SIGKILL)  # the job's session, then anything that left it
+    except (ProcessLookupError, PermissionError):
+        pass
+    if job_cgroup:
+        empty_cgroup(job_cgroup)
+    reap_children()
+    if status is None:
+        status = 9  # killed at the deadline (reaped above)
+    end = time.monotonic() + 0.2  # what is still buffered in the pipes
+    while selector.get_map() and time.monotonic() < end:
+        drain(0.01)
+    for fd in fds:
+        os.close(fd)
+    texts = []
+    for index in (0, 1):
+        body = b"".join(kept[index]).decode("utf-8", "replace")
+        if totals[index] > cap:
+            body += f"\n[... output truncated: {totals[index] - cap} more bytes not shown]"
+        texts.append(body)
+    return {"exit": os.waitstatus_to_exitcode(status), "timed_out": timed_out, "ready": ready_at is not None,
+            "stdout": texts[0], "stderr": texts[1], "last_case": last_case}
 
 
 def empty_cgroup(path: str) -> None:

@@ -1,21 +1,25 @@
 """The parent side of the worker: start an isolated child, enforce limits, read back data.
 
-Nothing here imports torch, and nothing the child wrote is executed or unpickled: the result is
-JSON, the observations are safetensors, and both are validated before anyone looks at them.
+Nothing here imports torch, and nothing the child wrote is executed or unpickled. Every byte that
+comes back from the child's folder is hostile: files are opened only if they are regular files
+(never following a link, never blocking on a FIFO), their size is capped before reading, and
+every parse error becomes a ``crashed`` outcome naming what was wrong (see ``protocol``). Control
+messages ("ready", "case ...") travel over a pipe, and every deadline runs on grind's clock.
+
+Which isolation layers wrap the child is decided in ``judge.worker.isolation``.
 """
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import os
-import resource
+import queue
 import secrets
 import shutil
 import signal
+import stat
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -23,20 +27,41 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from judge.errors import JudgeError
+from judge.worker import protocol
+from judge.worker.isolation import (  # noqa: F401 - re-exported: tests and the CLI ask the sandbox
+    RUNNER,
+    Isolation,
+    PidsCgroup,
+    can_bound_processes,
+    command,
+    confinement,
+    forget,
+    isolation,
+    limit_child,
+    rlimit_table,
+    scrubbed_env,
+    spawn,
+    sweep_orphans,
+)
+from judge.worker.protocol import ProtocolError
+
 if TYPE_CHECKING:
     import numpy as np
 
-from judge.worker.runner import empty_cgroup  # noqa: E402 - stdlib-only at import, no torch
-
-RUNNER = Path(__file__).with_name("runner.py")
 STARTUP_LIMIT_S = 90.0  # importing torch on a loaded machine; learner code has not run yet
-_PASSTHROUGH_ENV = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "LD_LIBRARY_PATH", "SYSTEMROOT")
+RESULT_CAP = 32 << 20
+OBSERVATIONS_CAP = 512 << 20
+TRACE_CAP = 64 << 10
+REPLY_CAP = 4 << 20
+CONFINE_FAILED = 71  # the runner's exit code when the kernel refused to confine it
 
 
 @dataclass(frozen=True)
 class Limits:
-    """Resource limits for one child. The wall clock starts when the child has imported torch,
-    so a slow import never eats into the learner's time."""
+    """Resource limits for one child. The wall clock starts when the child reports that it has
+    imported torch and loaded the checks (over a pipe, before any learner code runs), so a slow
+    import never eats into the learner's time."""
 
     wall_s: float = 10.0
     memory_mb: int = 4096
@@ -58,7 +83,7 @@ class RunOutcome:
 
     status: str
     message: str = ""
-    result: dict[str, Any] | None = None
+    result: protocol.Result | None = None
     observations: dict[str, np.ndarray] = field(default_factory=dict)
     stdout: str = ""
     stderr: str = ""
@@ -66,220 +91,141 @@ class RunOutcome:
     duration_s: float = 0.0
     last_case: str | None = None
     timeout_trace: str = ""
+    isolation: str = ""
 
 
-def scrubbed_env(home: str) -> dict[str, str]:
-    """Only what Python and torch need; no tokens, no proxies, no PYTHON* hooks."""
-    env = {
-        "PATH": "/usr/local/bin:/usr/bin:/bin",
-        "HOME": home,
-        "TMPDIR": home,
-        "LANG": "C.UTF-8",
-        "LC_ALL": "C.UTF-8",
-        "OMP_NUM_THREADS": "1",
-        "MKL_NUM_THREADS": "1",
-        "OPENBLAS_NUM_THREADS": "1",
-        "PYTHONHASHSEED": "0",
-        "PYTHONDONTWRITEBYTECODE": "1",
-        "PYTHONUNBUFFERED": "1",
-    }
-    for key in _PASSTHROUGH_ENV:
-        if key in os.environ:
-            env[key] = os.environ[key]
-    return env
+# ---------------------------------------------------------------------------------------------
+# Reading what the child left, as hostile bytes
 
 
-NOBODY = 65534
-
-
-@dataclass(frozen=True)
-class Isolation:
-    """What this machine lets us add on top of rlimits, decided once per process.
-
-    - ``drop_to``: when grind runs as root, the child runs as ``nobody``: it cannot touch the
-      learner's files or the solutions, and RLIMIT_NPROC (ignored for root) bounds fork bombs.
-    - ``bwrap``: with bubblewrap installed, the child also gets a read-only view of the file
-      system, no network, its own PID namespace, and empty folders over the solutions and the
-      cache, so even reading the reference is impossible.
-    """
-
-    drop_to: int | None
-    bwrap: str | None
-
-    @property
-    def level(self) -> str:
-        """The strongest layer in force: bubblewrap, landlock, macos-sandbox or limits-only."""
-        if self.bwrap:
-            return "bubblewrap"
-        return "limits-only"
-
-    def describe(self) -> str:
-        parts = ["rlimits"]
-        if self.drop_to is not None:
-            parts.append("unprivileged user")
-        if self.bwrap:
-            parts.append("bubblewrap")
-        return " + ".join(parts)
-
-
-def _world_readable(paths: list[Path]) -> bool:
-    """Can ``nobody`` reach these? Every ancestor needs o+x, the paths themselves o+r."""
-    for path in paths:
-        path = path.resolve()
-        for folder in path.parents:
-            if not folder.stat().st_mode & 0o001:
-                return False
-        if not path.stat().st_mode & 0o004:
-            return False
-    return True
-
-
-def _needed_paths() -> list[Path]:
-    import numpy
-    import safetensors
-
-    paths = [Path(sys.executable), RUNNER, Path(numpy.__file__), Path(safetensors.__file__)]
+def read_regular(dir_fd: int, name: str, cap: int) -> bytes:
+    """The bytes of ``name`` inside the folder ``dir_fd``, only if it is a regular file of at most
+    ``cap`` bytes. A symlink (to /dev/zero, say) fails to open, a FIFO opens without blocking and
+    is refused, and a file that grows while we read is cut off at the cap."""
+    fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dir_fd)
     try:
-        from importlib.util import find_spec
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise ProtocolError(f"{name} is not a regular file")
+        if info.st_size > cap:
+            raise ProtocolError(f"{name} is larger than {cap >> 20} MB")
+        chunks, total = [], 0
+        while True:
+            chunk = os.read(fd, min(1 << 20, cap + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > cap:
+                raise ProtocolError(f"{name} is larger than {cap >> 20} MB")
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
-        spec = find_spec("torch")
-        if spec and spec.origin:
-            paths.append(Path(spec.origin))
-    except (ImportError, ValueError):
+
+def _open_dir(path: str) -> int:
+    return os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+
+
+def load_observations(raw: bytes) -> dict[str, np.ndarray]:
+    """safetensors bytes -> numbers, refusing anything else (the parent's numpy import is here,
+    after the child has exited, so the two never share the peak memory)."""
+    try:
+        from safetensors.numpy import load
+
+        arrays = load(raw)
+    except Exception as exc:  # noqa: BLE001 - safetensors raises its own error types on garbage
+        raise ProtocolError(f"the observations are not valid safetensors ({type(exc).__name__})") from None
+    for name, array in arrays.items():
+        if array.dtype.kind not in "biuf":
+            raise ProtocolError(f"observation {name[:80]!r} holds {array.dtype} data, not numbers")
+    return arrays
+
+
+def _signal_name(code: int) -> str:
+    try:
+        return signal.Signals(-code).name
+    except ValueError:
+        return f"signal {-code}"
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
         pass
-    return paths
 
 
-@functools.lru_cache(maxsize=1)
-def isolation() -> Isolation:
-    if os.environ.get("GRIND_SANDBOX") == "rlimits":
-        return Isolation(None, None)
-    drop = None
-    if hasattr(os, "geteuid") and os.geteuid() == 0:
+def _conclude(outcome: RunOutcome, workdir: str, token: str, limits: Limits, timed_out: bool,
+              started: bool = True) -> RunOutcome:
+    """Shared by cold and warm runs: the timeout trace, a timeout verdict, or the checked result."""
+    outcome.isolation = isolation().level
+    try:
+        dir_fd = _open_dir(workdir)
+    except OSError:
+        outcome.status, outcome.message = "crashed", "the run's folder was replaced; nothing in it is trusted"
+        return outcome
+    try:
         try:
-            drop = NOBODY if _world_readable(_needed_paths()) else None
-        except OSError:
-            drop = None
-    bwrap = shutil.which("bwrap")
-    if bwrap:
-        probe = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-all",
-                 "--die-with-parent", "true"]
-        try:
-            ok = subprocess.run(probe, capture_output=True, timeout=10,
-                                preexec_fn=(lambda: _drop(drop)) if drop is not None else None).returncode == 0
-        except (OSError, subprocess.SubprocessError):
-            ok = False
-        bwrap = bwrap if ok else None
-    return Isolation(drop, bwrap)
-
-
-class PidsCgroup:
-    """A pids cgroup per run, where the platform lets us make one (root on cgroup v1 or v2).
-
-    RLIMIT_NPROC is ignored for root and counts a whole user otherwise; a cgroup bounds the
-    processes and threads of exactly this run, and lets us find and kill every one of them
-    afterwards, even those that left the process group.
-    """
-
-    BASES = (Path("/sys/fs/cgroup/pids"), Path("/sys/fs/cgroup"))
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-
-    @classmethod
-    def create(cls, limit: int) -> PidsCgroup | None:
-        if os.environ.get("GRIND_SANDBOX") == "rlimits":
-            return None
-        for base in cls.BASES:
-            if not (base / "cgroup.procs").exists():
-                continue
-            path = base / f"grind-{secrets.token_hex(6)}"
-            try:
-                path.mkdir()
-            except OSError:
-                continue
-            try:
-                (path / "pids.max").write_text(str(limit))
-                return cls(path)
-            except OSError:
-                path.rmdir()
-        return None
-
-    def join(self, pid: int = 0) -> None:
-        """Move ``pid`` (0: the calling process, in the child before exec) into this cgroup."""
-        with open(self.path / "cgroup.procs", "w") as handle:
-            handle.write(str(pid))
-
-    def destroy(self) -> None:
-        """Kill every process left in the cgroup, then remove it (the same code the warm server
-        uses inside its namespace, kept in the stdlib-only runner)."""
-        empty_cgroup(str(self.path))
-
-
-@functools.lru_cache(maxsize=1)
-def can_bound_processes() -> bool:
-    """Can a run's process count be bounded here (a pids cgroup, or RLIMIT_NPROC for the
-    unprivileged user)? Without either, only the wall clock stops a fork bomb."""
-    if isolation().drop_to is not None:
-        return True
-    probe = PidsCgroup.create(1)
-    if probe is None:
-        return False
-    probe.destroy()
-    return True
-
-
-def _drop(uid: int) -> None:
-    os.setgroups([])
-    os.setgid(uid)
-    os.setuid(uid)
-
-
-def rlimit_table(limits: Limits, per_user_nproc: bool) -> list[tuple[str, tuple[int, int]]]:
-    """The rlimits of one run, by name, so the warm worker's forks can apply the same ones.
-
-    CPU: SIGXCPU at the soft limit (reported as a CPU timeout), SIGKILL 5 s later at the hard one.
-    RLIMIT_NPROC counts a whole user, so it is only used for the dedicated unprivileged user."""
-    cpu = limits.cpu_limit
-    table = [
-        ("RLIMIT_CPU", (cpu, cpu + 5)),
-        ("RLIMIT_AS", (limits.memory_mb << 20,) * 2),
-        ("RLIMIT_FSIZE", (limits.file_mb << 20,) * 2),
-        ("RLIMIT_NOFILE", (limits.open_files,) * 2),
-        ("RLIMIT_CORE", (0, 0)),
-    ]
-    if per_user_nproc:
-        table.append(("RLIMIT_NPROC", (limits.processes,) * 2))
-    return table
-
-
-def _limit_child(limits: Limits, drop_to: int | None, cgroup: PidsCgroup | None) -> None:
-    """Runs in the child between fork and exec: the cgroup and the limits first (root may set
-    any), then the unprivileged user."""
-    if cgroup is not None:
-        cgroup.join()
-    for name, value in rlimit_table(limits, per_user_nproc=drop_to is not None):
-        try:
-            resource.setrlimit(getattr(resource, name), value)
-        except (ValueError, OSError):  # pragma: no cover - platform without that limit
+            outcome.timeout_trace = read_regular(dir_fd, "timeout_trace.txt", TRACE_CAP).decode("utf-8", "replace")
+        except (OSError, ProtocolError):
             pass
-    if drop_to is not None:
-        _drop(drop_to)
+        if not started:
+            outcome.status = "crashed"
+            outcome.message = (f"the worker did not start within {STARTUP_LIMIT_S:g} s (importing torch and "
+                               "loading the checks); none of the submission had run yet")
+            return outcome
+        cpu_killed = outcome.returncode == -signal.SIGXCPU and not timed_out
+        if timed_out or cpu_killed:
+            outcome.status = "timeout"
+            outcome.message = (f"the CPU-time limit of {limits.cpu_limit} s was exceeded" if cpu_killed
+                               else f"the time limit of {limits.wall_s:g} s was exceeded")
+            return outcome
+        _read_result(outcome, dir_fd, token)
+        return outcome
+    finally:
+        os.close(dir_fd)
 
 
-def _command(iso: Isolation, workdir: str, hidden: list[Path], serve: bool = False,
-             writable: tuple[str, ...] = ()) -> list[str]:
-    python = [sys.executable, "-I", "-X", "faulthandler", str(RUNNER), *(["--serve"] if serve else [])]
-    if not iso.bwrap:
-        return python
-    command = [iso.bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-               "--bind", workdir, workdir, "--unshare-all", "--die-with-parent", "--chdir", workdir]
-    for path in writable:
-        command += ["--bind", path, path]
-    for folder in hidden:
-        if folder.is_dir() and not str(RUNNER).startswith(str(folder.resolve()) + os.sep):
-            command += ["--tmpfs", str(folder.resolve())]
-    return command + ["--", *python]
+def _read_result(outcome: RunOutcome, dir_fd: int, token: str) -> None:
+    """Accept the child's result only if it is one well-formed document carrying this run's
+    token and the hash of the observations file it claims."""
+    code = outcome.returncode
+
+    def crashed(message: str) -> None:
+        outcome.status = "crashed"
+        outcome.message = message
+
+    if code is not None and code < 0:
+        name = _signal_name(code)
+        detail = {"SIGSEGV": "a segmentation fault", "SIGABRT": "an abort", "SIGXFSZ": "the file-size limit",
+                  "SIGKILL": "a kill: did the submission signal its own process?", "SIGBUS": "a bus error"}
+        return crashed(f"the worker was killed by {name} ({detail.get(name, 'a signal')}) before finishing")
+    try:
+        raw = read_regular(dir_fd, "result.json", RESULT_CAP)
+    except FileNotFoundError:
+        if "MemoryError" in outcome.stderr:
+            return crashed("the submission ran out of memory")
+        return crashed(f"the worker exited (code {code}) without producing a result: did the submission call exit?")
+    except (OSError, ProtocolError) as exc:
+        return crashed(f"the worker's result could not be read ({exc}); it is not trusted")
+    try:
+        result = protocol.parse_result(raw)
+        if not secrets.compare_digest(result.token.encode("utf-8", "backslashreplace"), token.encode()):
+            raise ProtocolError("it does not carry this run's token")
+        obs_raw = read_regular(dir_fd, "observations.safetensors", OBSERVATIONS_CAP)
+        if result.observations_sha256 != hashlib.sha256(obs_raw).hexdigest():
+            raise ProtocolError("the observations do not match their hash")
+        observations = load_observations(obs_raw)
+    except (ProtocolError, OSError) as exc:
+        return crashed(f"the worker's result was malformed or forged ({exc}); it is not trusted")
+    if code != 0:
+        return crashed(f"the worker exited with code {code} after writing its result")
+    outcome.result, outcome.observations = result, observations
+
+
+# ---------------------------------------------------------------------------------------------
+# Cold runs: one fresh child per job
 
 
 class _CappedReader(threading.Thread):
@@ -310,7 +256,13 @@ class _CappedReader(threading.Thread):
         return body
 
 
-class _ProgressReader(threading.Thread):
+class _ControlReader(threading.Thread):
+    """The control pipe: "ready" (stamped with grind's clock) and "case ..." lines.
+
+    The runner writes "ready" before any learner code is loaded, so a submission can neither
+    suppress nor delay it; it can write lines of its own, so reads are bounded and at most one
+    short partial line is kept: a newline-free flood must not grow the parent's memory."""
+
     def __init__(self, fd: int) -> None:
         super().__init__(daemon=True)
         self.fd = fd
@@ -318,8 +270,6 @@ class _ProgressReader(threading.Thread):
         self.last_case: str | None = None
 
     def run(self) -> None:
-        """Reads in bounded chunks and keeps at most one short partial line: the child can write
-        to this pipe too, and a newline-free flood must not grow the parent's memory."""
         pending = b""
         with os.fdopen(self.fd, "rb", buffering=0) as stream:
             while True:
@@ -336,57 +286,55 @@ class _ProgressReader(threading.Thread):
                         self.last_case = line[5:].strip()[:200]
 
 
-def _signal_name(code: int) -> str:
-    try:
-        return signal.Signals(-code).name
-    except ValueError:
-        return f"signal {-code}"
+def _make_workdir(iso: Isolation, parent: str | None = None, prefix: str = "grind-run-") -> str:
+    workdir = tempfile.mkdtemp(prefix=prefix, dir=parent)
+    os.chmod(workdir, 0o700)
+    if iso.drop_to is not None:
+        os.chown(workdir, iso.drop_to, iso.drop_to)
+    return workdir
 
 
-def _kill_group(pid: int) -> None:
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
+def _confine_failed(outcome: RunOutcome) -> None:
+    if outcome.returncode == CONFINE_FAILED and "grind-confine:" in outcome.stderr:
+        why = outcome.stderr.split("grind-confine:", 1)[1].strip().splitlines()[0]
+        raise JudgeError(f"the sandbox could not be set up ({why}); set GRIND_SANDBOX=limits-only to run "
+                         "without it (see grind doctor)")
 
 
 def run_job(job: dict[str, Any], limits: Limits, hidden: list[Path] | None = None) -> RunOutcome:
     """Run one job in a fresh, limited child and return what it observed.
 
-    ``hidden`` folders (the solutions, the cache) are made empty for the child where bubblewrap
-    is available. The temp directory (the child's cwd and HOME) is removed whatever happens.
+    ``hidden`` folders (the solutions, the cache, a class folder) are out of the child's reach
+    where the level allows (bubblewrap hides them, Landlock never grants them). The temp
+    directory (the child's cwd and HOME) is removed whatever happens, and every process the run
+    started is killed.
     """
     iso = isolation()
-    workdir = tempfile.mkdtemp(prefix="grind-run-")
-    os.chmod(workdir, 0o700)
-    if iso.drop_to is not None:
-        os.chown(workdir, iso.drop_to, iso.drop_to)
+    workdir = _make_workdir(iso)
     token = secrets.token_hex(16)
-    progress_r, progress_w = os.pipe()
+    control_r, control_w = os.pipe()
+    confine = confinement(hidden or [], workdir) if iso.landlock_abi else None
     # Inside bubblewrap's PID namespace the child's parent is the namespace's init, which it
-    # cannot kill; the extra waiter process that shields grind is only needed without it.
-    job = dict(job, token=token, out_dir=workdir, progress_fd=progress_w, time_limit=limits.wall_s,
-               shield=not iso.bwrap)
-    started = time.monotonic()
+    # cannot kill; the waiter that shields (and reaps for) grind is only needed without it.
+    job = dict(job, token=token, out_dir=workdir, control_fd=control_w, time_limit=limits.wall_s,
+               shield=not iso.bwrap, confine=confine)
+    macos = confinement(hidden or [], workdir) if iso.macos and not iso.bwrap else None
     cgroup = PidsCgroup.create(limits.processes)
+    proc = None
     try:
         try:
-            proc = subprocess.Popen(
-                _command(iso, workdir, hidden or []),
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                cwd=workdir,
-                env=scrubbed_env(workdir),
-                start_new_session=True,
-                pass_fds=(progress_w,),
-                preexec_fn=lambda: _limit_child(limits, iso.drop_to, cgroup),
+            proc = spawn(
+                command(iso, workdir, hidden or [], confine=macos),
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                cwd=workdir, env=scrubbed_env(workdir), start_new_session=True, pass_fds=(control_w,),
+                preexec_fn=lambda: limit_child(limits, iso.drop_to, cgroup),
             )
         finally:
-            os.close(progress_w)
+            os.close(control_w)
+        dispatched = time.monotonic()
         out, err = _CappedReader(proc.stdout, limits.output_bytes), _CappedReader(proc.stderr, limits.output_bytes)
-        progress = _ProgressReader(progress_r)
-        for reader in (out, err, progress):
+        control = _ControlReader(control_r)
+        for reader in (out, err, control):
             reader.start()
         try:
             assert proc.stdin is not None
@@ -398,10 +346,8 @@ def run_job(job: dict[str, Any], limits: Limits, hidden: list[Path] | None = Non
         timed_out = False
         while proc.poll() is None:
             now = time.monotonic()
-            if progress.ready_at is None:
-                deadline = started + STARTUP_LIMIT_S
-            else:
-                deadline = progress.ready_at + limits.wall_s
+            deadline = (dispatched + STARTUP_LIMIT_S if control.ready_at is None
+                        else control.ready_at + limits.wall_s)
             if now >= deadline:
                 timed_out = True
                 break
@@ -415,125 +361,62 @@ def run_job(job: dict[str, Any], limits: Limits, hidden: list[Path] | None = Non
             cgroup.destroy()
             cgroup = None
         proc.wait()
-        for reader in (out, err, progress):
+        for reader in (out, err, control):
             reader.join(timeout=2)
-        outcome = RunOutcome(
-            status="ok",
-            stdout=out.text(),
-            stderr=err.text(),
-            returncode=proc.returncode,
-            duration_s=time.monotonic() - started,
-            last_case=progress.last_case,
-        )
+        outcome = RunOutcome(status="ok", stdout=out.text(), stderr=err.text(), returncode=proc.returncode,
+                             duration_s=time.monotonic() - dispatched, last_case=control.last_case)
         if iso.bwrap and outcome.returncode is not None and outcome.returncode > 128:
             outcome.returncode = 128 - outcome.returncode  # bwrap reports a signal as 128 + N
-        return _conclude(outcome, workdir, token, limits, timed_out)
+        _confine_failed(outcome)
+        return _conclude(outcome, workdir, token, limits, timed_out, started=control.ready_at is not None
+                         or not timed_out)
     finally:
         if cgroup is not None:
             cgroup.destroy()
+        if proc is not None:
+            forget(proc.pid)
+        sweep_orphans()
         shutil.rmtree(workdir, ignore_errors=True)
 
 
-def _conclude(outcome: RunOutcome, workdir: str, token: str, limits: Limits, timed_out: bool) -> RunOutcome:
-    """Shared by cold and warm runs: the timeout trace, a timeout verdict, or the checked result."""
-    trace_path = Path(workdir, "timeout_trace.txt")
-    if trace_path.is_file():
-        outcome.timeout_trace = trace_path.read_text(errors="replace")[:20000]
-    cpu_killed = outcome.returncode == -signal.SIGXCPU and not timed_out
-    if timed_out or cpu_killed:
-        outcome.status = "timeout"
-        outcome.message = (f"the CPU-time limit of {limits.cpu_limit} s was exceeded" if cpu_killed
-                           else f"the time limit of {limits.wall_s:g} s was exceeded")
-        return outcome
-    _read_result(outcome, workdir, token)
-    return outcome
-
-
-def _read_result(outcome: RunOutcome, workdir: str, token: str) -> None:
-    """Accept the child's result only if it is one well-formed document carrying this run's
-    token and the hash of the observations file it claims."""
-    code = outcome.returncode
-    result_path = Path(workdir, "result.json")
-    obs_path = Path(workdir, "observations.safetensors")
-
-    def crashed(message: str) -> None:
-        outcome.status = "crashed"
-        outcome.message = message
-
-    if code is not None and code < 0:
-        name = _signal_name(code)
-        detail = {"SIGSEGV": "a segmentation fault", "SIGABRT": "an abort", "SIGXFSZ": "the file-size limit",
-                  "SIGKILL": "a kill: did the submission signal its own process?", "SIGBUS": "a bus error"}
-        return crashed(f"the worker was killed by {name} ({detail.get(name, 'a signal')}) before finishing")
-    if not result_path.is_file():
-        if "MemoryError" in outcome.stderr:
-            return crashed("the submission ran out of memory")
-        return crashed(f"the worker exited (code {code}) without producing a result: did the submission call exit?")
-    try:
-        if result_path.stat().st_size > 32 << 20:
-            raise ValueError("result too large")
-        result = json.loads(result_path.read_text(encoding="utf-8"))
-        if not isinstance(result, dict) or not secrets.compare_digest(str(result.get("token", "")), token):
-            raise ValueError("token mismatch")
-        digest = hashlib.sha256(obs_path.read_bytes()).hexdigest()
-        if result.get("observations_sha256") != digest:
-            raise ValueError("observations do not match their hash")
-        from safetensors.numpy import load_file
-
-        outcome.observations = load_file(str(obs_path))
-    except (ValueError, OSError, TypeError, RecursionError) as exc:
-        return crashed(f"the worker's result was malformed or forged ({exc}); it is not trusted")
-    if code != 0:
-        return crashed(f"the worker exited with code {code} after writing its result")
-    outcome.result = result
-
-
-def _capped_file(path: Path, cap: int) -> str:
-    try:
-        size = path.stat().st_size
-        with open(path, "rb") as handle:
-            body = handle.read(cap).decode("utf-8", "replace")
-    except OSError:
-        return ""
-    if size > cap:
-        body += f"\n[... output truncated: {size - cap} more bytes not shown]"
-    return body
+# ---------------------------------------------------------------------------------------------
+# Warm runs: a forkserver that imported torch once
 
 
 class WarmWorker:
     """A forkserver: one process that has imported torch, forking a fresh child per job.
 
-    The server runs under the same bubblewrap view as cold runs, in its own PID namespace, so
-    a job can neither see nor signal grind; the server therefore enforces each job's wall clock
-    itself and empties the job's pids cgroup afterwards. Every job still gets its own temp dir,
-    rlimits, cgroup, process-group kill and token. grind keeps a backstop: a server that does not
-    answer in time is killed with its whole namespace. Re-grading then costs the case work, not
-    a torch import.
+    The server runs under the same isolation as cold runs (bubblewrap's PID namespace, or a
+    Landlock domain of its own), and each job child adds a Landlock layer of its own, so a job
+    can neither see, signal nor write anything outside its folder. The server enforces each
+    job's wall clock itself (from the "ready" line on the job's control pipe), captures the job's
+    stdout and stderr through pipes (capped, never files), reaps every process the job left, and
+    answers one JSON line per job. grind keeps a backstop: a server that does not answer in time
+    is killed with everything under it.
     """
 
     def __init__(self, hidden: list[Path] | None = None) -> None:
         self.hidden = hidden or []
         self.proc: subprocess.Popen[bytes] | None = None
         self.root: str | None = None
-        self.lines: Any = None
+        self.lines: queue.Queue[bytes | None] = queue.Queue()
         self.cgroup: PidsCgroup | None = None
 
     def _start(self, limits: Limits) -> None:
-        import queue
-
         iso = isolation()
         for folder in self.hidden:  # bubblewrap can only hide a folder that exists when it starts
             folder.mkdir(parents=True, exist_ok=True)
-        self.root = tempfile.mkdtemp(prefix="grind-warm-")
-        os.chmod(self.root, 0o700)
-        if iso.drop_to is not None:
-            os.chown(self.root, iso.drop_to, iso.drop_to)
+        self.root = _make_workdir(iso, prefix="grind-warm-")
         # One cgroup for the server and its jobs; the server makes a sub-cgroup per job in it.
         self.cgroup = PidsCgroup.create(limits.processes + 32)
         writable = (str(self.cgroup.path),) if self.cgroup is not None and iso.bwrap else ()
         cgroup = self.cgroup
-        self.proc = subprocess.Popen(
-            _command(iso, self.root, self.hidden, serve=True, writable=writable),
+        confine = confinement(self.hidden, self.root)
+        if confine is not None and self.cgroup is not None:
+            confine["write"].append(str(self.cgroup.path))
+        self.proc = spawn(
+            command(iso, self.root, self.hidden, serve=True, writable=writable,
+                    confine=confine if iso.macos and not iso.bwrap else None),
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             cwd=self.root, env=scrubbed_env(self.root), start_new_session=True,
             preexec_fn=lambda: _server_preexec(cgroup, iso.drop_to),
@@ -543,29 +426,24 @@ class WarmWorker:
 
         def pump() -> None:
             assert stdout is not None
-            for raw in stdout:
+            while True:
+                raw = stdout.readline(REPLY_CAP)
+                if not raw:
+                    break
                 self.lines.put(raw)
             self.lines.put(None)
 
         threading.Thread(target=pump, daemon=True).start()
-        if self._receive(STARTUP_LIMIT_S).get("ready") is not True:
+        self._send(json.dumps({"confine": confine if iso.landlock_abi else None}))
+        if self._receive(STARTUP_LIMIT_S) != b'{"ready": true}\n':
             self.close()
-            raise RuntimeError("the warm worker did not start")
+            raise JudgeError("the warm worker did not start (see grind doctor)")
 
-    def _receive(self, timeout: float) -> dict[str, Any]:
-        import queue
-
+    def _receive(self, timeout: float) -> bytes | None:
         try:
-            raw = self.lines.get(timeout=timeout)
+            return self.lines.get(timeout=timeout)
         except queue.Empty:
-            return {}
-        if raw is None:
-            return {}
-        try:
-            message = json.loads(raw)
-        except ValueError:
-            return {}
-        return message if isinstance(message, dict) else {}
+            return None
 
     def _send(self, text: str) -> None:
         assert self.proc is not None and self.proc.stdin is not None
@@ -579,10 +457,12 @@ class WarmWorker:
         if self.proc is not None:
             _kill_group(self.proc.pid)
             self.proc.wait()
+            forget(self.proc.pid)
             self.proc = None
         if self.cgroup is not None:
             self.cgroup.destroy()
             self.cgroup = None
+        sweep_orphans()
         if self.root:
             shutil.rmtree(self.root, ignore_errors=True)
             self.root = None
@@ -599,43 +479,35 @@ class WarmWorker:
             self._start(limits)
         assert self.root is not None
         iso = isolation()
-        workdir = tempfile.mkdtemp(prefix="job-", dir=self.root)
-        if iso.drop_to is not None:
-            os.chown(workdir, iso.drop_to, iso.drop_to)
+        workdir = _make_workdir(iso, self.root, prefix="job-")
         token = secrets.token_hex(16)
-        job = dict(job, token=token, out_dir=workdir, time_limit=limits.wall_s)
-        started = time.monotonic()
+        # The job's own Landlock layer: the same reads as the server, writes to its folder only.
+        confine = confinement(self.hidden, workdir) if iso.landlock_abi else None
+        job = dict(job, token=token, out_dir=workdir, time_limit=limits.wall_s, confine=confine)
+        dispatched = time.monotonic()
         try:
             self._send(json.dumps({
                 "job": job, "rlimits": rlimit_table(limits, iso.drop_to is not None),
                 "wall_s": limits.wall_s, "startup_s": STARTUP_LIMIT_S, "processes": limits.processes,
+                "output_bytes": limits.output_bytes,
                 "cgroup": str(self.cgroup.path) if self.cgroup is not None else None,
             }))
             # The server enforces the deadline; this is only a backstop for a stuck server.
-            answer = self._receive(STARTUP_LIMIT_S + limits.wall_s + 30)
-            if not isinstance(answer.get("exit"), int):
+            raw = self._receive(STARTUP_LIMIT_S + limits.wall_s + 30)
+            try:
+                reply = protocol.Reply.parse(raw or b"")
+            except ProtocolError:
                 self.close()
-                outcome = RunOutcome(status="crashed", message="the warm worker stopped answering; it was restarted")
-                outcome.duration_s = time.monotonic() - started
-                return outcome
-            progress = Path(workdir, "progress.txt")
-            last_case = None
-            if progress.is_file():
-                cases = [line[5:].strip() for line in progress.read_text(errors="replace").splitlines()
-                         if line.startswith("case ")]
-                last_case = cases[-1][:200] if cases else None
-            outcome = RunOutcome(
-                status="ok",
-                stdout=_capped_file(Path(workdir, "stdout.txt"), limits.output_bytes),
-                stderr=_capped_file(Path(workdir, "stderr.txt"), limits.output_bytes),
-                returncode=answer["exit"],
-                duration_s=time.monotonic() - started,
-                last_case=last_case,
-            )
-            return _conclude(outcome, workdir, token, limits, bool(answer.get("timed_out")))
+                return RunOutcome(status="crashed", duration_s=time.monotonic() - dispatched,
+                                  message="the warm worker stopped answering; it was restarted",
+                                  isolation=iso.level)
+            outcome = RunOutcome(status="ok", stdout=reply.stdout, stderr=reply.stderr, returncode=reply.exit,
+                                 duration_s=time.monotonic() - dispatched, last_case=reply.last_case)
+            _confine_failed(outcome)
+            return _conclude(outcome, workdir, token, limits, reply.timed_out, started=reply.ready or not reply.timed_out)
         except (BrokenPipeError, OSError):
             self.close()
-            return RunOutcome(status="crashed", message="the warm worker died; it was restarted")
+            return RunOutcome(status="crashed", message="the warm worker died; it was restarted", isolation=iso.level)
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
 
@@ -644,4 +516,6 @@ def _server_preexec(cgroup: PidsCgroup | None, drop_to: int | None) -> None:
     if cgroup is not None:
         cgroup.join()
     if drop_to is not None:
-        _drop(drop_to)
+        os.setgroups([])
+        os.setgid(drop_to)
+        os.setuid(drop_to)

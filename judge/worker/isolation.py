@@ -1,0 +1,443 @@
+"""What this machine lets grind put between a submission and everything else, decided once.
+
+The layers, strongest first (``level`` names the strongest in force; ``grind doctor`` prints it):
+
+- ``bubblewrap``: a read-only view of the file system with the solutions, the cache and the class
+  folder replaced by empty folders, no network, its own PID namespace. Landlock is added inside
+  it where the kernel has it.
+- ``landlock``: the kernel's unprivileged sandbox (Linux >= 5.13). The child may read only what
+  Python needs (the interpreter, site-packages, system libraries) and write only its own temp
+  folder; no TCP; it cannot signal or ptrace processes outside its sandbox.
+- ``macos-sandbox``: ``sandbox-exec`` with a profile of the same shape (not tested in CI).
+- ``limits-only``: rlimits, a killed process group, a reaped process tree and a scrubbed
+  environment; the submission can read and write whatever your user can.
+
+Under every level: the child runs with ``python -I`` and rlimits; grind and the child's waiter are
+child subreapers, so every process a run leaves behind is found and killed; as root the child runs
+as ``nobody``; where grind may create cgroups, a pids cgroup bounds and then kills the run.
+
+``GRIND_SANDBOX=landlock`` pretends bubblewrap is absent (a laptop); ``GRIND_SANDBOX=limits-only``
+turns every optional layer off. Both exist so tests can prove what each level guarantees.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import os
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from judge.worker import landlock
+from judge.worker.runner import empty_cgroup  # stdlib-only at import, no torch
+
+if TYPE_CHECKING:
+    from judge.worker.sandbox import Limits
+
+RUNNER = Path(__file__).with_name("runner.py")
+WORKER_DIR = RUNNER.parent
+NOBODY = 65534
+LEVELS = ("bubblewrap", "landlock", "macos-sandbox", "limits-only")
+_PASSTHROUGH_ENV = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "LD_LIBRARY_PATH", "SYSTEMROOT")
+
+# What each level guarantees, for `grind doctor` and the README's table (keep them in step).
+GUARANTEES: dict[str, list[str]] = {
+    "bubblewrap": [
+        "reads: a read-only view of the whole file system, with the solutions, the reference cache "
+        "and the class folder replaced by empty folders",
+        "writes: only the run's temp folder",
+        "no network; its own PID namespace: grind and other runs cannot be seen or signalled",
+        "Landlock inside as well, where the kernel has it",
+    ],
+    "landlock": [
+        "reads: only Python, site-packages, system libraries and the run's folder (not the "
+        "solutions, the reference cache, your workspace or a class folder)",
+        "writes: only the run's temp folder",
+        "no TCP; cannot signal or ptrace grind or any process outside the run (kernel ABI >= 6)",
+    ],
+    "macos-sandbox": [
+        "reads and writes limited as with landlock, network denied, signals only to its own "
+        "children (sandbox-exec profile; not tested in CI)",
+    ],
+    "limits-only": [
+        "time, CPU, memory, file-size and open-file limits; the process group is killed and every "
+        "leftover process reaped",
+        "NOT guaranteed: the submission can read and write anything your user can, including the "
+        "solutions and the reference cache, so a determined submission can fake a pass; and it "
+        "can signal your other processes",
+    ],
+}
+
+HOW_TO_STRENGTHEN = {
+    "bubblewrap": "",
+    "landlock": "install bubblewrap (apt-get install bubblewrap) for a hidden file system and its own PID "
+                "namespace",
+    "macos-sandbox": "",
+    "limits-only": "on Linux, use a kernel with Landlock (5.13+, enabled by most distributions) or install "
+                   "bubblewrap (apt-get install bubblewrap); on macOS, sandbox-exec must be present",
+}
+
+
+def scrubbed_env(home: str) -> dict[str, str]:
+    """Only what Python and torch need; no tokens, no proxies, no PYTHON* hooks."""
+    env = {
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "HOME": home,
+        "TMPDIR": home,
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+        "OPENBLAS_NUM_THREADS": "1",
+        "PYTHONHASHSEED": "0",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONUNBUFFERED": "1",
+    }
+    for key in _PASSTHROUGH_ENV:
+        if key in os.environ:
+            env[key] = os.environ[key]
+    return env
+
+
+@dataclass(frozen=True)
+class Isolation:
+    """The layers this machine gives, decided once per process (see the module docstring)."""
+
+    drop_to: int | None  # run the child as this uid (grind runs as root)
+    bwrap: str | None  # the bubblewrap binary, if it works here
+    landlock_abi: int  # 0: no Landlock
+    macos: str | None = None  # sandbox-exec, on macOS
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def level(self) -> str:
+        """The strongest layer in force: bubblewrap, landlock, macos-sandbox or limits-only."""
+        if self.bwrap:
+            return "bubblewrap"
+        if self.landlock_abi:
+            return "landlock"
+        if self.macos:
+            return "macos-sandbox"
+        return "limits-only"
+
+    @property
+    def layers(self) -> list[str]:
+        parts = ["rlimits", "subreaper"]
+        if self.drop_to is not None:
+            parts.append("unprivileged user")
+        if self.bwrap:
+            parts.append("bubblewrap")
+        if self.landlock_abi:
+            parts.append(f"landlock (ABI {self.landlock_abi})")
+        if self.macos:
+            parts.append("sandbox-exec")
+        return parts
+
+    def describe(self) -> str:
+        return " + ".join(self.layers)
+
+    @property
+    def weak(self) -> bool:
+        """A level at which a submission can reach the reference or other students' files."""
+        return self.level == "limits-only"
+
+
+def sandbox_mode() -> str:
+    mode = os.environ.get("GRIND_SANDBOX", "auto").strip().lower() or "auto"
+    return "limits-only" if mode == "rlimits" else mode
+
+
+def _world_readable(paths: list[Path]) -> bool:
+    """Can ``nobody`` reach these? Every ancestor needs o+x, the paths themselves o+r."""
+    for path in paths:
+        path = path.resolve()
+        for folder in path.parents:
+            if not folder.stat().st_mode & 0o001:
+                return False
+        if not path.stat().st_mode & 0o004:
+            return False
+    return True
+
+
+def _needed_paths() -> list[Path]:
+    import numpy
+    import safetensors
+
+    paths = [Path(sys.executable), RUNNER, Path(numpy.__file__), Path(safetensors.__file__)]
+    try:
+        from importlib.util import find_spec
+
+        spec = find_spec("torch")
+        if spec and spec.origin:
+            paths.append(Path(spec.origin))
+    except (ImportError, ValueError):
+        pass
+    return paths
+
+
+def _probe_landlock() -> int:
+    """The ABI, if confining a child really works here (a container's seccomp may refuse it)."""
+    abi = landlock.abi()
+    if abi < 1:
+        return 0
+    code = ("import importlib.util as u,sys\n"
+            f"s=u.spec_from_file_location('ll',{str(Path(landlock.__file__))!r});m=u.module_from_spec(s)\n"
+            "s.loader.exec_module(m);m.restrict(['/usr'],['/dev/null'])\n"
+            "try:\n open('/etc/hostname')\nexcept PermissionError:\n sys.exit(0)\nexcept OSError:\n sys.exit(0)\n"
+            "sys.exit(3)\n")
+    try:
+        done = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, timeout=20)
+    except (OSError, subprocess.SubprocessError):
+        return 0
+    return abi if done.returncode == 0 else 0
+
+
+@functools.lru_cache(maxsize=1)
+def isolation() -> Isolation:
+    mode = sandbox_mode()
+    if mode == "limits-only":
+        return Isolation(None, None, 0, notes=("GRIND_SANDBOX=limits-only: every optional layer is off",))
+    drop = None
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        try:
+            drop = NOBODY if _world_readable(_needed_paths()) else None
+        except OSError:
+            drop = None
+    notes: list[str] = []
+    bwrap = shutil.which("bwrap") if mode != "landlock" else None
+    if mode == "landlock":
+        notes.append("GRIND_SANDBOX=landlock: bubblewrap is not used")
+    if bwrap:
+        probe = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-all",
+                 "--die-with-parent", "true"]
+        try:
+            ok = subprocess.run(probe, capture_output=True, timeout=10,
+                                preexec_fn=(lambda: _drop(drop)) if drop is not None else None).returncode == 0
+        except (OSError, subprocess.SubprocessError):
+            ok = False
+        if not ok:
+            notes.append("bubblewrap is installed but cannot create namespaces here (no user namespaces?)")
+        bwrap = bwrap if ok else None
+    abi = _probe_landlock() if sys.platform.startswith("linux") else 0
+    macos = shutil.which("sandbox-exec") if sys.platform == "darwin" else None
+    return Isolation(drop, bwrap, abi, macos, tuple(notes))
+
+
+def confinement(hidden: list[Path], workdir: str) -> dict[str, list[str]] | None:
+    """What the child may read and write under Landlock (the job's ``confine``), or None."""
+    iso = isolation()
+    if not iso.landlock_abi and not iso.macos:
+        return None
+    return {"read": list(_read_roots(tuple(str(p) for p in hidden))), "write": [workdir, "/dev/null"]}
+
+
+@functools.lru_cache(maxsize=8)
+def _read_roots(hidden: tuple[str, ...]) -> tuple[str, ...]:
+    """Walking site-packages around a hidden folder costs a few ms: once per set of hidden folders."""
+    return (*landlock.read_roots(list(hidden)), str(WORKER_DIR))
+
+
+def _drop(uid: int) -> None:
+    os.setgroups([])
+    os.setgid(uid)
+    os.setuid(uid)
+
+
+class PidsCgroup:
+    """A pids cgroup per run, where the platform lets us make one (root on cgroup v1 or v2).
+
+    RLIMIT_NPROC is ignored for root and counts a whole user otherwise; a cgroup bounds the
+    processes and threads of exactly this run, and lets us find and kill every one of them
+    afterwards, even those that left the process group.
+    """
+
+    BASES = (Path("/sys/fs/cgroup/pids"), Path("/sys/fs/cgroup"))
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    @classmethod
+    def create(cls, limit: int) -> PidsCgroup | None:
+        if sandbox_mode() == "limits-only":
+            return None
+        for base in cls.BASES:
+            if not (base / "cgroup.procs").exists():
+                continue
+            path = base / f"grind-{secrets.token_hex(6)}"
+            try:
+                path.mkdir()
+            except OSError:
+                continue
+            try:
+                (path / "pids.max").write_text(str(limit))
+                return cls(path)
+            except OSError:
+                path.rmdir()
+        return None
+
+    def join(self, pid: int = 0) -> None:
+        """Move ``pid`` (0: the calling process, in the child before exec) into this cgroup."""
+        with open(self.path / "cgroup.procs", "w") as handle:
+            handle.write(str(pid))
+
+    def destroy(self) -> None:
+        """Kill every process left in the cgroup, then remove it (the same code the warm server
+        uses inside its namespace, kept in the stdlib-only runner)."""
+        empty_cgroup(str(self.path))
+
+
+@functools.lru_cache(maxsize=1)
+def can_bound_processes() -> bool:
+    """Can a run's process count be bounded here (a pids cgroup, or RLIMIT_NPROC for the
+    unprivileged user)? Without either, only the wall clock stops a fork bomb."""
+    if isolation().drop_to is not None:
+        return True
+    probe = PidsCgroup.create(1)
+    if probe is None:
+        return False
+    probe.destroy()
+    return True
+
+
+def rlimit_table(limits: Limits, per_user_nproc: bool) -> list[tuple[str, tuple[int, int]]]:
+    """The rlimits of one run, by name, so the warm worker's forks can apply the same ones.
+
+    CPU: SIGXCPU at the soft limit (reported as a CPU timeout), SIGKILL 5 s later at the hard one.
+    RLIMIT_NPROC counts a whole user, so it is only used for the dedicated unprivileged user."""
+    cpu = limits.cpu_limit
+    table = [
+        ("RLIMIT_CPU", (cpu, cpu + 5)),
+        ("RLIMIT_AS", (limits.memory_mb << 20,) * 2),
+        ("RLIMIT_FSIZE", (limits.file_mb << 20,) * 2),
+        ("RLIMIT_NOFILE", (limits.open_files,) * 2),
+        ("RLIMIT_CORE", (0, 0)),
+    ]
+    if per_user_nproc:
+        table.append(("RLIMIT_NPROC", (limits.processes,) * 2))
+    return table
+
+
+def limit_child(limits: Limits, drop_to: int | None, cgroup: PidsCgroup | None) -> None:
+    """Runs in the child between fork and exec: the cgroup and the limits first (root may set
+    any), then the unprivileged user."""
+    import resource
+
+    if cgroup is not None:
+        cgroup.join()
+    for name, value in rlimit_table(limits, per_user_nproc=drop_to is not None):
+        try:
+            resource.setrlimit(getattr(resource, name), value)
+        except (ValueError, OSError):  # pragma: no cover - platform without that limit
+            pass
+    if drop_to is not None:
+        _drop(drop_to)
+
+
+def command(iso: Isolation, workdir: str, hidden: list[Path], serve: bool = False,
+            writable: tuple[str, ...] = (), confine: dict[str, list[str]] | None = None) -> list[str]:
+    """The child's command line: the runner, inside bubblewrap or sandbox-exec where present.
+    (Landlock needs no wrapper: the runner confines itself before it runs any submission.)"""
+    python = [sys.executable, "-I", "-X", "faulthandler", str(RUNNER), *(["--serve"] if serve else [])]
+    if iso.macos and not iso.bwrap and confine is not None:
+        return [iso.macos, "-p", landlock.macos_profile(confine["read"], confine["write"]), *python]
+    if not iso.bwrap:
+        return python
+    argv = [iso.bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+            "--bind", workdir, workdir, "--unshare-all", "--die-with-parent", "--chdir", workdir]
+    for path in writable:
+        argv += ["--bind", path, path]
+    for folder in hidden:
+        if folder.is_dir() and not str(RUNNER).startswith(str(folder.resolve()) + os.sep):
+            argv += ["--tmpfs", str(folder.resolve())]
+    return argv + ["--", *python]
+
+
+# ---------------------------------------------------------------------------------------------
+# Every process a run leaves behind is found and killed, with or without cgroups.
+#
+# grind makes itself a child subreaper (Linux): a process that escapes its run's process group
+# (setsid, a double fork) is re-parented to grind instead of init, so grind can see it and kill
+# it. Only children grind did not start itself, in a session other than grind's, are killed:
+# every run starts in its own session, and nothing a run starts can join grind's.
+
+_SPAWN_LOCK = threading.Lock()
+_KNOWN: set[int] = set()
+PR_SET_CHILD_SUBREAPER = 36
+
+
+@functools.lru_cache(maxsize=1)
+def become_subreaper() -> bool:
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return bool(libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
+    except (OSError, AttributeError):
+        return False
+
+
+def spawn(argv: list[str], **kwargs: Any) -> subprocess.Popen[bytes]:
+    """Popen, registered as one of grind's own children (under the lock the sweep takes)."""
+    become_subreaper()
+    with _SPAWN_LOCK:
+        proc = subprocess.Popen(argv, **kwargs)
+        _KNOWN.add(proc.pid)
+    return proc
+
+
+def forget(pid: int) -> None:
+    with _SPAWN_LOCK:
+        _KNOWN.discard(pid)
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                fields = handle.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(entry))
+    return found
+
+
+def sweep_orphans() -> int:
+    """Kill and reap re-parented leftovers of runs; returns how many were killed."""
+    if not become_subreaper():
+        return 0
+    killed = 0
+    me, session = os.getpid(), os.getsid(0)
+    for _ in range(50):
+        with _SPAWN_LOCK:
+            strays = []
+            for pid in _children(me):
+                try:
+                    if pid not in _KNOWN and os.getsid(pid) != session:
+                        strays.append(pid)
+                except OSError:
+                    continue
+            for pid in strays:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                    killed += 1
+                except OSError:
+                    pass
+        for pid in strays:
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+        if not strays:
+            break
+    return killed
