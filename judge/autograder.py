@@ -39,8 +39,10 @@ mkdir -p "$ROOT/results"
 work="$(mktemp -d)"
 mkdir -p "$work/class/submission"
 cp -r "$ROOT/submission/." "$work/class/submission/" 2>/dev/null || true
+# Gradescope grades each submission alone in a fresh container, so a class folder of one and a
+# container that is thrown away make weak isolation acceptable here (grind doctor explains).
 "$PYTHON" -m judge grade "$work/class" --exercise {slug} --format gradescope --out "$work/out" --jobs 1 \\
-    > "$work/log" 2>&1
+    --allow-weak-isolation > "$work/log" 2>&1
 # results.json is written beside itself and renamed into place: never seen half-written.
 if [ -s "$work/out/gradescope/submission/results.json" ]; then
     cp "$work/out/gradescope/submission/results.json" "$RESULTS.tmp" && mv -f "$RESULTS.tmp" "$RESULTS"

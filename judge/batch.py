@@ -30,6 +30,7 @@ def grade_many(
     jobs: int = 2,
     limits: Limits | None = None,
     on_done: Callable[[Path, Verdict], None] | None = None,
+    hidden: tuple[Path, ...] = (),
 ) -> dict[Path, Verdict]:
     """Verdicts for every path, in any order of completion; ``on_done`` is called as each lands."""
     reference_for(exercise)  # compute (or load) the reference once, before the workers race for it
@@ -39,7 +40,7 @@ def grade_many(
 
     def worker() -> WarmWorker:
         if not hasattr(local, "worker"):
-            local.worker = WarmWorker(hidden_from_learners(exercise))
+            local.worker = WarmWorker(hidden_from_learners(exercise, *hidden))
             with lock:
                 workers.append(local.worker)
         return local.worker  # type: ignore[no-any-return]
@@ -141,7 +142,10 @@ def grade_class(
             on_done(student.name, row, False)
 
     if todo:
-        grade_many(exercise, list(todo), jobs=jobs, limits=limits, on_done=landed)
+        # The class folder and the outputs are out of every submission's reach: no copying a
+        # classmate, no planting a new "student", no editing stored results.
+        grade_many(exercise, list(todo), jobs=jobs, limits=limits, on_done=landed,
+                   hidden=(submissions.resolve(), out_dir.resolve()))
     return [rows[s.name] for s in students]
 
 

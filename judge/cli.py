@@ -435,6 +435,20 @@ def init(directory: Path = typer.Argument(Path("grind-practice"), help="Folder f
                f"then run 'grind run {first}'.")
 
 
+@app.command()
+def doctor(as_json: bool = typer.Option(False, "--json", help="Print the report as JSON.")) -> None:
+    """Show how submissions are isolated on this machine, and how to isolate them better."""
+    from judge.worker.isolation import doctor as doctor_report
+
+    info = doctor_report()
+    if as_json:
+        typer.echo(json.dumps(info, indent=2))
+        return
+    from judge.report import render_doctor
+
+    render_doctor(console(), info)
+
+
 @cache_app.command("clear")
 def cache_clear() -> None:
     """Delete cached reference observations (they are rebuilt on the next run)."""
@@ -517,8 +531,19 @@ def grade_command(
     out: Path = typer.Option(Path("grind-results"), "--out", "-o", help="Folder for the outputs."),
     time_limit: Optional[float] = typer.Option(None, "--time-limit", help="Override the exercise's time limit (s)."),
     memory_mb: Optional[int] = typer.Option(None, "--memory-mb", help="Override the exercise's memory limit (MB)."),
+    allow_weak_isolation: bool = typer.Option(
+        False, "--allow-weak-isolation",
+        help="Grade even where submissions can read each other and the reference (see grind doctor)."),
 ) -> None:
     """Grade a whole class, resumably, into CSV / JSON / JUnit / Gradescope results."""
+    from judge.worker.isolation import HOW_TO_STRENGTHEN, isolation
+
+    iso = isolation()
+    if iso.weak and not allow_weak_isolation:
+        raise UsageError(f"refusing to grade at isolation level {iso.level}: a submission could read the "
+                         "reference and classmates' files and fake a pass. "
+                         f"Fix: {HOW_TO_STRENGTHEN[iso.level]}; or pass --allow-weak-isolation "
+                         "(see grind doctor)")
     from judge.batch import grade_class
     from judge.formats import FORMATS, write_all
     from judge.report import grading_progress

@@ -493,4 +493,5 @@ def grade(exercise: Exercise, path: Path, *, source: str | None = None, limits: 
             ref = ref_future.result()
     verdict = verdict_from_outcome(exercise, ref, outcome, filename)
     verdict.submission, verdict.duration_s = str(path), time.monotonic() - started
+    verdict.isolation = outcome.isolation
     return verdict

@@ -136,6 +136,7 @@ class Verdict:
     duration_s: float = 0.0
     submission: str = ""
     notices: list[str] = field(default_factory=list)
+    isolation: str = ""  # the isolation level the submission ran under (see grind doctor)
 
     @property
     def passed(self) -> bool:
@@ -159,5 +160,6 @@ class Verdict:
             "stderr": self.stderr,
             "duration_s": round(self.duration_s, 3),
             "notices": self.notices,
+            "isolation": self.isolation,
         }
         return {key: value if key == "checks" else safe_data(value) for key, value in data.items()}

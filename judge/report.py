@@ -469,6 +469,24 @@ class WatchView:
             self.live.update(Text(status, style="reverse"), refresh=True)
 
 
+def render_doctor(console: Console, info: dict[str, Any]) -> None:
+    """grind doctor: the isolation level in force, and what every level does and does not give."""
+    console.print(Text.assemble(("Isolation level: ", "bold"), (info["level"], "bold green" if info["grading_allowed"]
+                                                                 else "bold yellow")))
+    console.print(Text("Layers: " + " + ".join(info["layers"])))
+    for note in info["notes"]:
+        console.print(Text("Note: " + note))
+    for level, lines in info["guarantees"].items():
+        marker = "▶ " if level == info["level"] else "  "
+        console.print(Text(f"{marker}{level}", style="bold" if level == info["level"] else ""))
+        for line in lines:
+            console.print(Text(f"      - {line}"))
+    if info["strengthen"]:
+        console.print(Text("Stronger isolation: " + info["strengthen"]))
+    if not info["grading_allowed"]:
+        console.print(Text("grind grade refuses this level unless given --allow-weak-isolation."))
+
+
 def render_validation(console: Console, reports: list[Any]) -> None:
     """One row per exercise (cases, pitfalls caught, time), then every problem on its own line."""
     table = Table(title="Exercise validation", box=None if not console.is_terminal else None)

@@ -149,6 +149,22 @@ class Isolation:
         return self.level == "limits-only"
 
 
+def doctor() -> dict[str, Any]:
+    """What ``grind doctor`` reports, as data: the level in force, its layers, what each level
+    guarantees, and how to get a stronger one here."""
+    iso = isolation()
+    return {
+        "level": iso.level,
+        "layers": iso.layers,
+        "landlock_abi": iso.landlock_abi,
+        "notes": list(iso.notes),
+        "guarantees": {level: GUARANTEES[level] for level in LEVELS},
+        "strengthen": HOW_TO_STRENGTHEN[iso.level],
+        "grading_allowed": not iso.weak,
+        "python": sys.executable,
+    }
+
+
 def sandbox_mode() -> str:
     mode = os.environ.get("GRIND_SANDBOX", "auto").strip().lower() or "auto"
     return "limits-only" if mode == "rlimits" else mode

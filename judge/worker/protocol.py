@@ -254,6 +254,8 @@ def parse_result(raw: bytes) -> Result:
     """Parse (never trust) a result document. Raises ProtocolError naming the first problem."""
     try:
         doc = json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
+    except ProtocolError:
+        raise
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise ProtocolError(f"result.json is not valid JSON ({type(exc).__name__})") from None
     d = _dict(doc, "result")
