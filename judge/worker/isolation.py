@@ -251,13 +251,17 @@ def confinement(hidden: list[Path], workdir: str) -> dict[str, list[str]] | None
     iso = isolation()
     if not iso.landlock_abi and not iso.macos:
         return None
-    return {"read": list(_read_roots(tuple(str(p) for p in hidden))), "write": [workdir, "/dev/null"]}
+    read, listable = _read_roots(tuple(str(p) for p in hidden))
+    return {"read": list(read), "list": list(listable), "write": [workdir, "/dev/null"]}
 
 
 @functools.lru_cache(maxsize=8)
-def _read_roots(hidden: tuple[str, ...]) -> tuple[str, ...]:
-    """Walking site-packages around a hidden folder costs a few ms: once per set of hidden folders."""
-    return (*landlock.read_roots(list(hidden)), str(WORKER_DIR))
+def _read_roots(hidden: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Walking site-packages around a hidden folder costs a few ms: once per set of hidden
+    folders. The worker's own folder is readable (the runner loads its siblings from it); a
+    folder split around a hidden one stays listable, or Python could not import from it."""
+    extra = [str(WORKER_DIR)]
+    return (tuple(landlock.read_roots(list(hidden), extra)), tuple(landlock.listable_roots(list(hidden), extra)))
 
 
 def _drop(uid: int) -> None:

@@ -64,6 +64,7 @@ class Confinement(TypedDict):
     """What the child may touch once confined (Landlock; a macOS profile has the same shape)."""
 
     read: list[str]
+    list: list[str]  # folders split around a hidden one: names visible, contents not
     write: list[str]
 
 

@@ -328,7 +328,8 @@ def confine(rules: dict[str, Any] | None) -> None:
     if not rules:
         return
     try:
-        _landlock.restrict(rules["read"], rules["write"])
+        _landlock.drop_capabilities()  # root in a container: a uid, not CAP_SYS_ADMIN (see there)
+        _landlock.restrict(rules["read"], rules["write"], list_only=rules.get("list") or [])
     except OSError as exc:
         print(f"grind-confine: {exc}", file=sys.stderr, flush=True)
         os._exit(71)
