@@ -181,12 +181,20 @@ def _readable(value: Any) -> Any:
     return value
 
 
-def load_source(source: str, filename: str, name: str) -> types.ModuleType:
+def load_source(source: str, filename: str, name: str, guards: Any = None) -> types.ModuleType:
+    """Run ``source`` (text, decoded by the parent) as a fresh module. With ``guards`` it is the
+    learner's file: its code objects and globals are the learner's before a line of it runs (the
+    guards know learner code by identity), and so are the classes it defines."""
     module = types.ModuleType(name)
     module.__file__ = filename
     sys.modules[name] = module
     code = compile(source, filename, "exec")
+    if guards is not None:
+        guards.adopt_code(code, from_file=True)
+        guards.adopt_namespace(module.__dict__)
     exec(code, module.__dict__)
+    if guards is not None:
+        guards.adopt_classes(module.__dict__)
     return module
 
 
@@ -264,6 +272,7 @@ def shield_parent() -> None:
     _become_subreaper()
     pid = os.fork()
     if pid == 0:
+        die_with_parent()
         return
     status = None
     while status is None:
@@ -281,6 +290,23 @@ def shield_parent() -> None:
         signal.signal(-code, signal.SIG_DFL)
         os.kill(os.getpid(), -code)
     os._exit(code)
+
+
+def die_with_parent() -> None:
+    """SIGKILL this process when its parent dies (PR_SET_PDEATHSIG), so a run never outlives
+    grind (Ctrl-C, a crash): the warm server dies with grind, each job with the server, the
+    worker with its waiter. Without bubblewrap's --die-with-parent this is what holds."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+        import signal
+
+        parent = os.getppid()
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            return
+        if os.getppid() != parent:  # the parent died before the line above took effect
+            os._exit(70)
 
 
 def _become_subreaper() -> None:
@@ -362,6 +388,7 @@ def memory_note() -> str:
 
 def main() -> None:
     """Cold mode: one job on stdin, in this process (after the shielding fork, confined)."""
+    die_with_parent()
     job = json.loads(sys.stdin.read())
     if job.get("shield", True):
         shield_parent()
@@ -383,6 +410,9 @@ def serve() -> None:
     """
     import resource
 
+    # No PR_SET_PDEATHSIG here: it fires when the *thread* that started us ends, and grind starts
+    # the server from whichever thread grades first. grind's death closes our stdin instead: the
+    # loop below ends at EOF (at the latest when the job in flight hits its deadline).
     config = json.loads(sys.stdin.readline())
     _become_subreaper()
     confine(config.get("confine"))
@@ -403,6 +433,7 @@ def serve() -> None:
         pipes = [os.pipe() for _ in range(3)]  # stdout, stderr, control
         pid = os.fork()
         if pid == 0:
+            die_with_parent()
             os.close(go_w)
             for read_end, _ in pipes:
                 os.close(read_end)
@@ -448,7 +479,12 @@ def serve() -> None:
         os.close(go_w)
         reply = _supervise(pid, [r for r, _ in pipes], request["wall_s"], request["startup_s"],
                            int(request.get("output_bytes", 65536)), job_cgroup)
-        print(json.dumps(reply), file=out, flush=True)
+        try:
+            print(json.dumps(reply), file=out, flush=True)
+        except BrokenPipeError:
+            break
+    reap_children()
+    os._exit(0)
 
 
 def _supervise(pid: int, fds: list[int], wall_s: float, startup_s: float, cap: int,

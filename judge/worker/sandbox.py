@@ -371,6 +371,9 @@ def run_job(job: dict[str, Any], limits: Limits, hidden: list[Path] | None = Non
         return _conclude(outcome, workdir, token, limits, timed_out, started=control.ready_at is not None
                          or not timed_out)
     finally:
+        if proc is not None and proc.returncode is None:  # interrupted (Ctrl-C): nothing may stay
+            _kill_group(proc.pid)
+            proc.wait()
         if cgroup is not None:
             cgroup.destroy()
         if proc is not None:
@@ -401,6 +404,8 @@ class WarmWorker:
         self.root: str | None = None
         self.lines: queue.Queue[bytes | None] = queue.Queue()
         self.cgroup: PidsCgroup | None = None
+        self.shut = False  # closed by its owner: never restarted by a job still in flight
+        self._lock = threading.Lock()
 
     def _start(self, limits: Limits) -> None:
         iso = isolation()
@@ -436,7 +441,7 @@ class WarmWorker:
         threading.Thread(target=pump, daemon=True).start()
         self._send(json.dumps({"confine": confine if iso.landlock_abi else None}))
         if self._receive(STARTUP_LIMIT_S) != b'{"ready": true}\n':
-            self.close()
+            self._stop()
             raise JudgeError("the warm worker did not start (see grind doctor)")
 
     def _receive(self, timeout: float) -> bytes | None:
@@ -454,6 +459,12 @@ class WarmWorker:
         return self.proc is not None and self.proc.poll() is None
 
     def close(self) -> None:
+        """Stop for good (Ctrl-C in watch mode ends here while a job may still be running in
+        another thread: that job gets a crashed outcome, and nothing starts the server again)."""
+        self.shut = True
+        self._stop()
+
+    def _stop(self) -> None:
         if self.proc is not None:
             _kill_group(self.proc.pid)
             self.proc.wait()
@@ -474,9 +485,12 @@ class WarmWorker:
         self.close()
 
     def run_job(self, job: dict[str, Any], limits: Limits) -> RunOutcome:
-        if not self.alive():
-            self.close()
-            self._start(limits)
+        with self._lock:
+            if self.shut:
+                return RunOutcome(status="crashed", message="grading was stopped")
+            if not self.alive():
+                self._stop()
+                self._start(limits)
         assert self.root is not None
         iso = isolation()
         workdir = _make_workdir(iso, self.root, prefix="job-")
@@ -497,7 +511,7 @@ class WarmWorker:
             try:
                 reply = protocol.Reply.parse(raw or b"")
             except ProtocolError:
-                self.close()
+                self._stop()
                 return RunOutcome(status="crashed", duration_s=time.monotonic() - dispatched,
                                   message="the warm worker stopped answering; it was restarted",
                                   isolation=iso.level)
@@ -505,8 +519,8 @@ class WarmWorker:
                                  duration_s=time.monotonic() - dispatched, last_case=reply.last_case)
             _confine_failed(outcome)
             return _conclude(outcome, workdir, token, limits, reply.timed_out, started=reply.ready or not reply.timed_out)
-        except (BrokenPipeError, OSError):
-            self.close()
+        except (BrokenPipeError, OSError, ValueError):  # ValueError: stdin closed by close() meanwhile
+            self._stop()
             return RunOutcome(status="crashed", message="the warm worker died; it was restarted", isolation=iso.level)
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
