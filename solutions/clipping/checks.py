@@ -25,6 +25,7 @@ def make_params(grads, dtype=torch.float32):
 
 
 def run_clip(subject, params, max_norm, norm_type=2.0, pass_as="list"):
+    """``norm_type=None`` leaves the argument out, so the subject's default is what runs."""
     had_grad = [p.grad is not None for p in params]
     if pass_as == "bare":
         arg = params[0]
@@ -32,7 +33,10 @@ def run_clip(subject, params, max_norm, norm_type=2.0, pass_as="list"):
         arg = (p for p in params)
     else:
         arg = list(params)
-    total = subject.clip_grad_norm_(arg, max_norm, norm_type)
+    if norm_type is None:
+        total = subject.clip_grad_norm_(arg, max_norm)
+    else:
+        total = subject.clip_grad_norm_(arg, max_norm, norm_type)
     observations = {"total_norm": total}
     for i, (p, had) in enumerate(zip(params, had_grad)):
         if had:
@@ -79,6 +83,14 @@ CASES = [
     {"name": "inf_norm", "kind": "edge", "inputs": fixed([[1.0, -7.0], [3.0, 2.0]], 2.0, norm_type=INF),
      "call": run_clip},
     {"name": "one_norm", "kind": "edge", "inputs": fixed([[1.0, -2.0], [3.0]], 2.0, norm_type=1.0),
+     "call": run_clip},
+    # p other than 1, 2 and inf: the general formula, with negative entries (|g|, not g)
+    {"name": "three_norm", "kind": "edge", "inputs": fixed([[1.0, -2.0], [3.0, -1.0]], 2.0, norm_type=3.0),
+     "call": run_clip},
+    {"name": "half_norm", "kind": "edge", "inputs": fixed([[1.0, -4.0], [0.25]], 5.0, norm_type=0.5),
+     "call": run_clip},
+    # norm_type left out: the default must be 2
+    {"name": "default_norm_type", "kind": "edge", "inputs": fixed([[3.0, 4.0], [12.0]], 2.0, norm_type=None),
      "call": run_clip},
     {"name": "float64", "kind": "edge",
      "inputs": fixed([[1.5, -2.5, 3.5], [[0.25, 8.0], [-4.0, 1.0]]], 0.5, dtype=torch.float64), "call": run_clip},

@@ -44,7 +44,9 @@ def sum_of_norms(parameters, max_norm, norm_type=2.0):
     grads = _grads(parameters)
     norm_type = float(norm_type)
     norms = [torch.linalg.vector_norm(g, norm_type) for g in grads]
-    total = torch.stack(norms).max() if norm_type == float("inf") else torch.stack(norms).sum()
+    # summed for every p, the inf-norm included (a learner who takes the max for inf agrees with
+    # this everywhere they fail, so both are named; for p = 1 the sum happens to be right)
+    total = torch.stack(norms).sum()
     for g in grads:
         g.mul_(torch.clamp(max_norm / (total + 1e-6), max=1.0))
     return total
@@ -67,6 +69,35 @@ def new_tensors(parameters, max_norm, norm_type=2.0):
     clipped = [g * coef for g in grads]  # computed, but never written back to .grad
     del clipped
     return total
+
+
+def _clip_by(grads, total, max_norm):
+    coef = torch.clamp(max_norm / (total + 1e-6), max=1.0)
+    for g in grads:
+        g.mul_(coef.to(g.dtype))
+    return total
+
+
+def l2_whatever_norm_type(parameters, max_norm, norm_type=2.0):
+    # fairseq.utils.clip_grad_norm_(params, max_norm) has no norm_type: always the 2-norm
+    grads = _grads(parameters)
+    norms = [torch.linalg.vector_norm(g, 2.0) for g in grads]
+    return _clip_by(grads, torch.linalg.vector_norm(torch.stack(norms), 2.0), max_norm)
+
+
+def no_absolute_value(parameters, max_norm, norm_type=2.0):
+    grads = _grads(parameters)
+    p = float(norm_type)
+    if p == float("inf"):
+        total = torch.stack([g.max() for g in grads]).max()  # the largest g, not the largest |g|
+    else:
+        total = sum((g ** p).sum() for g in grads) ** (1.0 / p)  # g ** p, not |g| ** p
+    return _clip_by(grads, total, max_norm)
+
+
+def default_inf_norm(parameters, max_norm, norm_type=float("inf")):
+    grads = _grads(parameters)
+    return _clip_by(grads, _total(grads, norm_type), max_norm)
 
 
 PITFALLS = [
@@ -104,7 +135,8 @@ PITFALLS = [
         "impl": sum_of_norms,
         "explanation": "The total was the sum of the per-tensor norms. For p = 2 the norms of the pieces "
                        "combine as the square root of the sum of their squares: with [3, 4] and [12] that is "
-                       "13, not 5 + 12 = 17.",
+                       "13, not 5 + 12 = 17. For inf the total is the largest of the per-tensor maxima, not "
+                       "their sum (only for p = 1 does the sum happen to be right).",
         "hint": "Square the per-tensor norms, sum them, then take the square root (or take the norm of the "
                 "stacked per-tensor norms).",
     },
@@ -125,5 +157,42 @@ PITFALLS = [
                        "unclipped values and the optimizer never sees the clipping. The trailing underscore "
                        "in clip_grad_norm_ means in place.",
         "hint": "Use p.grad.mul_(coef), or assign the scaled tensor back to p.grad.",
+    },
+    {
+        "slug": "l2-only",
+        "name": "the 2-norm whatever norm_type says (fairseq's convention)",
+        "library": "fairseq",
+        "convention": True,
+        "impl": l2_whatever_norm_type,
+        "explanation": "The total was the 2-norm although norm_type asked for another p. That is fairseq's "
+                       "clip_grad_norm_ (fairseq.utils), which has no norm_type argument at all: it always "
+                       "measures sqrt(sum of g^2) over every gradient and otherwise clips like "
+                       "torch, with max_norm / (total + 1e-6) capped at 1. This exercise follows "
+                       "torch.nn.utils.clip_grad_norm_, where norm_type = p means (sum of |g|^p)^(1/p) over "
+                       "every entry and inf means the largest |g|: with p = 1 and gradients [1, -2] and [3] the "
+                       "total is 6, not sqrt(14) = 3.74; with p = inf it is 3.",
+        "hint": "Use norm_type: torch.linalg.vector_norm(g, norm_type) per tensor, then the same p-norm of those "
+                "norms (max for inf).",
+    },
+    {
+        "slug": "no-abs",
+        "name": "p-norm without absolute values",
+        "impl": no_absolute_value,
+        "explanation": "The p-norm was computed from g ** p instead of |g| ** p (and the inf-norm as the largest g "
+                       "instead of the largest |g|). For p = 2 the signs do not matter, which is why this "
+                       "looks right at first, but for p = 1 negative entries cancel positive ones ([1, -2] and "
+                       "[3] give 2 instead of 6), for p = 3 they subtract, for p = 0.5 they give NaN, and for "
+                       "inf a gradient of -7 is ignored.",
+        "hint": "Take absolute values first: (sum of g.abs() ** p) ** (1 / p), and g.abs().max() for inf.",
+    },
+    {
+        "slug": "default-norm-type",
+        "name": "norm_type defaults to something other than 2",
+        "impl": default_inf_norm,
+        "explanation": "Called without norm_type, your function did not measure the 2-norm: the default in the "
+                       "signature is not 2.0 (inf, here). torch.nn.utils.clip_grad_norm_ defaults to "
+                       "norm_type=2.0, and most callers rely on it: clip_grad_norm_(model.parameters(), 1.0) "
+                       "is the usual call, with the Euclidean norm.",
+        "hint": "Keep the signature clip_grad_norm_(parameters, max_norm, norm_type=2.0).",
     },
 ]
