@@ -1,17 +1,46 @@
-"""Name the classic mistake a failing submission makes.
+"""Name the classic mistake(s) a failing submission makes, and say what each one explains.
 
-A pitfall *fits* when, on every case where the learner failed, the pitfall produced the same
-observations (or raised the same exception). Among the pitfalls that fit, the one agreeing with
-the learner on the most cases overall wins, so a narrow pitfall never steals a broad diagnosis.
+A failing submission differs from the reference in some *differences*: one per failing case
+instance and observation (``(instance, "grad[0]")``), or per instance where it raised or returned
+non-data. A pitfall *explains* a difference when it behaves exactly like the learner there.
+
+1. **Exact**: pitfalls that behave like the learner on every failing instance. Among them the
+   one agreeing with the learner on the most instances overall wins, so a narrow pitfall never
+   steals a broad diagnosis. Combined pitfalls (``pitfall:a+b``, two known mistakes run
+   together in the trusted child) compete here too and are named as both mistakes.
+2. **Partial**: otherwise, the pitfall explaining the most differences is named with what it
+   explains, then the one explaining most of the rest (at most ``MAX_FINDINGS``), and whatever no
+   pitfall explains is reported as unexplained. Real code often makes one known mistake plus
+   one of its own, or two known mistakes that show on different checks; a diagnosis that
+   demanded every difference at once would name neither.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Callable
 
 from judge.compare import Observations, compare
 from judge.models import Tolerance
 from judge.worker.protocol import CaseRecord, PitfallMeta
+
+MAX_FINDINGS = 3
+Difference = tuple[str, str]  # (instance, observation key | "<raised X>" | "<not data>" | "<not run>")
+
+
+@dataclass
+class Finding:
+    """One named mistake (or two, for a combination) and the differences it explains."""
+
+    pitfalls: list[PitfallMeta]
+    explains: list[Difference]
+
+
+@dataclass
+class Explanation:
+    findings: list[Finding]
+    unexplained: list[Difference] = field(default_factory=list)
+    complete: bool = True  # every difference is explained
 
 
 def same_behaviour(
@@ -33,30 +62,94 @@ def same_behaviour(
     return True  # both produced something that is not data
 
 
-def diagnose(
+def differences(
     failing: list[str],
-    instances: list[str],
+    ref_obs: dict[str, Observations],
     learner_cases: dict[str, CaseRecord],
     learner_obs: dict[str, Observations],
-    pitfalls: list[PitfallMeta],
-    pitfall_cases: dict[str, dict[str, CaseRecord]],
-    pitfall_obs: dict[str, dict[str, Observations]],
     tolerance: Callable[[str, str], Tolerance],
-) -> PitfallMeta | None:
-    """Return the metadata of the pitfall that best explains the failures, or None."""
+) -> list[Difference]:
+    """Every way the learner differs from the reference on the failing instances."""
+    found: list[Difference] = []
+    for name in failing:
+        record = learner_cases.get(name)
+        if record is None:
+            found.append((name, "<not run>"))
+        elif record.status == "error":
+            found.append((name, f"<raised {record.error.type if record.error else '?'}>"))
+        elif record.status != "ok":
+            found.append((name, "<not data>"))
+        else:
+            have = learner_obs.get(name, {})
+            for key, want in ref_obs.get(name, {}).items():
+                if key not in have or compare({key: want}, {key: have[key]}, tolerance) is not None:
+                    found.append((name, key))
+    return found
+
+
+def _explains(diff: Difference, case: CaseRecord | None, obs: Observations, learner_case: CaseRecord | None,
+              learner_obs: Observations, tolerance: Callable[[str, str], Tolerance]) -> bool:
+    name, key = diff
+    if case is None or learner_case is None or key == "<not run>":
+        return False
+    if key.startswith("<"):
+        return same_behaviour(case, obs, learner_case, learner_obs, tolerance)
+    if case.status != "ok" or key not in obs or key not in learner_obs:
+        return False
+    return compare({key: obs[key]}, {key: learner_obs[key]}, tolerance) is None
+
+
+def explain(
+    failing: list[str],
+    instances: list[str],
+    ref_obs: dict[str, Observations],
+    learner_cases: dict[str, CaseRecord],
+    learner_obs: dict[str, Observations],
+    candidates: list[tuple[list[PitfallMeta], dict[str, CaseRecord], dict[str, Observations]]],
+    tolerance: Callable[[str, str], Tolerance],
+) -> Explanation | None:
+    """The findings that explain the learner's failures, or None when no pitfall explains any.
+
+    ``candidates`` are (pitfalls, case records, observations): one pitfall, or two run together."""
     if not failing:
         return None
-    best: tuple[int, int, PitfallMeta] | None = None
-    for order, meta in enumerate(pitfalls):
-        cases, obs = pitfall_cases.get(meta.slug, {}), pitfall_obs.get(meta.slug, {})
+    diffs = differences(failing, ref_obs, learner_cases, learner_obs, tolerance)
 
-        def agrees(name: str, cases: dict[str, CaseRecord] = cases, obs: dict[str, Observations] = obs) -> bool:
-            return same_behaviour(cases.get(name), obs.get(name, {}), learner_cases.get(name),
-                                  learner_obs.get(name, {}), tolerance)
+    def agrees(cases: dict[str, CaseRecord], obs: dict[str, Observations], name: str) -> bool:
+        return same_behaviour(cases.get(name), obs.get(name, {}), learner_cases.get(name),
+                              learner_obs.get(name, {}), tolerance)
 
-        if not all(agrees(name) for name in failing):
+    best: tuple[int, int, int] | None = None
+    for order, (metas, cases, obs) in enumerate(candidates):
+        if not all(agrees(cases, obs, name) for name in failing):
             continue
-        score = sum(agrees(name) for name in instances)
-        if best is None or score > best[0]:
-            best = (score, order, meta)
-    return best[2] if best else None
+        # Fewer mistakes first (a single pitfall beats a pair that also fits), then breadth.
+        score = (-len(metas), sum(agrees(cases, obs, name) for name in instances), -order)
+        if best is None or score > best:
+            best = score
+    if best is not None:
+        metas = candidates[-best[2]][0]
+        return Explanation([Finding(metas, diffs)])
+
+    # Partial: a greedy cover of the differences, single pitfalls only (pairs that explain
+    # only part of it would name two mistakes on the strength of one).
+    covers: list[tuple[list[PitfallMeta], set[Difference], int]] = []
+    for metas, cases, obs in candidates:
+        if len(metas) != 1:
+            continue
+        explained = {d for d in diffs if _explains(d, cases.get(d[0]), obs.get(d[0], {}), learner_cases.get(d[0]),
+                                                   learner_obs.get(d[0], {}), tolerance)}
+        if explained:
+            covers.append((metas, explained, sum(agrees(cases, obs, name) for name in instances)))
+    remaining = set(diffs)
+    findings: list[Finding] = []
+    while remaining and covers and len(findings) < MAX_FINDINGS:
+        metas, explained, _ = max(covers, key=lambda c: (len(c[1] & remaining), c[2]))
+        gained = explained & remaining
+        if not gained:
+            break
+        findings.append(Finding(metas, [d for d in diffs if d in gained]))
+        remaining -= gained
+    if not findings:
+        return None
+    return Explanation(findings, [d for d in diffs if d in remaining], complete=not remaining)

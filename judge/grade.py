@@ -316,8 +316,6 @@ def judge_subject(exercise: Exercise, ref: Reference, run: SubjectRun) -> Verdic
     if run.load_error:
         err = run.load_error
         return _error_verdict(exercise, Status.ERROR, "Your file could not be loaded: " + _error_text(err), err.line)
-    from judge.diagnose import diagnose
-
     tol = tolerance_of(exercise)
     ref_obs = ref.subjects[REFERENCE].obs
     failures: dict[str, dict[str, Any]] = {}
@@ -326,13 +324,8 @@ def judge_subject(exercise: Exercise, ref: Reference, run: SubjectRun) -> Verdic
         if failure:
             failures[name] = failure
 
-    pitfall_runs = {p.slug: ref.subjects.get(protocol.pitfall_subject(p.slug)) for p in ref.pitfalls}
-    found = diagnose(
-        list(failures), ref.instance_names, run.cases, run.obs, ref.pitfalls,
-        {slug: r.cases for slug, r in pitfall_runs.items() if r},
-        {slug: r.obs for slug, r in pitfall_runs.items() if r}, tol,
-    )
-    diagnosis = Diagnosis(found.slug, found.name, found.explanation, found.hint) if found else None
+    diagnoses, by_instance, unexplained = _diagnose(ref, run, list(failures), tol)
+    diagnosis = diagnoses[0] if diagnoses else None
 
     checks: list[CheckResult] = []
     for case_name, members in _group(ref.instances):
@@ -354,7 +347,7 @@ def judge_subject(exercise: Exercise, ref: Reference, run: SubjectRun) -> Verdic
             name=name, kind=kind, status=failure["status"], message=message, input=first.input,
             expected=failure.get("expected"), got=failure.get("got"),
             max_abs_err=failure.get("max_abs_err"), max_rel_err=failure.get("max_rel_err"),
-            pitfall=diagnosis.name if diagnosis else None, observation=failure.get("key"),
+            pitfall=by_instance.get(first.name), observation=failure.get("key"),
             series=failure.get("series"),
         ))
         if "expected" not in failure:
@@ -365,7 +358,58 @@ def judge_subject(exercise: Exercise, ref: Reference, run: SubjectRun) -> Verdic
     passed = sum(c.status is CheckStatus.PASSED for c in checks)
     message = "All checks passed." if not failures else f"{passed} of {len(checks)} checks passed."
     return Verdict(exercise=exercise.slug, status=status, checks=checks, message=message,
-                   diagnosis=diagnosis, learner_line=line)
+                   diagnosis=diagnosis, learner_line=line, diagnoses=diagnoses, unexplained=unexplained)
+
+
+def _candidates(ref: Reference) -> list[tuple[list[protocol.PitfallMeta], dict[str, protocol.CaseRecord],
+                                               dict[str, Observations]]]:
+    """Every pitfall, then every combination the exercise ran (``pitfall:a+b``), as evidence."""
+    metas = {p.slug: p for p in ref.pitfalls}
+    found = []
+    for sid, run in ref.subjects.items():
+        if not sid.startswith(protocol.PITFALL):
+            continue
+        slugs = sid[len(protocol.PITFALL):].split("+")
+        if all(s in metas for s in slugs) and len(slugs) <= 2:
+            found.append(([metas[s] for s in slugs], run.cases, run.obs))
+    found.sort(key=lambda c: len(c[0]))  # single pitfalls first: their order breaks ties
+    return found
+
+
+def _where(diffs: list[tuple[str, str]], instances: list[protocol.Instance]) -> str:
+    """"worked_example: grad[0], grad[1]; random: total_norm", by check, in case order."""
+    case_of = {i.name: i.case for i in instances}
+    grouped: dict[str, list[str]] = {}
+    for instance, key in diffs:
+        keys = grouped.setdefault(case_of.get(instance, instance), [])
+        shown = {"<not data>": "returned something that is not data"}.get(key, key.strip("<>"))
+        if shown not in keys:
+            keys.append(shown)
+    shown = [f"{case}: {', '.join(keys)}" for case, keys in grouped.items()]
+    more = f"; and {len(shown) - 3} more checks" if len(shown) > 4 else ""
+    return "; ".join(shown[:3] if more else shown) + more
+
+
+def _diagnose(ref: Reference, run: SubjectRun, failing: list[str], tol: Callable[[str, str], Tolerance]
+              ) -> tuple[list[Diagnosis], dict[str, str], str]:
+    """The named mistakes, the name to show on each failing instance, and what is unexplained."""
+    from judge.diagnose import explain
+
+    found = explain(failing, ref.instance_names, ref.subjects[REFERENCE].obs, run.cases, run.obs,
+                    _candidates(ref), tol)
+    if found is None:
+        return [], {}, ""
+    diagnoses: list[Diagnosis] = []
+    by_instance: dict[str, str] = {}
+    for finding in found.findings:
+        where = _where(finding.explains, ref.instances)
+        names = " + ".join(p.name for p in finding.pitfalls)
+        for meta in finding.pitfalls:
+            diagnoses.append(Diagnosis(meta.slug, meta.name, meta.explanation, meta.hint, where,
+                                       found.complete, meta.library, meta.convention))
+        for instance, _ in finding.explains:
+            by_instance.setdefault(instance, names)
+    return diagnoses, by_instance, _where(found.unexplained, ref.instances)
 
 
 def _expected_preview(obs: Observations, key: str | None) -> Any:

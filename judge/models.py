@@ -88,12 +88,21 @@ class Exercise:
 
 @dataclass
 class Diagnosis:
-    """A known-wrong variant that the learner's observations match."""
+    """A known-wrong variant that the learner's observations match, and where.
+
+    ``explains`` says which checks and observations it accounts for ("worked_example: grad[0],
+    grad[1]"); ``complete`` is False when other differences remain that no known mistake
+    explains. ``library`` and ``convention`` are set when the "mistake" is a real library's
+    own convention (or bug), so the learner hears where their habit comes from."""
 
     slug: str
     name: str
     explanation: str
     hint: str
+    explains: str = ""
+    complete: bool = True
+    library: str = ""
+    convention: bool = False
 
 
 @dataclass
@@ -137,6 +146,8 @@ class Verdict:
     submission: str = ""
     notices: list[str] = field(default_factory=list)
     isolation: str = ""  # the isolation level the submission ran under (see grind doctor)
+    diagnoses: list[Diagnosis] = field(default_factory=list)  # every mistake named; diagnosis is the first
+    unexplained: str = ""  # differences no known mistake explains, when some are named
 
     @property
     def passed(self) -> bool:
@@ -155,6 +166,8 @@ class Verdict:
             "submission": self.submission,
             "learner_line": self.learner_line,
             "pitfall": asdict(self.diagnosis) if self.diagnosis else None,
+            "pitfalls": [asdict(d) for d in self.diagnoses],
+            "unexplained": self.unexplained,
             "checks": [c.to_json() for c in self.checks],
             "stdout": self.stdout,
             "stderr": self.stderr,

@@ -96,6 +96,28 @@ def printable(verdict: Verdict, encoding: str = "utf-8") -> Verdict:
                    notices=[safe(n, encoding) for n in verdict.notices])
 
 
+def diagnosis_lines(verdict: Verdict) -> list[tuple[str, list[str]]]:
+    """Each named mistake: a heading, then its explanation and what it explains. A library's
+    convention is introduced as that library's, not as a mistake; differences no known mistake
+    explains are said plainly at the end."""
+    blocks: list[tuple[str, list[str]]] = []
+    many = len(verdict.diagnoses) > 1
+    for diagnosis in verdict.diagnoses or ([verdict.diagnosis] if verdict.diagnosis else []):
+        if diagnosis.library:
+            kind = "convention" if diagnosis.convention else "behaviour"
+            head = f"Looks like {diagnosis.library}'s {kind}: {diagnosis.name}"
+        else:
+            head = f"{'Also' if blocks else 'Diagnosis'}: {diagnosis.name}" if many else f"Diagnosis: {diagnosis.name}"
+        body = [diagnosis.explanation]
+        if diagnosis.explains and (many or not diagnosis.complete):
+            body.append(f"It explains: {diagnosis.explains}.")
+        blocks.append((head, body))
+    if blocks and verdict.unexplained:
+        blocks.append(("And more: differences that are not among the known mistakes",
+                       [f"{verdict.unexplained}."]))
+    return blocks
+
+
 def render_verdict(console: Console, verdict: Verdict, exercise: Exercise, hints: HintInfo | None = None) -> None:
     """The verdict as a panel: one line per check, then the first failure in detail, the
     diagnosed pitfall with its explanation, and the next hint on offer."""
@@ -120,9 +142,9 @@ def render_verdict(console: Console, verdict: Verdict, exercise: Exercise, hints
             out.append(f"  {failure.observation} around the first difference (step: expected / yours):")
             out += [f"    {i}: {expected[i]:.6g} / {got[i]:.6g}{'  <-' if i == first else ''}"
                     for i in range(max(0, first - 2), min(len(expected), first + 4))]
-        if verdict.diagnosis:
-            out.append(f"Diagnosis: {verdict.diagnosis.name}")
-            out.append(f"  {verdict.diagnosis.explanation}")
+        for head, body in diagnosis_lines(verdict):
+            out.append(head)
+            out += [f"  {line}" for line in body]
         out += _output_lines(verdict)
         out += [f"Note: {n}" for n in verdict.notices]
         if footer:
@@ -154,9 +176,10 @@ def render_verdict(console: Console, verdict: Verdict, exercise: Exercise, hints
         parts.append(grid)
     if failure is not None and failure.series:
         parts.append(_series_view(console, failure.series, failure.observation or "value"))
-    if verdict.diagnosis:
-        parts.append(Text.assemble(("\nDiagnosis: ", "bold"), (verdict.diagnosis.name, "bold red")))
-        parts.append(Text(verdict.diagnosis.explanation))
+    for head, body in diagnosis_lines(verdict):
+        label, _, name = head.partition(": ")
+        parts.append(Text.assemble(("\n" + label + ": ", "bold"), (name, "bold red")))
+        parts += [Text(line) for line in body]
     for line in _output_lines(verdict):
         parts.append(Text(line, style="dim"))
     for notice in verdict.notices:

@@ -204,15 +204,22 @@ class Instance:
 
 @dataclass
 class PitfallMeta:
+    """A known mistake, as the author describes it. ``library`` names a real library whose own
+    behaviour this is; ``convention`` says it is a legitimate different convention there (not
+    a bug), so the learner hears "library X does it this way" rather than "this is wrong"."""
+
     slug: str
     name: str
     explanation: str
     hint: str
+    library: str = ""
+    convention: bool = False
 
     @classmethod
     def parse(cls, raw: Any, where: str) -> PitfallMeta:
         d = _dict(raw, where)
-        return cls(*(_text(d, k, where) for k in ("slug", "name", "explanation", "hint")))
+        return cls(*(_text(d, k, where) for k in ("slug", "name", "explanation", "hint")),
+                   _text(d, "library", where, default=""), d.get("convention") is True)
 
 
 @dataclass
