@@ -114,28 +114,52 @@ def _scalar(array: np.ndarray, index: tuple[int, ...]) -> Any:
 
 
 def _distinct(want: np.ndarray, have: np.ndarray, index: tuple[int, ...]) -> tuple[Any, Any]:
-    """Both sides of the first mismatch, with as many digits as it takes for them to differ:
-    "expected 0.1, got 0.1" would leave a learner staring at identical numbers."""
+    """Both sides of the first mismatch, as text with the same number of significant digits,
+    as many as it takes for them to look different: "expected 0.1, got 0.1" would leave a
+    learner staring at identical numbers, and "expected 2.20561, got 2.206" at a rounding."""
     a, b = _scalar(want, index), _scalar(have, index)
-    if a != b or not isinstance(a, float) or not isinstance(b, float):
+    if not isinstance(a, float) or not isinstance(b, float):
         return a, b
-    x, y = float(want[index]), float(have[index])
-    for digits in (9, 12, 17):
-        if f"{x:.{digits}g}" != f"{y:.{digits}g}":
-            return float(f"{x:.{digits}g}"), float(f"{y:.{digits}g}")
-    return x, y
+    return pair_text(float(want[index]), float(have[index]))
+
+
+def pair_text(x: float, y: float) -> tuple[str, str]:
+    """Two floats written alike (same significant digits, trailing zeros kept) and distinctly."""
+    if not (np.isfinite(x) and np.isfinite(y)):
+        return _number_text(x), _number_text(y)
+    for digits in (6, 9, 12, 17):
+        a, b = f"{x:#.{digits}g}", f"{y:#.{digits}g}"
+        if a != b:
+            break
+    return _tidy(a), _tidy(b)
+
+
+def _tidy(text: str) -> str:
+    """"3.00000" stays (it is compared with "2.99999"), but "3." loses its bare point."""
+    return text[:-1] if text.endswith(".") else text
+
+
+def _number_text(value: float) -> str:
+    if value != value:
+        return "nan"
+    if value in (float("inf"), float("-inf")):
+        return "inf" if value > 0 else "-inf"
+    return _tidy(f"{value:#.6g}")
 
 
 def _compare_values(key: str, want: np.ndarray, have: np.ndarray, tol: Tolerance) -> Mismatch | None:
     w = want.astype(np.float64)
     h = have.astype(np.float64)
-    with np.errstate(invalid="ignore", over="ignore"):
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
         close = np.isclose(h, w, rtol=tol.rtol, atol=tol.atol, equal_nan=True)
         if close.all():
             return None
+        # Errors are measured where the values differ: matching infinities (or NaNs) are equal,
+        # and an expected 0 has no relative error (dividing by it would report 1e+297).
         finite = np.isfinite(w) & np.isfinite(h)
-        abs_err = np.where(finite, np.abs(h - w), np.inf)
-        rel_err = np.where(finite, abs_err / np.maximum(np.abs(w), 1e-300), np.inf)
+        abs_err = np.where(close, 0.0, np.where(finite, np.abs(h - w), np.inf))
+        has_rel = ~close & (w != 0)
+        rel_err = np.where(has_rel, np.where(finite, abs_err / np.where(w != 0, np.abs(w), 1.0), np.inf), 0.0)
     bad = np.argwhere(~close)
     first = tuple(int(i) for i in bad[0]) if want.ndim else ()
     shown_want, shown_have = _distinct(want, have, first)
@@ -150,6 +174,6 @@ def _compare_values(key: str, want: np.ndarray, have: np.ndarray, tol: Tolerance
         to_json_value(want),
         to_json_value(have),
         float(abs_err.max()),
-        float(rel_err.max()),
+        float(rel_err.max()) if has_rel.any() else None,
         series_of(want, have),
     )

@@ -68,7 +68,9 @@ def _detail_lines(verdict: Verdict) -> list[tuple[str, str]]:
     if failure.got is not None:
         lines.append((f"Got{which}", compact(failure.got)))
     if failure.max_abs_err is not None:
-        lines.append(("Largest error", f"{failure.max_abs_err:.3g} absolute, {failure.max_rel_err:.3g} relative"))
+        relative = (f", {failure.max_rel_err:.3g} relative" if failure.max_rel_err is not None
+                    else " (the expected value is 0: no relative error)")
+        lines.append(("Largest error", f"{failure.max_abs_err:.3g} absolute{relative}"))
     return lines
 
 

@@ -1,0 +1,37 @@
+"""Honest numbers in a mismatch: what the learner reads must be true and must look different."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from judge.compare import compare, pair_text
+from judge.models import Tolerance
+
+
+def tol(want: str, have: str) -> Tolerance:
+    return Tolerance(1e-5, 1e-6)
+
+
+def test_values_that_differ_are_written_alike_and_differently() -> None:
+    assert pair_text(2.20561, 2.206) == ("2.20561", "2.20600")
+    a, b = pair_text(0.1, 0.1 + 1e-12)
+    assert a != b and len(a) == len(b)
+    assert pair_text(float("inf"), 3.0) == ("inf", "3.00000")
+
+
+def test_no_relative_error_against_an_expected_zero() -> None:
+    mismatch = compare({"g": np.array([0.0, 1.0])}, {"g": np.array([0.5, 1.0])}, tol)
+    assert mismatch is not None
+    assert mismatch.max_abs_err == 0.5 and mismatch.max_rel_err is None
+
+
+def test_matching_infinities_are_equal_and_do_not_inflate_the_error() -> None:
+    assert compare({"g": np.array([np.inf, 1.0])}, {"g": np.array([np.inf, 1.0])}, tol) is None
+    mismatch = compare({"g": np.array([np.inf, 1.0])}, {"g": np.array([np.inf, 2.0])}, tol)
+    assert mismatch is not None and mismatch.max_abs_err == 1.0 and mismatch.max_rel_err == 1.0
+    assert "expected 1.00000, got 2.00000" in mismatch.message
+
+
+def test_an_infinity_where_a_number_was_expected_is_an_infinite_error() -> None:
+    mismatch = compare({"g": np.array([1.0])}, {"g": np.array([np.inf])}, tol)
+    assert mismatch is not None and mismatch.max_abs_err == float("inf")
