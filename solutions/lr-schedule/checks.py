@@ -18,7 +18,10 @@ torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
 
 
 def run_schedule(subject, warmup_steps, total_steps, min_ratio, max_lr, num_steps, probe_steps=()):
+    """``min_ratio=None`` leaves the argument out, so the subject's default is what runs."""
     def multiplier(step):
+        if min_ratio is None:
+            return subject.lr_multiplier(step, warmup_steps, total_steps)
         return subject.lr_multiplier(step, warmup_steps, total_steps, min_ratio)
 
     param = torch.nn.Parameter(torch.zeros(2, dtype=torch.float64))
@@ -72,6 +75,8 @@ CASES = [
     {"name": "decay_to_zero_floor", "kind": "edge", "inputs": fixed(3, 10, 0.0, 0.05, 14), "call": run_schedule},
     {"name": "single_decay_step", "kind": "edge", "inputs": fixed(9, 10, 0.1, 0.3, 13), "call": run_schedule},
     {"name": "one_step_total", "kind": "edge", "inputs": fixed(0, 1, 0.25, 1.0, 4), "call": run_schedule},
+    # min_ratio left out: the default must be 0 (a floor of 0.1 is a common habit)
+    {"name": "min_ratio_left_out", "kind": "edge", "inputs": fixed(2, 8, None, 0.05, 11), "call": run_schedule},
     {"name": "far_past_the_end", "kind": "edge",
      "inputs": fixed(2, 6, 0.1, 1.0, 8, probe_steps=(6, 7, 10, 14, 100, 10_000)), "call": run_schedule},
     {"name": "long_run", "kind": "edge",

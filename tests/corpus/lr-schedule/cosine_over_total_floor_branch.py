@@ -1,0 +1,12 @@
+# expect: failed pitfall=cosine-over-total-cut
+# source: independent mistake: nanoGPT-shaped code (an explicit "past the end: floor" branch first) whose decay ratio divides by total_steps instead of the decay length
+import math
+
+
+def lr_multiplier(step, warmup_steps, total_steps, min_ratio=0.0):
+    if step < warmup_steps:
+        return step / warmup_steps
+    if step >= total_steps:
+        return min_ratio
+    ratio = (step - warmup_steps) / total_steps
+    return min_ratio + (1 - min_ratio) * 0.5 * (1 + math.cos(math.pi * ratio))
