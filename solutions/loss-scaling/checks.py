@@ -231,6 +231,15 @@ CASES = [
      "inputs": fixed([[[1.0, 2.0], [[0.5]]], [[-1.0, 4.0], [["inf"]]], [[2.0, 2.0], [[-3.0]]]] * 2,
                      shapes=((2,), (1, 1)), groups=((0, 1), (1, 2)), unused=True,
                      scaler_kwargs={"init_scale": 512.0, "growth_interval": 2}), "call": call},
+    # the first gradient is entirely inf or NaN and a finite one follows it: it must be unscaled too
+    {"name": "overflow_before_a_finite_gradient", "kind": "edge",
+     "inputs": fixed([[[1.0], [2.0, -4.0]], [["inf"], [2.0, -4.0]], [[1.0], [2.0, -4.0]], [["nan"], [6.0, 1.0]],
+                      [[1.0], [2.0, -4.0]]],
+                     shapes=((1,), (2,)), scaler_kwargs={"init_scale": 128.0, "growth_interval": 2}), "call": call},
+    # no ceiling: the scale keeps doubling past 2**24
+    {"name": "large_scale_keeps_growing", "kind": "edge",
+     "inputs": fixed([C] * 6, scaler_kwargs={"init_scale": 2.0 ** 22, "growth_interval": 1}, initial=True),
+     "call": call},
     {"name": "fp16_overflow_after_scaling", "kind": "edge", "inputs": fp16_inputs, "call": call},
     {"name": "defaults_long_run", "kind": "edge", "inputs": long_run_inputs, "call": call},
     {"name": "random", "kind": "random", "inputs": random_inputs, "call": call,

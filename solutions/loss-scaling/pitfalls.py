@@ -104,12 +104,117 @@ class LateGrowth(_Scaler):
         if self.found_inf:
             self.scale_value *= self.backoff_factor
             self.tracker = 0
-        elif self.tracker >= self.growth_interval:     # checked before counting this step
-            self.scale_value *= self.growth_factor
+        else:
+            if self.tracker == self.growth_interval:   # checked before counting this step
+                self.scale_value *= self.growth_factor
+                self.tracker = 0
+            self.tracker += 1                          # so every growth lands one update late
+        self.found_inf = None
+
+
+class GrowthIntervalPlusOne(_Scaler):
+    def update(self):
+        if self.found_inf:
+            self.scale_value *= self.backoff_factor
             self.tracker = 0
         else:
             self.tracker += 1
+            if self.tracker > self.growth_interval:    # > instead of ==: interval + 1 clean steps each time
+                self.scale_value *= self.growth_factor
+                self.tracker = 0
         self.found_inf = None
+
+
+class Hysteresis(_Scaler):
+    """DeepSpeed's DynamicLossScaler with its usual hysteresis of 2 (delayed_shift=2)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.hysteresis = 2
+
+    def update(self):
+        if self.found_inf:
+            if self.hysteresis == 1:
+                self.scale_value *= self.backoff_factor
+            else:
+                self.hysteresis -= 1                   # the first overflow only uses up the hysteresis
+            self.tracker = 0
+        else:
+            self.tracker += 1
+            if self.tracker == self.growth_interval:
+                self.scale_value *= self.growth_factor
+                self.tracker = 0
+                self.hysteresis = 2                    # restored only when the scale grows
+        self.found_inf = None
+
+
+class SingleScaleFactor(_Scaler):
+    """DeepSpeed's and fairseq's scalers have one scale_factor: multiply to grow, divide to back off."""
+
+    def update(self):
+        if self.found_inf:
+            self.scale_value /= self.growth_factor
+            self.tracker = 0
+        else:
+            self.tracker += 1
+            if self.tracker == self.growth_interval:
+                self.scale_value *= self.growth_factor
+                self.tracker = 0
+        self.found_inf = None
+
+
+class FixedFactorsOfTwo(_Scaler):
+    """apex.amp's LossScaler.update_scale: always / 2 and * 2, whatever the factors."""
+
+    def update(self):
+        if self.found_inf:
+            self.scale_value /= 2.0
+            self.tracker = 0
+        else:
+            self.tracker += 1
+            if self.tracker == self.growth_interval:
+                self.scale_value *= 2.0
+                self.tracker = 0
+        self.found_inf = None
+
+
+class CappedAt2To24(_Scaler):
+    """apex.amp's LossScaler: max_loss_scale = 2**24, for the initial scale and for every growth."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.scale_value = min(self.scale_value, 2.0 ** 24)
+
+    def update(self):
+        super().update()
+        self.scale_value = min(self.scale_value, 2.0 ** 24)
+
+
+class StopsAfterFirstOverflow(_Scaler):
+    def unscale_(self, optimizer):
+        found = False
+        for g in self._grads(optimizer):
+            g.div_(self.scale_value)
+            if self._non_finite(g):
+                found = True
+                break                                  # "no need to look further": the rest stay scaled
+        self.found_inf = found
+        return found
+
+
+class StopsAtFirstOverflow(_Scaler):
+    """apex.amp's unscale_python: the overflow check comes first, and the loop breaks on it, so
+    neither the bad tensor nor any after it are unscaled."""
+
+    def unscale_(self, optimizer):
+        found = False
+        for g in self._grads(optimizer):
+            if self._non_finite(g):
+                found = True
+                break
+            g.div_(self.scale_value)
+        self.found_inf = found
+        return found
 
 
 class DoubleUnscale(_Scaler):
@@ -183,11 +288,100 @@ PITFALLS = [
         "slug": "late-growth",
         "name": "growth one step late",
         "impl": {"LossScaler": LateGrowth},
-        "explanation": "The interval was compared before counting the current clean step, so growth happened "
-                       "only on the clean step after the one that completed the interval. GradScaler grows "
-                       "in the update() of the growth_interval-th consecutive clean step: with interval 3 "
-                       "and no overflow, the scale grows after the third step (step 2), not the fourth.",
+        "explanation": "The count was compared with growth_interval before the current clean step was "
+                       "counted, so every growth happened one update after the one that completed the interval. "
+                       "GradScaler grows in the update() of the growth_interval-th consecutive clean step: with "
+                       "interval 3 and no overflow, the scale grows after steps 2, 5, 8, ..., not 3, 6, 9.",
         "hint": "Count the current clean step first, then compare the count with growth_interval.",
+    },
+    {
+        "slug": "growth-interval-plus-one",
+        "name": "growth every growth_interval + 1 clean steps",
+        "impl": {"LossScaler": GrowthIntervalPlusOne},
+        "explanation": "The scale grew only once the count of clean steps went past growth_interval (a > where "
+                       "== or >= belongs, or a growth step that is not counted), so each growth needed "
+                       "growth_interval + 1 clean steps: with interval 3 and no overflow the scale grew after "
+                       "steps 3, 7, 11 instead of 2, 5, 8, and the error grows with every interval. GradScaler "
+                       "grows in the update() of the growth_interval-th consecutive clean step.",
+        "hint": "Grow when the count equals growth_interval, counting the step that completes it.",
+    },
+    {
+        "slug": "hysteresis",
+        "name": "the first overflow does not back off (DeepSpeed's hysteresis)",
+        "library": "DeepSpeed",
+        "convention": True,
+        "impl": {"LossScaler": Hysteresis},
+        "explanation": "Your scaler skipped the step on an overflow but kept the scale, and only backed off on "
+                       "the next overflow. That is DeepSpeed's hysteresis (the fp16 config's \"hysteresis\": 2, "
+                       "delayed_shift in its DynamicLossScaler): each overflow uses up one unit, the scale "
+                       "shrinks only when none is left, and the allowance comes back only when the scale grows. "
+                       "GradScaler has no hysteresis: every overflow multiplies the scale by backoff_factor "
+                       "(in the worked example, 2048 drops to 1024 at step 5).",
+        "hint": "In update(), multiply by backoff_factor on every overflow.",
+    },
+    {
+        "slug": "single-scale-factor",
+        "name": "backing off by 1 / growth_factor (one scale_factor, as in DeepSpeed and fairseq)",
+        "library": "DeepSpeed, fairseq",
+        "convention": True,
+        "impl": {"LossScaler": SingleScaleFactor},
+        "explanation": "Your scaler backed off by dividing by growth_factor, ignoring backoff_factor. DeepSpeed's "
+                       "and fairseq's DynamicLossScaler have a single scale_factor (default 2): the scale is "
+                       "multiplied by it to grow and divided by it to back off. GradScaler has two independent "
+                       "factors: with growth_factor=3 and backoff_factor=0.25 an overflow takes a scale of 300 "
+                       "to 75, not to 100.",
+        "hint": "Multiply by backoff_factor on overflow; growth_factor is only for growing.",
+    },
+    {
+        "slug": "fixed-factors",
+        "name": "always x2 and /2, whatever the factors (apex's convention)",
+        "library": "apex",
+        "convention": True,
+        "impl": {"LossScaler": FixedFactorsOfTwo},
+        "explanation": "Your scaler doubled and halved the scale whatever growth_factor and backoff_factor said. "
+                       "That is apex.amp's LossScaler: it accepts a scale_factor but its update_scale() "
+                       "hard-codes / 2 on overflow and * 2 on growth. GradScaler uses the factors it is given: "
+                       "with growth_factor=3 and backoff_factor=0.25, 100 grows to 300 and an overflow takes "
+                       "300 to 75.",
+        "hint": "Use self.growth_factor and self.backoff_factor, not 2 and 0.5.",
+    },
+    {
+        "slug": "max-scale",
+        "name": "the scale capped at 2**24 (apex's max_loss_scale)",
+        "library": "apex",
+        "convention": True,
+        "impl": {"LossScaler": CappedAt2To24},
+        "explanation": "Your scale stopped growing at 2**24 = 16777216. That is apex.amp's max_loss_scale "
+                       "(default 2.**24, applied to the initial scale and to every growth). GradScaler has no "
+                       "ceiling: after enough clean steps the scale keeps multiplying by growth_factor, and "
+                       "only an overflow brings it down.",
+        "hint": "Drop the upper bound: grow by growth_factor every growth_interval clean steps, without a min().",
+    },
+    {
+        "slug": "unscale-stops-at-overflow",
+        "name": "unscaling stopped at the first gradient with inf/NaN (apex's convention)",
+        "library": "apex",
+        "convention": True,
+        "impl": {"LossScaler": StopsAtFirstOverflow},
+        "explanation": "unscale_ stopped at the first gradient holding inf or NaN, so that gradient's finite "
+                       "entries (and every gradient after it) stayed multiplied by the scale. apex.amp's Python "
+                       "unscaler does this on purpose: it checks each tensor before dividing it and breaks out "
+                       "of the loop on the first overflow, since that step is skipped anyway. Here, as in "
+                       "GradScaler, unscale_ divides every gradient whatever it finds, so that whoever reads "
+                       "them after unscale_ (to log or clip them) sees true gradients: in the worked example "
+                       "step 5's gradient is [inf, 1], not [inf, 2048].",
+        "hint": "Divide every gradient first (or keep dividing after a bad one), and only record that one was bad.",
+    },
+    {
+        "slug": "unscale-stops-after-overflow",
+        "name": "unscaling stopped after the first gradient with inf/NaN",
+        "impl": {"LossScaler": StopsAfterFirstOverflow},
+        "explanation": "unscale_ returned (or broke out of its loop) as soon as a gradient held inf or NaN, so "
+                       "every gradient after that one stayed multiplied by the scale. The step is skipped "
+                       "anyway, but whoever reads the gradients after unscale_ (to log or clip them) sees "
+                       "values thousands of times too large. GradScaler divides every gradient whatever it "
+                       "finds, and only then reports the overflow.",
+        "hint": "Finish the loop: divide every gradient and only record that one was bad.",
     },
     {
         "slug": "double-unscale",
