@@ -2,33 +2,52 @@
 
 Each file in ``tests/adversarial/`` says on its first line which verdicts are acceptable
 (``# expect: crashed`` or ``# expect: error|crashed|timeout``), and optionally on its second
-what isolation it relies on (``# needs: bwrap`` for a hidden solutions folder, ``# needs:
-isolation`` for a read-only workspace, given by bubblewrap or by the unprivileged user;
-``# needs: pids`` for a bound on processes, a pids cgroup or the unprivileged user's NPROC).
+the isolation levels at which the guarantee it tests holds (``# needs: landlock|bubblewrap``;
+the levels are those of ``isolation().level``: bubblewrap, landlock, macos-sandbox,
+limits-only). Elsewhere it is skipped, with the level named in the reason. Three older words are
+kept: ``bwrap`` (= bubblewrap), ``isolation`` (a read-only workspace: any sandbox level, or the
+unprivileged user grind drops to as root) and ``pids`` (a bound on processes: a pids cgroup or
+the unprivileged user's NPROC). A file that signals every process it can reach also says
+``# danger: signals ...``: before it runs, a probe submission must prove that a run cannot
+signal the suite; if it can, the test fails without running the attack.
 
-For every submission the suite also proves that the judge came back, that nothing in the
-learner's workspace changed, and that no process the run started is still alive.
+Every file is graded in cold mode (a fresh process) and in warm mode (a fork of the warm worker,
+as ``grind watch`` and ``grind grade`` do), by ``tests/adversarial_harness.py`` in a process of
+its own (see there why), and then, with the same worker and the same cache, a correct and a
+plainly wrong submission are graded: a correct student graded next to an attacker still passes,
+and nothing the attacker did (a poisoned cache, a process left behind) makes a wrong one pass.
+For every grade the suite also proves that the judge came back with a verdict (never an
+internal error, never a hang: within the limit plus a generous margin; bench/adversarial.py
+measures the real overrun), that nothing in the learner's workspace changed, that no process the
+run started is still alive, and that no temp dir is left.
+
+A batch test grades a class folder holding attackers next to a correct and a wrong student.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
-import tempfile
-import time
+import signal
+import subprocess
+import sys
 from pathlib import Path
-from typing import Iterator
+from typing import Any
 
 import pytest
 
-from judge.catalog import Catalog
-from judge.grade import grade, hidden_from_learners
-from judge.worker.sandbox import Limits, WarmWorker, can_bound_processes, isolation
+from judge.worker.sandbox import Limits, can_bound_processes, isolation
 
 ADVERSARIAL = Path(__file__).parent / "adversarial"
+HARNESS = Path(__file__).with_name("adversarial_harness.py")
 FILES = sorted(ADVERSARIAL.glob("*.py"))
 LIMITS = Limits(wall_s=2.0, memory_mb=1536)
+LEVELS = ("bubblewrap", "landlock", "macos-sandbox", "limits-only")
+SANDBOXES = ("bubblewrap", "landlock", "macos-sandbox")
+LEGACY_NEEDS = ("bwrap", "isolation", "pids")
+HARNESS_BACKSTOP_S = 600  # the harness gives up on a hung grade by itself long before this
 
 
 def _header(path: Path) -> tuple[set[str], str | None, str | None]:
@@ -40,91 +59,243 @@ def _header(path: Path) -> tuple[set[str], str | None, str | None]:
     return set(match.group(1).split("|")), match.group(2), needs.group(1) if needs else None
 
 
-def _snapshot(folder: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+def _lines(path: Path, count: int = 6) -> list[str]:
+    return path.read_bytes().decode("utf-8-sig", errors="replace").splitlines()[:count] + [""] * count
 
 
-def _descendants(pid: int) -> list[int]:
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
+def _needs(path: Path) -> list[str]:
+    """Every alternative on the ``# needs:`` line (``_header`` keeps only the first word)."""
+    match = re.match(r"#\s*needs:\s*([\w|-]+)", _lines(path)[1])
+    return match.group(1).split("|") if match else []
+
+
+def _dangerous(path: Path) -> bool:
+    return any(re.match(r"#\s*danger:\s*signals", line) for line in _lines(path))
+
+
+def _unmet(path: Path) -> str | None:
+    """Why this file's guarantee does not hold here (the skip reason), or None."""
+    needs = _needs(path)
+    if not needs:
+        return None
+    iso = isolation()
+    level = iso.level
+    for word in needs:
+        if word == level or (word == "bwrap" and level == "bubblewrap"):
+            return None
+        if word == "isolation" and (level in SANDBOXES or iso.drop_to is not None):
+            return None
+        if word == "pids" and can_bound_processes():
+            return None
+    return f"{path.name} (needs {'|'.join(needs)}): not guaranteed at level {level}: see README security model"
+
+
+def _snapshot(folder: Path) -> dict[str, bytes | None]:
+    """Every file's bytes and every folder (None), so a new empty folder shows too."""
+    return {str(p.relative_to(folder)): (p.read_bytes() if p.is_file() else None) for p in sorted(folder.rglob("*"))}
+
+
+def _kill_tree(pid: int) -> None:
+    from tests.adversarial_harness import descendants
+
+    for child in descendants(pid):
         try:
-            stat = (entry / "stat").read_text()
+            os.kill(child, signal.SIGKILL)
         except OSError:
-            continue
-        fields = stat.rsplit(")", 1)[1].split()
-        if fields[0] != "Z":
-            children.setdefault(int(fields[1]), []).append(int(entry.name))
-    found, todo = [], [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.append(child)
-            todo.append(child)
-    return found
+            pass
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except OSError:
+        pass
 
 
-def _parent(pid: int) -> int:
-    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+def run_harness(spec: dict[str, Any], folder: Path) -> dict[str, Any]:
+    """Run tests/adversarial_harness.py on ``spec`` and return its report. GRIND_CACHE_DIR is
+    in its environment from the start, as in a user's shell (a submission may look there)."""
+    spec = dict(spec, out=str(folder / "report.json"))
+    spec_path = folder / "spec.json"
+    spec_path.write_text(json.dumps(spec))
+    env = dict(os.environ, GRIND_CACHE_DIR=spec["cache"])
+    proc = subprocess.Popen([sys.executable, str(HARNESS), str(spec_path)], cwd=folder, env=env,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        output, _ = proc.communicate(timeout=HARNESS_BACKSTOP_S)
+    except subprocess.TimeoutExpired:
+        _kill_tree(proc.pid)
+        output, _ = proc.communicate()
+        pytest.fail(f"the harness did not finish in {HARNESS_BACKSTOP_S} s:\n{output.decode(errors='replace')[-4000:]}")
+    report_path = Path(spec["out"])
+    if not report_path.is_file():
+        pytest.fail(f"the harness wrote no report (exit {proc.returncode}):\n{output.decode(errors='replace')[-4000:]}")
+    report: dict[str, Any] = json.loads(report_path.read_text())
+    report["output"] = output.decode(errors="replace")[-4000:]
+    return report
+
+
+@pytest.fixture(scope="session")
+def pristine_cache() -> Path:
+    """The reference's cache entry, computed once per session; each test grades with a copy."""
+    from judge.cache import cache_root
+    from judge.catalog import Catalog
+    from judge.grade import reference_for
+
+    reference_for(Catalog().get("clipping"))
+    return cache_root()
+
+
+def _private_cache(pristine: Path, target: Path) -> Path:
+    target.mkdir()
+    for entry in pristine.glob("clipping-*"):
+        shutil.copytree(entry, target / entry.name)
+    return target
+
+
+def _grade_problems(entry: dict[str, Any] | None, role: str, expected: set[str]) -> list[str]:
+    what = {"attacker": "the attacker", "correct": "a correct student graded next to the attacker",
+            "wrong": "a plainly wrong student graded next to the attacker",
+            "before": "a correct student graded before the attacker", "probe": "the signal probe"}[role]
+    if entry is None:
+        return [f"{what} was not graded"]
+    if entry.get("hung"):
+        return [f"{what}: the judge hung (no verdict {entry['elapsed_s']:.0f} s after the start, "
+                f"limit {entry['limit_s']:g} s)"]
+    if "exception" in entry:
+        return [f"{what}: grind raised instead of giving a verdict (exit 4): {entry['exception']}\n"
+                f"{entry.get('traceback', '')}"]
+    problems = []
+    if role != "probe" and entry["status"] not in expected:
+        problems.append(f"{what}: {entry['status']} (expected {'|'.join(sorted(expected))}): {entry['message']}")
+    if entry.get("survivors"):
+        problems.append(f"{what}: a process from the run survived: {entry['survivors']}")
+    if entry.get("leftovers"):
+        problems.append(f"{what}: temp dirs left behind: {entry['leftovers']}")
+    return problems
 
 
 def test_the_suite_is_large_enough() -> None:
     assert len(FILES) >= 25
 
 
-@pytest.fixture(scope="module")
-def warm() -> Iterator[WarmWorker]:
-    exercise = Catalog().get("clipping")
-    with WarmWorker(hidden_from_learners(exercise)) as worker:
-        yield worker
+@pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
+def test_every_file_has_a_header_the_suite_understands(path: Path) -> None:
+    """A misspelt level would silently skip a test everywhere: every word must be known."""
+    expected, _, _ = _header(path)
+    assert expected <= {"passed", "failed", "forbidden", "error", "timeout", "crashed"}, expected
+    unknown = set(_needs(path)) - set(LEVELS) - set(LEGACY_NEEDS)
+    assert not unknown, f"{path.name}: unknown '# needs:' words {unknown}; use {'|'.join(LEVELS)}"
 
 
 @pytest.mark.parametrize("mode", ["cold", "warm"])
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
 def test_hostile_submission_gets_its_verdict_and_leaves_no_trace(
-    path: Path, mode: str, tmp_path: Path, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+    path: Path, mode: str, tmp_path: Path, pristine_cache: Path
 ) -> None:
-    """The judge returns, with an acceptable verdict, the workspace untouched, no process left;
-    in a fresh process (cold) and in a fork of the warm worker (watch mode, batch grading)."""
-    expected, pitfall, needs = _header(path)
-    iso = isolation()
-    if needs == "bwrap" and not iso.bwrap:
-        pytest.skip("hiding the solutions folder needs bubblewrap")
-    if needs == "isolation" and not (iso.bwrap or iso.drop_to is not None):
-        pytest.skip("a read-only workspace needs bubblewrap or running as root")
-    if needs == "pids" and not can_bound_processes():
-        pytest.skip("without a pids cgroup only the clock would stop this: not run on a shared machine")
+    """The judge returns, with an acceptable verdict, the workspace untouched, no process left and
+    no temp dir left; in a fresh process (cold) and in a fork of the warm worker (watch mode, batch
+    grading). Then, same mode, same worker, same cache: a correct student passes and a wrong one
+    fails."""
+    expected, pitfall, _ = _header(path)
+    reason = _unmet(path)
+    if reason:
+        pytest.skip(reason)
     workspace = tmp_path / "workspace"
     workspace.mkdir()
     submission = workspace / "clipping.py"
     shutil.copyfile(path, submission)
     (workspace / "canary.txt").write_text("the learner's other work")
     before = _snapshot(workspace)
-    worker = request.getfixturevalue("warm") if mode == "warm" else None
-    private_tmp = tmp_path / "tmp"
-    private_tmp.mkdir()
-    if worker is None:  # cold runs make their temp dir here, so we can see it is removed
-        monkeypatch.setattr(tempfile, "tempdir", str(private_tmp))
-    baseline = set(_descendants(os.getpid()))
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    report = run_harness({
+        "mode": mode, "attacker": str(submission), "limit_s": LIMITS.wall_s, "memory_mb": LIMITS.memory_mb,
+        "cache": str(_private_cache(pristine_cache, tmp_path / "cache")), "tmp": str(tmp),
+        # two folders down: a submission looking for classmates next to its folder finds none
+        "neighbours": str(tmp_path / "others" / "students"), "probe": _dangerous(path),
+    }, tmp_path)
+    if report.get("unsafe"):
+        pytest.fail(f"not running {path.name}, which would signal processes outside its run: {report['unsafe']}")
 
-    started = time.monotonic()
-    verdict = grade(Catalog().get("clipping"), submission, limits=LIMITS, worker=worker)
-    elapsed = time.monotonic() - started
+    grades = {g["role"]: g for g in report.get("grades", [])}
+    problems = []
+    if mode == "warm":
+        problems += _grade_problems(grades.get("before"), "before", {"passed"})
+    problems += _grade_problems(grades.get("attacker"), "attacker", expected)
+    attacker = grades.get("attacker") or {}
+    if pitfall and attacker.get("status") in expected and attacker.get("pitfall") != pitfall:
+        problems.append(f"the attacker was diagnosed as {attacker.get('pitfall')}, not {pitfall}")
+    problems += _grade_problems(grades.get("correct"), "correct", {"passed"})
+    problems += _grade_problems(grades.get("wrong"), "wrong", {"failed"})
+    if _snapshot(workspace) != before:
+        problems.append("the learner's workspace changed")
+    hung = any(g.get("hung") for g in grades.values())
+    if report.get("error") and not hung:
+        problems.append(f"the harness failed: {report['error']}\n{report.get('traceback', '')}")
+    if not hung:  # after a hang the worker was never closed: what it left says nothing more
+        if report.get("survivors_at_exit"):
+            problems.append(f"processes were still alive at the end: {report['survivors_at_exit']}")
+        leftovers = list(tmp.iterdir())
+        if leftovers:
+            problems.append(f"temp dirs left behind: {leftovers}")
+    assert not problems, "\n".join(problems) + f"\n--- harness output ---\n{report.get('output', '')}"
 
-    assert verdict.status.value in expected, f"{verdict.status.value}: {verdict.message or verdict.first_failure}"
-    if pitfall:
-        assert verdict.diagnosis is not None and verdict.diagnosis.slug == pitfall
-    assert elapsed < LIMITS.wall_s + 90, "the judge hung"  # a hang detector, not a speed claim: see bench/
-    assert _snapshot(workspace) == before
-    survivors = set(_descendants(os.getpid())) - baseline
-    if worker is not None and worker.proc is not None:
-        # The server itself stays (under bubblewrap: bwrap, the namespace's init, the server);
-        # nothing below it may.
-        servers, level = {worker.proc.pid}, {worker.proc.pid}
-        for _ in range(2 if isolation().bwrap else 0):
-            level = {p for p in _descendants(worker.proc.pid) if _parent(p) in level}
-            servers |= level
-        survivors -= servers
-    assert not survivors, "a process from the run survived"
-    leftovers = list(private_tmp.iterdir()) if worker is None else list(Path(worker.root or "/nonexistent").glob("job-*"))
-    assert not leftovers, f"temp dirs left behind: {leftovers}"
+
+# A class: attackers on the class folder and the cache, graded next to a correct and a wrong
+# student, by the same code as `grind grade` (warm workers, jobs=2). Names set the order.
+CLASS = {
+    "a_append": "classmate_append", "b_poison": "poison_reference_cache", "c_copy": "classmate_copy",
+    "d_drop": "classmate_drop_student",
+}
+
+
+def test_a_class_with_attackers_in_it_is_graded_fairly(tmp_path: Path, pristine_cache: Path) -> None:
+    """Every student gets a row with the right status; the class folder is byte-for-byte the same
+    afterwards and no student appears; the cache stays honest (the wrong student still fails)."""
+    from judge.batch import find_students
+    from judge.catalog import Catalog
+    from tests.adversarial_harness import CORRECT, WRONG
+
+    level = isolation().level
+    if level not in SANDBOXES:
+        pytest.skip(f"a read-only, hidden class folder is not guaranteed at level {level}: see README security model")
+    class_dir = tmp_path / "class"
+    class_dir.mkdir()
+    expected: dict[str, set[str]] = {"y_wrong": {"failed"}, "z_correct": {"passed"}}
+    for student, stem in CLASS.items():
+        source = ADVERSARIAL / f"{stem}.py"
+        if _unmet(source) is None:
+            shutil.copyfile(source, class_dir / f"{student}.py")
+            expected[student] = _header(source)[0]
+    (class_dir / "y_wrong.py").write_text(WRONG)
+    (class_dir / "z_correct.py").write_text(CORRECT)
+    before = _snapshot(class_dir)
+    exercise = Catalog().get("clipping")
+    names = [s.name for s in find_students(class_dir, exercise)]
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    report = run_harness({
+        "mode": "batch", "class_dir": str(class_dir), "results_dir": str(tmp_path / "results"), "jobs": 2,
+        "limit_s": LIMITS.wall_s, "memory_mb": LIMITS.memory_mb, "tmp": str(tmp),
+        "cache": str(_private_cache(pristine_cache, tmp_path / "cache")),
+    }, tmp_path)
+
+    problems = []
+    if report.get("error") or report.get("exception"):
+        problems.append(f"grading the class failed: {report.get('error') or report.get('exception')}\n"
+                        f"{report.get('traceback', '')}")
+    rows = {row["student"]: row for row in report.get("rows", [])}
+    if sorted(rows) != sorted(names):
+        problems.append(f"rows for {sorted(rows)}, students {sorted(names)}")
+    for student, want in expected.items():
+        row = rows.get(student)
+        if row is not None and row["status"] not in want:
+            problems.append(f"{student}: {row['status']} (expected {'|'.join(sorted(want))}): {row['message']}")
+    if _snapshot(class_dir) != before:
+        changed = sorted(set(before) ^ set(_snapshot(class_dir))) or "contents"
+        problems.append(f"the class folder changed: {changed}")
+    if [s.name for s in find_students(class_dir, exercise)] != names:
+        problems.append(f"a student appeared: {[s.name for s in find_students(class_dir, exercise)]}")
+    if report.get("survivors_at_exit"):
+        problems.append(f"processes were still alive at the end: {report['survivors_at_exit']}")
+    if list(tmp.iterdir()):
+        problems.append(f"temp dirs left behind: {list(tmp.iterdir())}")
+    assert not problems, "\n".join(problems) + f"\n--- harness output ---\n{report.get('output', '')}"

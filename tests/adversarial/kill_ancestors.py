@@ -1,5 +1,6 @@
 # expect: crashed|failed
-# needs: bwrap
+# needs: landlock|bubblewrap
+# danger: signals its ancestors (the suite proves signals are contained first)
 # Walks /proc up its ancestry and SIGKILLs every process it finds: grind must not be among them.
 import os, signal
 def _ppid(pid):

@@ -1,5 +1,5 @@
 # expect: failed|error
-# needs: bwrap
+# needs: landlock|bubblewrap
 # Finds the reference on disk and runs it: hidden by bubblewrap, so it is not there to read.
 import importlib.util
 from pathlib import Path
