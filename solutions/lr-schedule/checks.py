@@ -79,6 +79,12 @@ CASES = [
     {"name": "min_ratio_left_out", "kind": "edge", "inputs": fixed(2, 8, None, 0.05, 11), "call": run_schedule},
     {"name": "far_past_the_end", "kind": "edge",
      "inputs": fixed(2, 6, 0.1, 1.0, 8, probe_steps=(6, 7, 10, 14, 100, 10_000)), "call": run_schedule},
+    # The two phases probed apart, so that a warmup mistake and a decay mistake made together are
+    # each seen on a check of its own (the other cases mix both phases in one observation).
+    {"name": "warmup_alone", "kind": "edge", "inputs": fixed(8, 40, 0.1, 1.0, 0, probe_steps=(0, 1, 3, 4, 7)),
+     "call": run_schedule},
+    {"name": "decay_alone", "kind": "edge",
+     "inputs": fixed(5, 15, 0.2, 1.0, 0, probe_steps=(5, 7, 10, 13, 14, 16, 18, 25)), "call": run_schedule},
     {"name": "long_run", "kind": "edge",
      "inputs": fixed(300, 3000, 0.1, 3e-4, 0, probe_steps=(0, 1, 150, 299, 300, 301, 1650, 2999, 3000, 3001,
                                                           6000)),

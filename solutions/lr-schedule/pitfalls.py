@@ -50,8 +50,8 @@ def cosine_over_total(step, warmup_steps, total_steps, min_ratio=0.0):
 def cosine_over_total_cut_at_end(step, warmup_steps, total_steps, min_ratio=0.0):
     if step < warmup_steps:
         return step / warmup_steps
-    if step >= total_steps:
-        return min_ratio  # an explicit floor branch, so the curve jumps down at total_steps
+    if step > total_steps:
+        return min_ratio  # an explicit floor branch (nanoGPT's shape), so the curve jumps down after total_steps
     progress = (step - warmup_steps) / total_steps  # should be total - warmup
     return min_ratio + (1.0 - min_ratio) * 0.5 * (1.0 + math.cos(math.pi * progress))
 
@@ -187,14 +187,14 @@ PITFALLS = [
     },
     {
         "slug": "cosine-over-total-cut",
-        "name": "cosine over total_steps, then a jump to the floor at total_steps",
+        "name": "cosine over total_steps, then a jump to the floor after total_steps",
         "impl": cosine_over_total_cut_at_end,
-        "explanation": "Progress was measured as (step - warmup_steps) / total_steps, and every step from "
-                       "total_steps on returns min_ratio (an explicit 'past the end' branch, as in nanoGPT's "
-                       "get_lr). The decay only lasts total_steps - warmup_steps updates, so with that "
-                       "denominator the cosine is still well above the floor at total_steps - 1 and the "
+        "explanation": "Progress was measured as (step - warmup_steps) / total_steps, and every step after "
+                       "total_steps returns min_ratio (an explicit 'past the end' branch, shaped like "
+                       "nanoGPT's get_lr). The decay only lasts total_steps - warmup_steps updates, so with "
+                       "that denominator the cosine is still well above the floor at total_steps and the "
                        "learning rate then drops to min_ratio in a single update (with warmup 4 of 12 and "
-                       "floor 0.1: 0.43 at step 11, then 0.1). The cosine should reach the floor smoothly, "
+                       "floor 0.1: 0.325 at step 12, then 0.1). The cosine should reach the floor smoothly, "
                        "exactly at total_steps.",
         "hint": "Divide by the length of the decay: total_steps - warmup_steps.",
     },

@@ -1,5 +1,5 @@
 # expect: failed pitfall=cosine-over-total-cut
-# source: independent mistake: nanoGPT-shaped code (an explicit "past the end: floor" branch first) whose decay ratio divides by total_steps instead of the decay length
+# source: independent mistake: an explicit "at or past the end: floor" branch (>=) first, then a decay ratio divided by total_steps instead of the decay length
 import math
 
 
