@@ -232,6 +232,25 @@ class StepDoesNotUnscale(_Scaler):
             optimizer.step()
 
 
+class DeepSpeedScaler(Hysteresis):
+    """DeepSpeed as its fp16 config sets it up: hysteresis 2 *and* one scale_factor."""
+
+    def update(self):
+        if self.found_inf:
+            if self.hysteresis == 1:
+                self.scale_value /= self.growth_factor
+            else:
+                self.hysteresis -= 1
+            self.tracker = 0
+        else:
+            self.tracker += 1
+            if self.tracker == self.growth_interval:
+                self.scale_value *= self.growth_factor
+                self.tracker = 0
+                self.hysteresis = 2
+        self.found_inf = None
+
+
 PITFALLS = [
     {
         "slug": "no-reset-on-overflow",
@@ -404,4 +423,10 @@ PITFALLS = [
                        "unscale by itself when the user did not.",
         "hint": "In step(), call unscale_(optimizer) when it has not been called since the last update().",
     },
+]
+
+# Pairs of known mistakes run together, so that code making both is named with both. Both of
+# these change update(), so they cannot be combined by inheritance: DeepSpeed's own scaler is the pair.
+COMBINATIONS = [
+    {"of": ["hysteresis", "single-scale-factor"], "impl": {"LossScaler": DeepSpeedScaler}},
 ]
