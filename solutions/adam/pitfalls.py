@@ -1,6 +1,13 @@
 """Known-wrong Adam/AdamW variants. Each is a whole optimizer a learner could plausibly write;
 the judge must name it when it sees it. A small configurable base keeps each mistake to the
-few lines that differ from a correct implementation."""
+few lines that differ from a correct implementation.
+
+Every pitfall is a *delta*: a dict of methods that override ``_Base`` (its ``"delta"`` key).
+Two deltas that override different methods compose into one optimizer making both mistakes:
+``combine("eps-before-correction", "decay-after-step")`` builds it (it is what Hugging Face's old
+AdamW does), and returns None when both change the same method. Some pitfalls are a real
+library's own convention rather than a slip: they carry ``"library"`` and ``"convention": True``,
+and their explanation says how that library differs from torch.optim.Adam/AdamW."""
 
 import math
 
@@ -75,6 +82,24 @@ def pair(name, **overrides):
     adam = type(f"{name}Adam", (_Base,), dict(overrides))
     adamw = type(f"{name}AdamW", (adam,), {"decoupled": True, "default_wd": 1e-2})
     return {"Adam": adam, "AdamW": adamw}
+
+
+# Which pairs grind runs together to name a submission that makes two mistakes at once: every
+# pair whose deltas override different methods (combine() skips the others).
+COMBINE = "all"
+
+
+def combine(*slugs):
+    """The entry points making every listed mistake at once, or None when two of them override
+    the same method (then they are alternatives, not a combination)."""
+    deltas = {p["slug"]: p["delta"] for p in PITFALLS}
+    merged = {}
+    for slug in slugs:
+        delta = deltas[slug]
+        if set(delta) & set(merged):
+            return None
+        merged.update(delta)
+    return pair("".join(s.title().replace("-", "") for s in slugs), **merged)
 
 
 # --- the mistakes ------------------------------------------------------------------------------
@@ -168,11 +193,21 @@ def _keep_generator(self, params):
     return params  # model.parameters() is a generator: the first loop over it empties it
 
 
+def _zero_grad_assumes_tensor(self):
+    for p in self._iter():
+        p.grad.zero_()  # AttributeError: a gradient that is still None has no zero_()
+
+
+def _second_moment_uncorrected(self, state, t):
+    m_hat = state["m"] / (1 - self.beta1 ** t)  # only the first moment is corrected
+    return self.lr * m_hat / (state["v"].sqrt() + self.eps)
+
+
 PITFALLS = [
     {
         "slug": "no-bias-correction",
         "name": "no bias correction",
-        "impl": pair("NoBias", _update=_no_bias_correction),
+        "delta": {"_update": _no_bias_correction},
         "explanation": "The update used the raw averages m and v. Both start at zero, so early on they are "
                        "far too small, v much more so than m: after one step m holds 10% of the gradient but v "
                        "only 0.1% of its square. The first step comes out about 3.16 times lr instead of lr, "
@@ -182,7 +217,7 @@ PITFALLS = [
     {
         "slug": "eps-inside-sqrt",
         "name": "eps inside the square root",
-        "impl": pair("EpsInside", _update=_eps_inside_sqrt),
+        "delta": {"_update": _eps_inside_sqrt},
         "explanation": "The denominator was sqrt(v_hat + eps). That is indistinguishable for ordinary "
                        "gradients, but for a gradient of 1e-10 it gives sqrt(1e-8) = 1e-4 instead of "
                        "1e-10 + 1e-8, so tiny gradients barely move their parameters. torch adds eps after "
@@ -192,17 +227,22 @@ PITFALLS = [
     {
         "slug": "eps-before-correction",
         "name": "eps added before bias correction",
-        "impl": pair("EpsEarly", _update=_eps_before_correction),
-        "explanation": "eps was added to sqrt(v) before the bias correction (the compact form with "
-                       "lr * sqrt(1 - beta2**t) / (1 - beta1**t) as the step size). That is the same as using "
-                       "a much smaller eps early in training, which matters as soon as gradients are near "
-                       "eps in size. torch corrects v first and adds eps to sqrt(v_hat).",
+        "delta": {"_update": _eps_before_correction},
+        "library": "PyTorch before 1.6 (torch.optim.Adam and AdamW), TensorFlow/Keras Adam, labml.ai Adam",
+        "convention": True,
+        "explanation": "eps was added to sqrt(v) before the bias correction: the compact form "
+                       "lr * sqrt(1 - beta2**t) / (1 - beta1**t) * m / (sqrt(v) + eps) from the Adam paper, which "
+                       "PyTorch used until 1.5, TensorFlow and Keras still use (their epsilon is this 'eps hat'), "
+                       "and labml.ai uses with optimized_update=True. It equals torch's update with eps shrunk to "
+                       "eps * sqrt(1 - beta2**t): about 30 times smaller on the first step with beta2 = 0.999, so "
+                       "it matters as soon as gradients are near eps in size. torch.optim.Adam (since 1.6), which "
+                       "this exercise asks for, corrects v first and adds eps to sqrt(v_hat).",
         "hint": "Compute v_hat = v / (1 - beta2**t) first, then divide by v_hat.sqrt() + eps.",
     },
     {
         "slug": "step-from-zero",
         "name": "step counter used before it is incremented (NaN)",
-        "impl": pair("LateTickNaN", _tick=_tick_late, _update=_update_tensor_math),
+        "delta": {"_tick": _tick_late, "_update": _update_tensor_math},
         "explanation": "The bias correction used t = 0 on the first step, so it divided by 1 - beta**0 = 0: "
                        "the averages became inf and the update inf / inf = NaN. The step count must be "
                        "incremented before it is used, so the first update has t = 1.",
@@ -211,7 +251,7 @@ PITFALLS = [
     {
         "slug": "step-from-zero-raises",
         "name": "step counter used before it is incremented (division by zero)",
-        "impl": pair("LateTickRaise", _tick=_tick_late, _update=_update_float_math),
+        "delta": {"_tick": _tick_late, "_update": _update_float_math},
         "explanation": "The bias correction used t = 0 on the first step, so 1 - beta**t was 0 and the "
                        "division raised ZeroDivisionError. The step count must be incremented before it is "
                        "used, so the first update has t = 1.",
@@ -220,7 +260,7 @@ PITFALLS = [
     {
         "slug": "counter-per-parameter",
         "name": "one step counter shared by all parameters",
-        "impl": pair("SharedTick", _tick=_tick_shared_per_parameter),
+        "delta": {"_tick": _tick_shared_per_parameter},
         "explanation": "A single counter was incremented once for every parameter processed, so with three "
                        "parameters the third one thinks it is at step 3 on the very first step and the bias "
                        "correction is wrong for all but the first. Each parameter keeps its own step count, "
@@ -230,7 +270,7 @@ PITFALLS = [
     {
         "slug": "counter-counts-skipped-steps",
         "name": "step count advances for parameters without a gradient",
-        "impl": pair("GlobalTick", _begin_step=_begin_step_global, _tick=_tick_global),
+        "delta": {"_begin_step": _begin_step_global, "_tick": _tick_global},
         "explanation": "The step count came from the number of step() calls, so a parameter that had no "
                        "gradient on some steps was bias-corrected as if it had been updated every time. A "
                        "parameter whose .grad is None is skipped entirely: no update, no change to m and v, "
@@ -240,7 +280,7 @@ PITFALLS = [
     {
         "slug": "beta1-for-second-moment",
         "name": "beta1 used for the second moment",
-        "impl": pair("Beta1Twice", _moments=_moments_beta1_twice),
+        "delta": {"_moments": _moments_beta1_twice},
         "explanation": "The running average of g**2 used beta1 instead of beta2. The squared-gradient average "
                        "is meant to be long and slow (beta2 = 0.999, about 1000 steps of memory); with beta1 it "
                        "follows the last ten steps and no longer matches its own bias correction.",
@@ -249,7 +289,7 @@ PITFALLS = [
     {
         "slug": "coupled-decay-in-adamw",
         "name": "AdamW adds the decay to the gradient",
-        "impl": pair("CoupledW", _decay=_decay_always_coupled),
+        "delta": {"_decay": _decay_always_coupled},
         "explanation": "AdamW added weight_decay * p to the gradient, which is Adam's L2 penalty: the decay "
                        "then flows through m and v and gets divided by sqrt(v_hat), so parameters with large "
                        "gradients are barely decayed. AdamW's decay is decoupled: it shrinks the weights "
@@ -259,26 +299,34 @@ PITFALLS = [
     {
         "slug": "decoupled-decay-in-adam",
         "name": "Adam decays the weights directly",
-        "impl": pair("DecoupledAdam", _decay=_decay_always_decoupled),
-        "explanation": "Adam shrank the weights directly, which is AdamW's rule. torch.optim.Adam's "
-                       "weight_decay is an L2 penalty: weight_decay * p is added to the gradient before m and "
-                       "v are updated.",
+        "delta": {"_decay": _decay_always_decoupled},
+        "library": "NVIDIA apex and DeepSpeed FusedAdam (adam_w_mode=True, their default)",
+        "convention": True,
+        "explanation": "Adam shrank the weights directly, p *= 1 - lr * weight_decay, which is AdamW's rule; "
+                       "apex's and DeepSpeed's FusedAdam do exactly this by default (adam_w_mode=True), so their "
+                       "'Adam' is torch's AdamW. torch.optim.Adam's weight_decay is an L2 penalty: weight_decay * p "
+                       "is added to the gradient before m and v are updated, so it is also divided by "
+                       "sqrt(v_hat).",
         "hint": "In Adam, g = g + weight_decay * p, then update m and v with that g.",
     },
     {
         "slug": "decay-without-lr",
         "name": "decoupled decay not scaled by lr",
-        "impl": pair("DecayNoLr", _decay=_decay_without_lr),
+        "delta": {"_decay": _decay_without_lr},
+        "library": "TensorFlow Addons AdamW (tf.contrib.opt.AdamWOptimizer), labml.ai WeightDecay(absolute=True)",
+        "convention": True,
         "explanation": "AdamW multiplied the weights by 1 - weight_decay instead of 1 - lr * weight_decay. "
-                       "With weight_decay = 0.01 that removes 1% of every weight on every step, a hundred "
-                       "times too much at lr = 0.01. In torch the decay is scaled by the learning rate, so "
-                       "a schedule that lowers lr also lowers the decay.",
+                       "That is the convention of TensorFlow Addons' AdamW (and of the AdamW paper, where the "
+                       "decay follows only the schedule): its weight_decay is an absolute rate per step. With "
+                       "weight_decay = 0.01 that removes 1% of every weight on every step, a hundred times "
+                       "more than torch at lr = 0.01. In torch.optim.AdamW the decay is scaled by the learning "
+                       "rate, so a schedule that lowers lr also lowers the decay.",
         "hint": "Multiply p by (1 - lr * weight_decay).",
     },
     {
         "slug": "decay-after-step",
         "name": "AdamW decays after the Adam step",
-        "impl": pair("DecayAfter", _apply=_apply_decay_after),
+        "delta": {"_apply": _apply_decay_after},
         "explanation": "The decay was applied to the weights after the Adam update instead of before it, so "
                        "the update itself was shrunk too. The difference is lr * weight_decay times the "
                        "update, small per step but it adds up. torch computes p * (1 - lr * wd) first, then "
@@ -288,7 +336,7 @@ PITFALLS = [
     {
         "slug": "zero-grad-rebinds-local",
         "name": "zero_grad that does not clear the gradients",
-        "impl": pair("ZeroGradNoop", zero_grad=_zero_grad_rebinds),
+        "delta": {"zero_grad": _zero_grad_rebinds},
         "explanation": "zero_grad assigned None to a loop variable, which rebinds the local name and leaves "
                        "p.grad untouched. backward() adds into .grad, so gradients piled up across steps and "
                        "every update used the sum of all past gradients.",
@@ -297,10 +345,63 @@ PITFALLS = [
     {
         "slug": "params-generator-consumed",
         "name": "keeping the parameter generator",
-        "impl": pair("KeepsGenerator", _keep=_keep_generator),
+        "delta": {"_keep": _keep_generator},
         "explanation": "The optimizer stored model.parameters() as given. That is a generator: the first loop "
                        "over it (here zero_grad) used it up, and every later loop saw no parameters at all, "
                        "so nothing was ever updated. Turn the parameters into a list once, in the constructor.",
         "hint": "self.params = list(params).",
     },
+    {
+        "slug": "zero-grad-on-none",
+        "name": "zero_grad that fails on a missing gradient",
+        "delta": {"zero_grad": _zero_grad_assumes_tensor},
+        "explanation": "zero_grad called p.grad.zero_() on every parameter. Before the first backward() "
+                       "every .grad is None, so the first call raised AttributeError. torch's zero_grad "
+                       "sets each gradient to None (or zeroes it only when it is not None).",
+        "hint": "for p in self.params: p.grad = None (or: if p.grad is not None: p.grad.zero_()).",
+    },
+    {
+        "slug": "second-moment-uncorrected",
+        "name": "only the first moment bias-corrected",
+        "delta": {"_update": _second_moment_uncorrected},
+        "explanation": "m was divided by 1 - beta1**t but v was used raw. v starts at zero and with "
+                       "beta2 = 0.999 holds only 0.1% of g**2 after one step, so sqrt(v) is about 30 times too "
+                       "small and the first steps come out about 30 times lr instead of lr. Both averages need "
+                       "their own correction: v_hat = v / (1 - beta2**t).",
+        "hint": "Divide by sqrt(v / (1 - beta2**t)) + eps, not sqrt(v) + eps.",
+    },
+    {
+        "slug": "hf-adamw",
+        "name": "Hugging Face transformers' old AdamW",
+        "delta": {"_update": _eps_before_correction, "_apply": _apply_decay_after},
+        "library": "Hugging Face transformers (transformers.AdamW, since deprecated for torch.optim.AdamW)",
+        "convention": True,
+        "explanation": "This is transformers.AdamW, the optimizer of the BERT fine-tuning era. It differs from "
+                       "torch.optim.AdamW in two places: eps is added to sqrt(v) before the bias correction "
+                       "(folded into the step size lr * sqrt(1 - beta2**t) / (1 - beta1**t)), and the decay "
+                       "p -= lr * weight_decay * p is applied after the Adam update, to the already-updated "
+                       "weights. (Its defaults also differ: eps = 1e-6 and weight_decay = 0.0, and "
+                       "correct_bias=False drops the bias correction altogether.) torch adds eps to "
+                       "sqrt(v_hat) and shrinks the weights before subtracting the update.",
+        "hint": "Divide by sqrt(v_hat) + eps with v_hat = v / (1 - beta2**t), and shrink p by "
+                "(1 - lr * weight_decay) before subtracting the Adam step.",
+    },
+    {
+        "slug": "fairseq-adam",
+        "name": "fairseq's Adam (decoupled decay, eps before correction)",
+        "delta": {"_update": _eps_before_correction, "_decay": _decay_always_decoupled},
+        "library": "fairseq (FairseqAdam, --optimizer adam) and labml.ai Adam",
+        "convention": True,
+        "explanation": "This is fairseq's Adam (labml.ai's Adam behaves the same with its default "
+                       "WeightDecay): weight decay is always decoupled, p -= lr * weight_decay * p as in AdamW, "
+                       "even in the class called Adam, and eps is added to sqrt(v) before the bias correction, "
+                       "as PyTorch did before 1.6. torch.optim.Adam adds weight_decay * p to the gradient (L2) "
+                       "and adds eps to sqrt(v_hat) after the correction; torch's AdamW shares only the "
+                       "decoupled decay.",
+        "hint": "In Adam, add weight_decay * p to the gradient; in both, divide by sqrt(v_hat) + eps with "
+                "v_hat = v / (1 - beta2**t).",
+    },
 ]
+
+for _pitfall in PITFALLS:
+    _pitfall["impl"] = pair("".join(w.title() for w in _pitfall["slug"].split("-")), **_pitfall["delta"])

@@ -82,9 +82,13 @@ def seeded(shapes, seed, steps=STEPS, none_when=None, dtype=torch.float64, **kwa
 def training_loop(subject, model, x, y, steps, kwargs, zero_in_place):
     """The usual loop on model.parameters() (a generator, as in real code). With
     ``zero_in_place`` the case zeroes each p.grad itself instead of calling zero_grad(), so
-    backward() accumulates into the very same gradient tensors step after step."""
-    opt = construct(subject, model.parameters(), kwargs)
+    backward() accumulates into the very same gradient tensors step after step (and the
+    optimizer gets a list)."""
     params = list(model.parameters())
+    # The in-place loop hands over a list: whether a kept generator runs dry in the first
+    # zero_grad() or in __init__ or in the first step() is then told apart by no case, so every
+    # way of keeping model.parameters() gets the same diagnosis (from the other loop).
+    opt = construct(subject, list(params) if zero_in_place else model.parameters(), kwargs)
     rows, losses, cleared = [], [], []
     for _ in range(steps):
         if zero_in_place:
@@ -153,6 +157,9 @@ CASES = [
 
     {"name": "plain_sgd_defaults", "kind": "edge", "call": run_script,
      "inputs": seeded([(5,)], 1, lr=0.1)},
+    # Every argument left at its default, lr = 1e-3 included: SGD(params) alone.
+    {"name": "all_arguments_default", "kind": "edge", "call": run_script,
+     "inputs": seeded([(5,)], 15)},
     {"name": "no_momentum_with_weight_decay", "kind": "edge", "call": run_script,
      "inputs": seeded([(5,)], 2, lr=0.1, weight_decay=0.1)},
     {"name": "no_momentum_ignores_dampening", "kind": "edge", "call": run_script,

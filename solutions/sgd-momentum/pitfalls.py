@@ -1,5 +1,12 @@
 """Known-wrong SGD variants: whole optimizers a learner could plausibly write. A small base
-class keeps each mistake to the few lines that differ from a correct implementation."""
+class keeps each mistake to the few lines that differ from a correct implementation.
+
+Every pitfall is a *delta*: a dict of methods that override ``_Base`` (its ``"delta"`` key).
+Two deltas that override different methods compose into one optimizer making both mistakes
+(``combine("dampening-ignored", "decay-after-momentum")``); ``combine`` returns None when both
+change the same method. Pitfalls that are a real library's own convention carry ``"library"``
+and ``"convention": True``, and their explanation says how that library differs from
+torch.optim.SGD."""
 
 import torch
 
@@ -31,13 +38,19 @@ class _Base:
     def _first_buffer(self, g):
         return g.clone()
 
+    def _damp(self):
+        return self.dampening
+
+    def _uses_velocity(self):
+        return bool(self.momentum)
+
     def _velocity(self, p, g):
         key = self._key(p)
         buf = self.buffers.get(key)
         if buf is None:
             buf = self.buffers[key] = self._first_buffer(g)
         else:
-            buf.mul_(self.momentum).add_(g, alpha=1 - self.dampening)
+            buf.mul_(self.momentum).add_(g, alpha=1 - self._damp())
         return buf
 
     def _direction(self, g, buf):
@@ -45,7 +58,7 @@ class _Base:
 
     def _update(self, p, g):
         g = self._decay(p, g)
-        if self.momentum:
+        if self._uses_velocity():
             g = self._direction(g, self._velocity(p, g))
         return g
 
@@ -64,13 +77,31 @@ def variant(name, **overrides):
     return {"SGD": type(name, (_Base,), dict(overrides))}
 
 
+# Which pairs grind runs together to name a submission that makes two mistakes at once: every
+# pair whose deltas override different methods (combine() skips the others).
+COMBINE = "all"
+
+
+def combine(*slugs):
+    """The SGD making every listed mistake at once, or None when two of them override the same
+    method (then they are alternatives, not a combination)."""
+    deltas = {p["slug"]: p["delta"] for p in PITFALLS}
+    merged = {}
+    for slug in slugs:
+        delta = deltas[slug]
+        if set(delta) & set(merged):
+            return None
+        merged.update(delta)
+    return variant("".join(s.title().replace("-", "") for s in slugs), **merged)
+
+
 # --- the mistakes ------------------------------------------------------------------------------
 
 def _zero_buffer_velocity(self, p, g):
     # buf starts at zero, so the first step is (1 - dampening) * g instead of g
     key = self._key(p)
     buf = self.buffers.setdefault(key, torch.zeros_like(p))
-    buf.mul_(self.momentum).add_(g, alpha=1 - self.dampening)
+    buf.mul_(self.momentum).add_(g, alpha=1 - self._damp())
     return buf
 
 
@@ -127,11 +158,30 @@ def _keep_generator(self, params):
     return params  # model.parameters() is a generator: the first loop over it empties it
 
 
+def _damp_defaults_to_momentum(self):
+    return self.dampening or self.momentum  # Lua Torch: damp = config.dampening or mom
+
+
+def _decay_weights_without_lr(self, p, g):
+    if self.weight_decay:
+        p.mul_(1 - self.weight_decay)  # decoupled, and not scaled by lr
+    return g
+
+
+def _always_velocity(self):
+    return True  # no `if momentum` guard: with momentum 0 dampening still scales later gradients
+
+
+def _zero_grad_assumes_tensor(self):
+    for p in self.params:
+        p.grad.zero_()  # AttributeError: a gradient that is still None has no zero_()
+
+
 PITFALLS = [
     {
         "slug": "zero-initialised-buffer",
         "name": "velocity started at zero (dampening on the first step)",
-        "impl": variant("ZeroInit", _velocity=_zero_buffer_velocity),
+        "delta": {"_velocity": _zero_buffer_velocity},
         "explanation": "The velocity started at zero and was updated with buf = momentum * buf + (1 - dampening) * g "
                        "from the first step on, so the first step was only (1 - dampening) * g. torch.optim.SGD "
                        "starts the velocity at the first gradient itself, undamped; dampening applies from the "
@@ -142,7 +192,7 @@ PITFALLS = [
     {
         "slug": "ema-momentum",
         "name": "momentum as an average: (1 - momentum) * g",
-        "impl": variant("Ema", _velocity=_ema_velocity),
+        "delta": {"_velocity": _ema_velocity},
         "explanation": "The velocity was an exponential average, buf = momentum * buf + (1 - momentum) * g, as for "
                        "Adam's first moment. That keeps the velocity at the gradient's size, so a persistent "
                        "gradient never builds up the 1 / (1 - momentum) = 10x step that SGD momentum gives at 0.9. "
@@ -152,7 +202,7 @@ PITFALLS = [
     {
         "slug": "dampening-ignored",
         "name": "dampening ignored",
-        "impl": variant("NoDampening", _velocity=_undamped_velocity),
+        "delta": {"_velocity": _undamped_velocity},
         "explanation": "The velocity was updated with buf = momentum * buf + g even though dampening was set, so "
                        "every gradient after the first was added at full size. dampening scales the new gradient "
                        "by 1 - dampening from the second step on.",
@@ -161,7 +211,7 @@ PITFALLS = [
     {
         "slug": "nesterov-ignored",
         "name": "nesterov=True behaves like plain momentum",
-        "impl": variant("NoNesterov", _direction=_plain_direction),
+        "delta": {"_direction": _plain_direction},
         "explanation": "With nesterov=True the step still used the velocity alone. Nesterov momentum steps along "
                        "g + momentum * buf, where buf already includes this step's gradient: the gradient is "
                        "counted once more, looking ahead along the velocity. Adding momentum times the velocity "
@@ -172,7 +222,7 @@ PITFALLS = [
     {
         "slug": "nesterov-velocity-twice",
         "name": "Nesterov adds momentum * buf to the velocity instead of the gradient",
-        "impl": variant("NesterovTwice", _direction=_velocity_twice),
+        "delta": {"_direction": _velocity_twice},
         "explanation": "The Nesterov step was buf + momentum * buf: the gradient variable had already been "
                        "replaced by the velocity when the look-ahead term was added. torch steps along "
                        "g + momentum * buf, the current gradient (with weight decay) plus momentum times the "
@@ -183,17 +233,20 @@ PITFALLS = [
     {
         "slug": "decay-after-momentum",
         "name": "weight decay added after the velocity",
-        "impl": variant("DecayAfter", _update=_update_decay_after),
+        "delta": {"_update": _update_decay_after},
+        "library": "fastai SGD (decouple_wd=True, its default), Keras 3 optimizers' weight_decay",
+        "convention": True,
         "explanation": "weight_decay * p was added to the step after the velocity had been updated, so the decay "
-                       "never entered the velocity and was not amplified by momentum (this is also what shrinking "
-                       "the weights directly, AdamW-style, amounts to). torch.optim.SGD treats weight decay as an "
-                       "L2 term: it adds weight_decay * p to the gradient first, and the velocity accumulates it.",
+                       "never entered the velocity and was not amplified by momentum. That is decoupled weight "
+                       "decay, p *= 1 - lr * weight_decay before the step, which fastai's SGD and every Keras 3 "
+                       "optimizer apply (and which AdamW habits produce). torch.optim.SGD treats weight decay as "
+                       "an L2 term: it adds weight_decay * p to the gradient first, and the velocity accumulates it.",
         "hint": "g = p.grad + weight_decay * p, then update the velocity with that g.",
     },
     {
         "slug": "decay-ignored",
         "name": "weight decay ignored",
-        "impl": variant("NoDecay", _decay=_no_decay),
+        "delta": {"_decay": _no_decay},
         "explanation": "weight_decay had no effect: the weights were never pulled toward zero. torch.optim.SGD adds "
                        "weight_decay * p to the gradient before anything else, with or without momentum.",
         "hint": "Start each parameter's update with g = p.grad + weight_decay * p.",
@@ -201,7 +254,7 @@ PITFALLS = [
     {
         "slug": "shared-buffer",
         "name": "one velocity shared by all parameters",
-        "impl": variant("Shared", _key=_shared_key),
+        "delta": {"_key": _shared_key},
         "explanation": "A single momentum buffer was used for every parameter, so each parameter's velocity mixed "
                        "in the gradients of the others (and parameters of different shapes cannot share it at "
                        "all). Every parameter needs its own velocity, shaped like it.",
@@ -210,7 +263,7 @@ PITFALLS = [
     {
         "slug": "none-grad-as-zero",
         "name": "a missing gradient treated as zero",
-        "impl": variant("NoneAsZero", _grad=_none_as_zero),
+        "delta": {"_grad": _none_as_zero},
         "explanation": "A parameter whose .grad is None was updated as if its gradient were zero, so it kept "
                        "coasting on its old velocity (and weight decay still shrank it). torch.optim.SGD skips "
                        "such a parameter entirely: it does not move and its velocity is left untouched until its "
@@ -220,7 +273,7 @@ PITFALLS = [
     {
         "slug": "buffer-aliases-grad",
         "name": "velocity stored without a copy of the gradient",
-        "impl": variant("Aliased", _first_buffer=_aliased_buffer),
+        "delta": {"_first_buffer": _aliased_buffer},
         "explanation": "The first velocity was the p.grad tensor itself, not a copy. When the training loop zeroes "
                        "gradients in place (zero_grad(set_to_none=False)) and backward() accumulates into them, the "
                        "velocity is wiped and then overwritten by the next gradient, and the in-place momentum "
@@ -230,10 +283,58 @@ PITFALLS = [
     {
         "slug": "params-generator-consumed",
         "name": "keeping the parameter generator",
-        "impl": variant("KeepsGenerator", _keep=_keep_generator),
+        "delta": {"_keep": _keep_generator},
         "explanation": "The optimizer stored model.parameters() as given. That is a generator: the first loop over "
                        "it (here zero_grad) used it up, and every later loop saw no parameters at all, so nothing "
                        "was ever updated. Turn the parameters into a list once, in the constructor.",
         "hint": "self.params = list(params).",
     },
+    {
+        "slug": "zero-grad-on-none",
+        "name": "zero_grad that fails on a missing gradient",
+        "delta": {"zero_grad": _zero_grad_assumes_tensor},
+        "explanation": "zero_grad called p.grad.zero_() on every parameter. Before the first backward() "
+                       "every .grad is None, so the first call raised AttributeError. torch's zero_grad "
+                       "sets each gradient to None (or zeroes it only when it is not None).",
+        "hint": "for p in self.params: p.grad = None (or: if p.grad is not None: p.grad.zero_()).",
+    },
+    {
+        "slug": "dampening-without-momentum",
+        "name": "dampening applied with momentum 0",
+        "delta": {"_uses_velocity": _always_velocity},
+        "explanation": "With momentum = 0 a velocity was still kept, buf = 0 * buf + (1 - dampening) * g, so "
+                       "every step after the first was scaled by 1 - dampening. In torch.optim.SGD momentum 0 "
+                       "means no velocity at all: the direction is g, and dampening has no effect.",
+        "hint": "Only create and update the velocity when momentum != 0; otherwise step along g.",
+    },
+    {
+        "slug": "lua-torch-dampening",
+        "name": "dampening defaults to momentum (Lua Torch's optim.sgd)",
+        "delta": {"_damp": _damp_defaults_to_momentum},
+        "library": "Lua Torch (optim.sgd: damp = config.dampening or mom)",
+        "convention": True,
+        "explanation": "Without a dampening, the velocity was updated with buf = momentum * buf + (1 - momentum) * g: "
+                       "dampening fell back to the momentum, which is Lua Torch's optim.sgd convention (the "
+                       "first velocity is still g itself). PyTorch changed the default to dampening = 0, so "
+                       "torch.optim.SGD adds each new gradient at full size, buf = momentum * buf + g, and only "
+                       "an explicit dampening scales it. With momentum 0.9 Lua's velocity stays near the size of "
+                       "the gradient instead of growing toward 10 times it.",
+        "hint": "Use the dampening you were given (0 by default): buf = momentum * buf + (1 - dampening) * g.",
+    },
+    {
+        "slug": "sgdw-decay-without-lr",
+        "name": "decoupled weight decay not scaled by lr (SGDW)",
+        "delta": {"_decay": _decay_weights_without_lr},
+        "library": "TensorFlow Addons SGDW (tf.contrib.opt.MomentumWOptimizer)",
+        "convention": True,
+        "explanation": "The weights were shrunk directly, p *= 1 - weight_decay, before the momentum step, and the "
+                       "decay never entered the velocity. That is SGDW, the decoupled decay of TensorFlow Addons "
+                       "(after Loshchilov and Hutter): an absolute rate per step, not multiplied by lr. "
+                       "torch.optim.SGD's weight_decay is an L2 term instead: weight_decay * p is added to the "
+                       "gradient, so it is multiplied by lr and accumulated by the velocity.",
+        "hint": "g = p.grad + weight_decay * p, before the velocity; never touch p except through p -= lr * direction.",
+    },
 ]
+
+for _pitfall in PITFALLS:
+    _pitfall["impl"] = variant("".join(w.title() for w in _pitfall["slug"].split("-")), **_pitfall["delta"])

@@ -1,7 +1,7 @@
-# expect: failed
+# expect: failed pitfall=empty-microbatch-nan
 """Right weights (mean * n / N), but the masked mean is written as (losses * mask).sum() / mask.sum().
 For a microbatch that is all padding that is 0 / 0: backward sends inf * 0 = NaN into every
-gradient, so the case with an empty microbatch fails and no known pitfall explains it."""
+gradient, so only the case with an empty microbatch fails."""
 
 
 def train_epoch(model, microbatches, optimizer, k, loss_fn):
