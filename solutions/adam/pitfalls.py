@@ -313,14 +313,15 @@ PITFALLS = [
         "slug": "decay-without-lr",
         "name": "decoupled decay not scaled by lr",
         "delta": {"_decay": _decay_without_lr},
-        "library": "TensorFlow Addons AdamW (tf.contrib.opt.AdamWOptimizer), labml.ai WeightDecay(absolute=True)",
+        "library": "labml.ai WeightDecay(absolute=True), TensorFlow Addons' decoupled weight decay",
         "convention": True,
         "explanation": "AdamW multiplied the weights by 1 - weight_decay instead of 1 - lr * weight_decay. "
-                       "That is the convention of TensorFlow Addons' AdamW (and of the AdamW paper, where the "
-                       "decay follows only the schedule): its weight_decay is an absolute rate per step. With "
-                       "weight_decay = 0.01 that removes 1% of every weight on every step, a hundred times "
-                       "more than torch at lr = 0.01. In torch.optim.AdamW the decay is scaled by the learning "
-                       "rate, so a schedule that lowers lr also lowers the decay.",
+                       "That is the 'absolute' decoupled decay of labml.ai's WeightDecay(absolute=True) and of "
+                       "TensorFlow Addons (whose AdamW also adds eps before the bias correction), and the AdamW "
+                       "paper's own form, where the decay follows only the schedule: weight_decay is a rate per "
+                       "step. With weight_decay = 0.01 that removes 1% of every weight on every step, a hundred "
+                       "times more than torch at lr = 0.01. In torch.optim.AdamW the decay is scaled by the "
+                       "learning rate, so a schedule that lowers lr also lowers the decay.",
         "hint": "Multiply p by (1 - lr * weight_decay).",
     },
     {
@@ -390,14 +391,14 @@ PITFALLS = [
         "slug": "fairseq-adam",
         "name": "fairseq's Adam (decoupled decay, eps before correction)",
         "delta": {"_update": _eps_before_correction, "_decay": _decay_always_decoupled},
-        "library": "fairseq (FairseqAdam, --optimizer adam) and labml.ai Adam",
+        "library": "fairseq (FairseqAdam, --optimizer adam), labml.ai Adam, Keras 3 Adam(weight_decay=...)",
         "convention": True,
-        "explanation": "This is fairseq's Adam (labml.ai's Adam behaves the same with its default "
-                       "WeightDecay): weight decay is always decoupled, p -= lr * weight_decay * p as in AdamW, "
-                       "even in the class called Adam, and eps is added to sqrt(v) before the bias correction, "
-                       "as PyTorch did before 1.6. torch.optim.Adam adds weight_decay * p to the gradient (L2) "
-                       "and adds eps to sqrt(v_hat) after the correction; torch's AdamW shares only the "
-                       "decoupled decay.",
+        "explanation": "This is fairseq's Adam (labml.ai's Adam with its default WeightDecay, and Keras 3's "
+                       "Adam with a weight_decay, behave the same): weight decay is always decoupled, "
+                       "p -= lr * weight_decay * p as in AdamW, even in the class called Adam, and eps is added "
+                       "to sqrt(v) before the bias correction, as PyTorch did before 1.6 and TensorFlow does. "
+                       "torch.optim.Adam adds weight_decay * p to the gradient (L2) and adds eps to sqrt(v_hat) "
+                       "after the correction; torch's AdamW shares only the decoupled decay.",
         "hint": "In Adam, add weight_decay * p to the gradient; in both, divide by sqrt(v_hat) + eps with "
                 "v_hat = v / (1 - beta2**t).",
     },
