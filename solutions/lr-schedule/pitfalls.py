@@ -314,3 +314,27 @@ PITFALLS = [
         "hint": "Keep the signature lr_multiplier(step, warmup_steps, total_steps, min_ratio=0.0).",
     },
 ]
+
+# Warmup mistakes and decay mistakes live in different phases, so any two of them combine: the
+# first one's warmup, the second one's decay (pairs run together so code that makes both is named
+# with both; see COMBINE in docs/authoring.md).
+_WARMUP_MISTAKES = {"warmup-off-by-one": warmup_plus_one, "integer-division": integer_division,
+                    "nanogpt-warmup": nanogpt_warmup}
+_DECAY_MISTAKES = {"decays-to-zero": decays_to_zero, "floor-by-clamping": floor_by_clamping,
+                   "cosine-over-total": cosine_over_total, "cosine-over-total-cut": cosine_over_total_cut_at_end,
+                   "progress-not-clamped": progress_not_clamped}
+
+
+def combine(a, b):
+    warm, decay = _WARMUP_MISTAKES.get(a), _DECAY_MISTAKES.get(b)
+    if warm is None or decay is None:
+        return None
+
+    def lr_multiplier(step, warmup_steps, total_steps, min_ratio=0.0):
+        phase = warm if step < warmup_steps else decay
+        return phase(step, warmup_steps, total_steps, min_ratio)
+
+    return lr_multiplier
+
+
+COMBINE = [(a, b) for a in _WARMUP_MISTAKES for b in _DECAY_MISTAKES]
