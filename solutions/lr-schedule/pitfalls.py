@@ -317,7 +317,7 @@ PITFALLS = [
 
 # Warmup mistakes and decay mistakes live in different phases, so any two of them combine: the
 # first one's warmup, the second one's decay (pairs run together so code that makes both is named
-# with both; see COMBINE in docs/authoring.md).
+# with both: the runner reads COMBINE and builds each pair with combine(a, b)).
 _WARMUP_MISTAKES = {"warmup-off-by-one": warmup_plus_one, "integer-division": integer_division,
                     "nanogpt-warmup": nanogpt_warmup}
 _DECAY_MISTAKES = {"decays-to-zero": decays_to_zero, "floor-by-clamping": floor_by_clamping,
