@@ -41,6 +41,8 @@ class Explanation:
     findings: list[Finding]
     unexplained: list[Difference] = field(default_factory=list)
     complete: bool = True  # every difference is explained
+    exact: bool = False  # one candidate behaves like the learner on every failing instance
+    suspects: list[str] = field(default_factory=list)  # slugs explaining any difference, most first
 
 
 def same_behaviour(
@@ -129,7 +131,7 @@ def explain(
             best = score
     if best is not None:
         metas = candidates[-best[2]][0]
-        return Explanation([Finding(metas, diffs)])
+        return Explanation([Finding(metas, diffs)], exact=True)
 
     # Partial: a greedy cover of the differences, single pitfalls only (pairs that explain
     # only part of it would name two mistakes on the strength of one).
@@ -141,6 +143,8 @@ def explain(
                                                    learner_obs.get(d[0], {}), tolerance)}
         if explained:
             covers.append((metas, explained, sum(agrees(cases, obs, name) for name in instances)))
+    covers.sort(key=lambda c: (-len(c[1]), -c[2]))
+    suspects = [c[0][0].slug for c in covers]
     remaining = set(diffs)
     findings: list[Finding] = []
     while remaining and covers and len(findings) < MAX_FINDINGS:
@@ -152,4 +156,4 @@ def explain(
         remaining -= gained
     if not findings:
         return None
-    return Explanation(findings, [d for d in diffs if d in remaining], complete=not remaining)
+    return Explanation(findings, [d for d in diffs if d in remaining], complete=not remaining, suspects=suspects)

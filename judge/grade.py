@@ -305,8 +305,13 @@ def _instance_failure(ref_obs: Observations, record: protocol.CaseRecord | None,
             "key": mismatch.key, "series": mismatch.series}
 
 
-def judge_subject(exercise: Exercise, ref: Reference, run: SubjectRun) -> Verdict:
-    """Turn one subject's observations into checks, a status and a diagnosis."""
+PairSource = Callable[[list[str]], dict[str, SubjectRun]]
+PAIR_SUSPECTS = 4  # pairs are tried among the mistakes that explain the most differences
+
+
+def judge_subject(exercise: Exercise, ref: Reference, run: SubjectRun, pairs: PairSource | None = None) -> Verdict:
+    """Turn one subject's observations into checks, a status and a diagnosis. ``pairs`` fetches
+    combined pitfalls (two known mistakes run together) when no single one explains it all."""
     if run.forbidden:
         hit = run.forbidden[0]
         line = f" (line {hit.line})" if hit.line else ""
@@ -324,7 +329,7 @@ def judge_subject(exercise: Exercise, ref: Reference, run: SubjectRun) -> Verdic
         if failure:
             failures[name] = failure
 
-    diagnoses, by_instance, unexplained = _diagnose(ref, run, list(failures), tol)
+    diagnoses, by_instance, unexplained = _diagnose(ref, run, list(failures), tol, pairs)
     diagnosis = diagnoses[0] if diagnoses else None
 
     checks: list[CheckResult] = []
@@ -390,13 +395,25 @@ def _where(diffs: list[tuple[str, str]], instances: list[protocol.Instance]) -> 
     return "; ".join(shown[:3] if more else shown) + more
 
 
-def _diagnose(ref: Reference, run: SubjectRun, failing: list[str], tol: Callable[[str, str], Tolerance]
-              ) -> tuple[list[Diagnosis], dict[str, str], str]:
-    """The named mistakes, the name to show on each failing instance, and what is unexplained."""
+def _diagnose(ref: Reference, run: SubjectRun, failing: list[str], tol: Callable[[str, str], Tolerance],
+              pairs: PairSource | None = None) -> tuple[list[Diagnosis], dict[str, str], str]:
+    """The named mistakes, the name to show on each failing instance, and what is unexplained.
+
+    Single pitfalls first; when none explains everything and several explain something, the
+    pairs among the strongest suspects are run together (once, then cached) and tried too."""
     from judge.diagnose import explain
 
-    found = explain(failing, ref.instance_names, ref.subjects[REFERENCE].obs, run.cases, run.obs,
-                    _candidates(ref), tol)
+    candidates = _candidates(ref)
+    found = explain(failing, ref.instance_names, ref.subjects[REFERENCE].obs, run.cases, run.obs, candidates, tol)
+    if found is not None and not found.exact and pairs is not None and len(found.suspects) >= 2:
+        top = found.suspects[:PAIR_SUSPECTS]
+        names = [f"{a}+{b}" for i, a in enumerate(top) for b in top[i + 1:]]
+        extra = Reference(ref.instances, ref.pitfalls, dict(ref.subjects))
+        extra.subjects.update(pairs(names))
+        paired = explain(failing, ref.instance_names, ref.subjects[REFERENCE].obs, run.cases, run.obs,
+                         _candidates(extra), tol)
+        if paired is not None and paired.exact:
+            found = paired
     if found is None:
         return [], {}, ""
     diagnoses: list[Diagnosis] = []
@@ -479,12 +496,63 @@ def verdict_from_outcome(exercise: Exercise, ref: Reference, outcome: RunOutcome
     return verdict
 
 
+def pair_source(exercise: Exercise) -> PairSource:
+    """Combined pitfalls on demand: each pair ("a+b") is run once in a trusted child, only when
+    a diagnosis asks for it, and cached beside the reference (running every pair of adam's
+    eighteen mistakes up front would cost a learner's first run half a minute)."""
+
+    def fetch(names: list[str]) -> dict[str, SubjectRun]:
+        key = cache.exercise_key(exercise)
+        wanted = sorted({"+".join(sorted(name.split("+"))) for name in names})
+        found: dict[str, SubjectRun] = {}
+        missing = []
+        for name in wanted:
+            hit = cache.load(f"{exercise.slug}.pair.{name}", key)
+            if hit is None:
+                missing.append(name)
+            else:
+                found.update(_split(*hit))
+        if missing:
+            found.update(_run_pairs(exercise, key, missing))
+        return found
+
+    return fetch
+
+
+def _run_pairs(exercise: Exercise, key: str, names: list[str]) -> dict[str, SubjectRun]:
+    subjects = [{"kind": "pitfalls", "path": str(exercise.pitfalls_path),
+                 "source": exercise.pitfalls_path.read_text(encoding="utf-8")}]
+    budget = exercise.time_limit * (2 + len(names) * 2) + 30
+    outcome = run_job(_job(exercise, subjects, combinations=names),
+                      Limits(wall_s=budget, memory_mb=max(exercise.memory_mb, 4096)))
+    if outcome.result is None:
+        return {}  # a diagnosis without pairs is still a diagnosis: never fail the verdict for it
+    result, runs = outcome.result, _split(outcome.result, outcome.observations)
+    expected = {i.name for i in result.instances}
+    found: dict[str, SubjectRun] = {}
+    for name in names:
+        a, b = name.split("+")
+        sid = next((s for s in (protocol.pitfall_subject(f"{a}+{b}"), protocol.pitfall_subject(f"{b}+{a}"))
+                    if s in runs), None)
+        subject = {sid: result.subjects[sid]} if sid else {}  # empty: this pair cannot be built
+        if sid and set(runs[sid].cases) != expected:
+            continue
+        prefix = f"{sid}{protocol.SEP}"
+        obs = {k: v for k, v in outcome.observations.items() if sid and k.startswith(prefix)}
+        stored = protocol.Result(token="", observations_sha256="", subjects=subject, instances=result.instances,
+                                 pitfalls=result.pitfalls)
+        cache.store(f"{exercise.slug}.pair.{name}", key, stored, obs)
+        if sid:
+            found[sid] = runs[sid]
+    return found
+
+
 def _judge_learner(exercise: Exercise, ref: Reference, outcome: RunOutcome, filename: str) -> Verdict:
     assert outcome.result is not None
     run = _split(outcome.result, outcome.observations).get(LEARNER)
     if run is None:
         return _error_verdict(exercise, Status.CRASHED, "The worker returned no observations for the submission.")
-    verdict = judge_subject(exercise, ref, run)
+    verdict = judge_subject(exercise, ref, run, pairs=pair_source(exercise))
     speed = outcome.result.speed
     if verdict.passed and speed is not None:
         advice = speed_advice(asdict(speed), source_of(filename))
