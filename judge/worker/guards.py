@@ -1,20 +1,87 @@
 """Runtime guards for "from memory" exercises: the learner may not call the built-in it is asked
 to write. Stdlib-only, loaded by the child next to runner.py (never imported with torch in the
 parent).
+
+Two questions, both answered by identity, never by file name (a file name is whatever the
+learner passes to ``compile``):
+
+*Is this the forbidden built-in?* Each forbidden object is known by identity: the object itself
+(a function, a class, a C builtin) and the code objects of the functions behind it, unwrapped
+(``inspect.unwrap``; for a class, every method). A code object that any other function shares is
+never registered: torch's decorators share one wrapper code among many functions
+(``typing_extensions.deprecated``, an optimizer's ``_use_grad``), and calling an innocent
+neighbour of a forbidden function must not trip.
+
+*Is the call made on the learner's behalf?* The judge's own case code may use a forbidden
+built-in (lr-schedule drives the learner's function through LambdaLR), so a call trips only
+when one of these holds in its thread:
+
+- a learner call is in progress: the runner hands the case code wrapped entry points
+  (:meth:`Guards.entry_point`) and loads the learner's module inside :meth:`Guards.learner`;
+- it runs in a thread other than the runner's (the judge starts none);
+- a frame up the stack runs the learner's code: a code object compiled from the learner's file,
+  a function whose globals are the learner's module, or code the learner made while a learner
+  call was in progress (exec, ``types.FunctionType``, ``__code__`` assignment: all audited);
+- a frame up the stack, the forbidden one included, is a method call on a learner object: an
+  instance of a class the learner defined (classes that did not exist before the learner's file
+  was loaded) or an object an entry point returned. This is what catches
+  ``opt = subject.Adam(...); opt.step()`` when ``step`` is torch's own, stolen onto the class.
+
+Besides the wrappers put in place of the forbidden names, two hooks watch:
+
+- a profile hook (``sys.setprofile``) sees every Python function start and every direct call of
+  a C builtin, and trips on forbidden code called on the learner's behalf. Every
+  ``threading.Thread`` starts with it in place (and nothing in a thread other than the
+  runner's is waved through as the judge's);
+- an audit hook (``sys.addaudithook``, which cannot be removed) keeps the profile hook in place:
+  CPython announces every attempt to replace it as the "sys.setprofile" event, and the audit
+  hook refuses them all. A deliberate attempt from learner code is itself a forbidden call;
+  CPython dropping the hook because the hook raised (our ForbiddenAPI, or a RecursionError when
+  the learner's recursion reaches the limit inside the hook) is refused with that same
+  exception, so the learner sees an honest RecursionError and the hook stays. It also refuses
+  ``sys.settrace`` and new audit hooks from learner code (both would run code unwatched or
+  rewrite the judge's frames), and records as the learner's any code the learner creates
+  (exec, ``types.FunctionType``, ``__code__`` assignment).
+
+This is a deterrent, not a proof: see README.md ("Security model").
 """
 
 from __future__ import annotations
 
 import functools
+import gc
+import importlib
+import inspect
 import sys
 import threading
 import types
-from typing import Any
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, Callable
+
+# A class's MRO read through type's own descriptor, so that a learner's metaclass cannot run code
+# while the hooks look (they run with profiling off: anything they call is unwatched).
+_MRO = type.__dict__["__mro__"].__get__
+# Identity keys: object.__hash__ is the pointer hash, unique among live objects (everything keyed
+# here is kept alive), and unlike id() it raises no "builtins.id" audit event, which would cost a
+# call of the audit hook on every event the profile hook sees.
+_addr = object.__hash__
+_SUBCLASSES = type.__dict__["__subclasses__"]
+_PLAIN = (bool, int, float, complex, str, bytes, type(None), tuple, list, dict)  # values, not objects
+_AUDITED = frozenset({"sys.setprofile", "sys.settrace", "sys.addaudithook", "exec", "function.__new__",
+                      "object.__setattr__"})
+_SETPROFILE = "sys.setprofile (switching off the judge's guard)"
+MAX_HITS = 32
 
 
 class ForbiddenAPI(BaseException):
     """Raised by a guarded built-in. A BaseException so a bare ``except Exception`` in the
     submission cannot swallow it; its use is also recorded before it is raised."""
+
+
+class _Refused(RuntimeError):
+    """The audit hook refusing an operation. A RuntimeError because ``sys.addaudithook`` then
+    quietly declines to add the learner's hook instead of raising."""
 
 
 class Guards:
@@ -23,50 +90,100 @@ class Guards:
     def __init__(self, filename: str) -> None:
         self.filename = filename
         self.hits: list[dict[str, Any]] = []
-        self.installed: dict[int, str] = {}  # id(guard) -> the dotted name it stands for
-        self.originals: dict[int, str] = {}  # id(the real built-in) -> its dotted name
-        self.codes: dict[Any, str] = {}  # code objects of the real built-ins (functions, methods)
+        self.installed: dict[int, str] = {}  # _addr(guard) -> the dotted name it stands for
+        self.originals: dict[int, str] = {}  # _addr(the real object, or a C builtin behind it) -> name
+        self.codes: dict[int, str] = {}  # _addr(code object of a real built-in) -> name
         self.hook: Any = None
+        self.depth = 0  # learner calls in progress in the runner's thread
+        self.watching = False  # the profile hook is meant to be in place
+        self._main = threading.get_ident()
+        self._keep: list[Any] = []  # everything keyed by _addr() here, kept alive: no key is reused
+        self._code_owners: set[int] = set()  # _addr() of the unwrapped forbidden functions
+        self._learner_codes: set[int] = set()
+        self._file_codes: set[int] = set()  # compiled from the learner's file: the ones with lines
+        self._learner_namespaces: set[int] = set()
+        self._learner_types: set[int] = set()
+        self._learner_objects: dict[int, Any] = {}
+        self._known_types: set[int] = set()  # every class that existed before the learner's code
+        self._setting: set[int] = set()  # threads in which the guards themselves set the hook
+        self._raising: dict[int, BaseException] = {}  # thread -> what the profile hook is raising
+        self._import_exec = getattr(getattr(sys.modules.get("_frozen_importlib"), "_call_with_frames_removed", None),
+                                    "__code__", None)
 
-    def check_exports(self, module: types.ModuleType, entry: list[str], source: str) -> None:
-        """``Adam = getattr(torch.optim, "Ad" + "am")`` at module level hands the built-in itself to
-        the judge's case code, with no learner frame on the stack when it is called. So the
-        entry points are checked by identity after loading: a guard, or a class built on one,
-        is the forbidden API."""
-        known = {**self.originals, **self.installed}
-        for name in entry:
-            obj = getattr(module, name, None)
-            while isinstance(obj, functools.partial):
-                obj = obj.func
-            obj = getattr(obj, "__func__", obj)  # a bound method
-            hit = known.get(id(obj))
-            if hit is None and isinstance(obj, type):
-                hit = next((known[id(base)] for base in obj.__mro__ if id(base) in known), None)
-            if hit is not None:
-                line = next((i for i, text in enumerate(source.splitlines(), 1)
-                             if text.lstrip().startswith((f"{name} =", f"{name}=", f"class {name}"))), None)
-                self.hits.append({"api": hit, "line": line})
+    # -----------------------------------------------------------------------------------------
+    # Setting up
 
-    def _call_site(self) -> int | None:
-        """The learner's line if learner code is anywhere up the stack, else None.
+    def install(self, forbidden: list[str]) -> None:
+        """Replace each forbidden object everywhere torch exposes it (aliases included), so
+        ``getattr(torch.optim, "Ad" + "am")`` and ``torch.optim.adam.Adam`` are caught too; then
+        learn its code objects and start the hooks."""
+        for dotted in forbidden:
+            original = _resolve(dotted)
+            if original is None or _addr(original) in self.originals or _addr(original) in self.installed:
+                continue  # missing in this torch, or an alias of a name listed earlier: the first wins
+            self._register(dotted, original)
+            # Functions, C builtins and classes get a stand-in under every torch name. An operator
+            # object (torch.ops.aten.X) stays: torch's internals use its attributes, and the
+            # profile hook sees the C function it calls.
+            if isinstance(original, (type, types.FunctionType, types.BuiltinFunctionType)):
+                self._replace(original, self.make_guard(dotted, original))
+        self._drop_shared_codes()
+        if not self.codes and not self.originals:
+            return
+        self._known_types = _all_classes(self._keep)
+        self.hook = self._make_hook()
+        audit = self._make_audit()
+        sys.addaudithook(audit)
+        self._keep.append(audit)
+        self.watching = True
+        self._set_profile(self.hook)
+        self._watch_new_threads()
 
-        The judge's own case code may use a forbidden built-in (a schedule exercise drives the
-        learner's function through LambdaLR); only calls made on the learner's behalf trip."""
-        frame = sys._getframe(1)
-        while frame is not None:
-            if frame.f_code.co_filename == self.filename:
-                return frame.f_lineno
-            frame = frame.f_back  # type: ignore[assignment]
-        return None
+    def _register(self, dotted: str, original: Any) -> None:
+        self._remember(self.originals, original, dotted)
+        for builtin in _builtins_behind(original):
+            if _addr(builtin) not in self.originals:
+                self._remember(self.originals, builtin, dotted)
+        for function in _functions_of(original):
+            self._code_owners.add(_addr(function))
+            self._keep.append(function)
+            if _addr(function.__code__) not in self.codes:
+                self._remember(self.codes, function.__code__, dotted)
+
+    def _remember(self, table: dict[int, str], obj: Any, dotted: str) -> None:
+        table[_addr(obj)] = dotted
+        self._keep.append(obj)
+
+    def _replace(self, original: Any, guard: Any) -> None:
+        self._remember(self.installed, guard, self.originals[_addr(original)])
+        for name, module in list(sys.modules.items()):
+            if not name.startswith("torch") or module is None:
+                continue
+            try:
+                namespace = vars(module)
+            except TypeError:
+                continue
+            for key, value in list(namespace.items()):
+                if value is original:
+                    setattr(module, key, guard)
+
+    def _drop_shared_codes(self) -> None:
+        """Forget any code object that a function other than a forbidden one also runs: it is a
+        decorator's wrapper or a factory's closure, and tripping on it would accuse innocent
+        callers. One pass over the heap, before any learner code exists."""
+        if not self.codes:
+            return
+        for obj in gc.get_objects():
+            if type(obj) is types.FunctionType and _addr(obj.__code__) in self.codes and _addr(obj) not in self._code_owners:
+                del self.codes[_addr(obj.__code__)]
 
     def make_guard(self, dotted: str, original: Any) -> Any:
+        """A stand-in for the forbidden name: the real object for the judge's own code, a
+        ForbiddenAPI on the learner's behalf."""
         guards = self
 
         def check() -> None:
-            line = guards._call_site()
-            if line is not None:
-                guards.hits.append({"api": dotted, "line": line})
-                raise ForbiddenAPI(f"{dotted} is not allowed in this exercise: write it yourself")
+            guards._check(dotted, sys._getframe(2))
 
         if not isinstance(original, type):
             def guarded_function(*args: Any, **kwargs: Any) -> Any:
@@ -92,73 +209,397 @@ class Guards:
             "__module__": original.__module__, "__qualname__": original.__qualname__,
         })
 
-    def install(self, forbidden: list[str]) -> None:
-        """Replace each forbidden object everywhere torch exposes it (aliases included), so
-        ``getattr(torch.optim, "Ad" + "am")`` and ``torch.optim.adam.Adam`` are caught too."""
-        import importlib
+    # -----------------------------------------------------------------------------------------
+    # What the learner brings: its code, its classes, its entry points
 
-        for dotted in forbidden:
-            module_name, _, attr = dotted.rpartition(".")
-            try:
-                owner = importlib.import_module(module_name)
-                original = getattr(owner, attr)
-            except (ImportError, AttributeError):
+    def adopt_code(self, code: Any, from_file: bool = False) -> None:
+        """Record a code object (and every one nested in it) as the learner's."""
+        todo = [code]
+        while todo:
+            item = todo.pop()
+            if _addr(item) in self._learner_codes:
                 continue
-            if id(original) in self.installed or id(original) in self.originals:
-                continue  # an alias of a name listed earlier: the first (canonical) name wins
-            guard = self.make_guard(dotted, original)
-            self.installed[id(guard)] = dotted
-            self.originals[id(original)] = dotted
-            for code in _code_objects(original):
-                self.codes.setdefault(code, dotted)
-            for name, module in list(sys.modules.items()):
-                if not name.startswith("torch") or module is None:
-                    continue
-                try:
-                    namespace = vars(module)
-                except TypeError:
-                    continue
-                for key, value in list(namespace.items()):
-                    if value is original:
-                        setattr(module, key, guard)
-        self._profile()
+            self._learner_codes.add(_addr(item))
+            self._keep.append(item)
+            if from_file:
+                self._file_codes.add(_addr(item))
+            todo.extend(c for c in item.co_consts if type(c) is types.CodeType)
 
-    def _profile(self) -> None:
-        """The wrappers above can be stepped around (``Guard.__bases__[0]``, a closure cell, a
-        ``functools.partial``...), so the real built-ins' own code is watched too: a profile hook
-        sees every call, and one into forbidden code with the learner's file up the stack trips."""
-        if not self.codes and not self.originals:
-            return
-        codes, originals, guards = self.codes, self.originals, self
+    def adopt_namespace(self, namespace: dict[str, Any]) -> None:
+        """The learner's module globals: any function running with them is the learner's."""
+        self._learner_namespaces.add(_addr(namespace))
+        self._keep.append(namespace)
+
+    def adopt_classes(self, namespace: dict[str, Any]) -> None:
+        """Classes the learner's file defined (any class that did not exist before it ran)."""
+        for value in list(namespace.values()):
+            if _is_class(value):
+                self._adopt_class(value)
+
+    def _adopt_class(self, cls: Any) -> None:
+        if self._known_types and _addr(cls) not in self._known_types and _addr(cls) not in self._learner_types:
+            self._learner_types.add(_addr(cls))
+            self._keep.append(cls)
+
+    def adopt(self, value: Any) -> None:
+        """What an entry call returned is the learner's object: a method called on it later by
+        the case code (``opt.step()``) is a call on the learner's behalf."""
+        for item in (value, *(value if type(value) in (tuple, list) else ())):
+            kind = type(item)
+            if any(kind is plain for plain in _PLAIN):
+                continue
+            if _addr(kind) not in self._known_types:
+                self._adopt_class(kind)
+            elif _addr(item) not in self._learner_objects:
+                self._learner_objects[_addr(item)] = item  # kept alive: keys are never reused
+            if _is_class(item):
+                self._adopt_class(item)
+
+    def enter(self) -> None:
+        """A learner call starts (the hook is put back first if it was lost)."""
+        self.depth += 1
+        if self.watching and sys.getprofile() is not self.hook:
+            self._set_profile(self.hook)
+
+    def leave(self) -> None:
+        self.depth -= 1
+
+    @contextmanager
+    def learner(self) -> Iterator[None]:
+        """Everything inside runs on the learner's behalf (loading the learner's module)."""
+        self.enter()
+        try:
+            yield
+        finally:
+            self.leave()
+
+    def entry_point(self, target: Callable[..., Any]) -> Callable[..., Any]:
+        """The callable the case code gets in place of the learner's entry point: the same call,
+        marked as the learner's, whatever the entry point is (a partial, a class built from
+        torch's, code compiled under another file name)."""
+        guards = self
+
+        def learner_entry(*args: Any, **kwargs: Any) -> Any:
+            guards.enter()
+            try:
+                result = target(*args, **kwargs)
+            finally:
+                guards.leave()
+            guards.adopt(result)
+            return result
+
+        return learner_entry
+
+    def check_exports(self, module: types.ModuleType, entry: list[str], source: str) -> None:
+        """``Adam = getattr(torch.optim, "Ad" + "am")`` at module level hands the built-in itself to
+        the judge's case code. So the entry points are checked by identity after loading: a
+        guard, a real built-in, a class built on one or holding its methods, a partial (of
+        ``operator.call`` too) or bound method around one, is the forbidden API. Call it inside
+        :meth:`learner`: looking at the learner's objects may run the learner's code."""
+        if not self.originals:
+            return  # nothing is forbidden in this exercise
+        for name in entry:
+            hit = self._forbidden_in(getattr(module, name, None))
+            if hit is not None:
+                line = next((i for i, text in enumerate(source.splitlines(), 1)
+                             if text.lstrip().startswith((f"{name} =", f"{name}=", f"class {name}"))), None)
+                self._hit(hit, line)
+
+    def _forbidden_in(self, obj: Any) -> str | None:
+        known = {**self.originals, **self.installed}
+        todo, seen, looked_at = [obj], set(), []
+        while todo and len(seen) < 256:
+            item = todo.pop()
+            if _addr(item) in seen:
+                continue
+            seen.add(_addr(item))
+            looked_at.append(item)  # alive until the end, so no key in seen is reused
+            if _addr(item) in known:
+                return known[_addr(item)]
+            if isinstance(item, functools.partial):
+                todo += [item.func, *item.args, *item.keywords.values()]
+            elif isinstance(item, (types.MethodType, staticmethod, classmethod)):
+                todo += [item.__func__, getattr(item, "__self__", None)]
+            elif isinstance(item, property):
+                todo += [item.fget, item.fset, item.fdel]
+            elif isinstance(item, types.FunctionType):
+                if _addr(item.__code__) in self.codes:  # torch's code, whoever's function object
+                    return self.codes[_addr(item.__code__)]
+                todo.append(getattr(item, "__wrapped__", None))  # a decorator's wrapper: what it wraps
+            elif _is_class(item):
+                for cls in _MRO(item):
+                    if _addr(cls) in known:
+                        return known[_addr(cls)]
+                    if _addr(cls) not in self._known_types:  # the learner's own: look at its methods
+                        todo += list(vars(cls).values())
+        return None
+
+    # -----------------------------------------------------------------------------------------
+    # Deciding
+
+    def _check(self, dotted: str, frame: Any) -> None:
+        """Record and refuse a call of forbidden ``dotted`` made at ``frame`` for the learner."""
+        if self._on_learner_behalf(frame):
+            self._hit(dotted, self._learner_line(frame))
+            raise ForbiddenAPI(f"{dotted} is not allowed in this exercise: write it yourself")
+
+    def _hit(self, api: str, line: int | None) -> None:
+        """Record a forbidden call once per place (a loop must not grow the result without end)."""
+        hit = {"api": api, "line": line}
+        if hit not in self.hits and len(self.hits) < MAX_HITS:
+            self.hits.append(hit)
+
+    def _on_learner_behalf(self, frame: Any) -> bool:
+        if self.depth > 0 or threading.get_ident() != self._main:
+            return True
+        while frame is not None:
+            if self._learner_frame(frame) or self._learner_self(frame):
+                return True
+            frame = frame.f_back
+        return False
+
+    def _learner_frame(self, frame: Any) -> bool:
+        return _addr(frame.f_code) in self._learner_codes or _addr(frame.f_globals) in self._learner_namespaces
+
+    def _learner_self(self, frame: Any) -> bool:
+        """Is this frame a method call on a learner object (its first argument)?"""
+        code = frame.f_code
+        if code.co_argcount:
+            value = frame.f_locals.get(code.co_varnames[0])
+        elif code.co_flags & inspect.CO_VARARGS:
+            rest = frame.f_locals.get(code.co_varnames[code.co_kwonlyargcount])
+            value = rest[0] if type(rest) is tuple and rest else None
+        else:
+            return False
+        if _addr(value) in self._learner_objects:
+            return True
+        kind = type(value)
+        classes = _MRO(value) if any(c is type for c in _MRO(kind)) else _MRO(kind)  # a classmethod's cls
+        return any(_addr(c) in self._learner_types for c in classes)
+
+    def _learner_line(self, frame: Any) -> int | None:
+        """The line of the learner's file closest to the call, if any frame runs that file."""
+        while frame is not None:
+            if _addr(frame.f_code) in self._file_codes or (frame.f_code.co_filename == self.filename
+                                                         and self._learner_frame(frame)):
+                return frame.f_lineno
+            frame = frame.f_back
+        return None
+
+    # -----------------------------------------------------------------------------------------
+    # The hooks
+
+    def _make_hook(self) -> Callable[[Any, str, Any], None]:
+        """The profile hook: every Python function start ("call") and every direct call of a C
+        builtin ("c_call"). It has to be cheap: two dict lookups in the common case."""
+        codes, originals, check, raising = self.codes, self.originals, self._check, self._raising
+        get_ident = threading.get_ident
 
         def hook(frame: Any, event: str, arg: Any) -> None:
             if event == "call":
-                dotted = codes.get(frame.f_code)
-                start = frame.f_back
+                dotted = codes.get(_addr(frame.f_code))
             elif event == "c_call":
-                dotted = originals.get(id(arg))
-                start = frame
+                dotted = originals.get(_addr(arg))
             else:
                 return
             if dotted is None:
                 return
-            while start is not None:
-                if start.f_code.co_filename == guards.filename:
-                    guards.hits.append({"api": dotted, "line": start.f_lineno})
-                    raise ForbiddenAPI(f"{dotted} is not allowed in this exercise: write it yourself")
-                start = start.f_back
+            try:
+                check(dotted, frame)
+            except BaseException as exc:
+                # CPython now drops the hook ("sys.setprofile" event): the audit hook refuses
+                # with this same exception, so the hook stays and the caller sees this.
+                raising[get_ident()] = exc
+                raise
 
-        self.hook = hook
-        sys.setprofile(hook)
-        threading.setprofile(hook)
+        return hook
 
-    def tampered(self) -> bool:
-        """Did the submission remove the profile hook? That is stepping around the guard too."""
-        return self.hook is not None and sys.getprofile() is not self.hook
+    def _make_audit(self) -> Callable[[str, tuple[Any, ...]], None]:
+        on_audit = self._on_audit
+
+        def audit(event: str, args: tuple[Any, ...]) -> None:
+            if event in _AUDITED:
+                try:
+                    frame = sys._getframe(1)
+                except ValueError:  # raised from C with no Python frame above (a thread's start)
+                    frame = None
+                on_audit(event, args, frame)
+
+        return audit
+
+    def _on_audit(self, event: str, args: tuple[Any, ...], frame: Any) -> None:
+        """``frame`` is the Python frame that raised the event (the caller of the C function)."""
+        ident = threading.get_ident()
+        if ident in self._setting:
+            return
+        if event == "sys.setprofile":
+            self._on_setprofile(ident, frame)
+        elif event == "sys.settrace":
+            # A trace function could rewrite the judge's frames (jumps, f_locals): refused.
+            if self._on_learner_behalf(frame):
+                raise _Refused("sys.settrace is not available while the judge runs your code")
+        elif event == "sys.addaudithook":
+            # A learner's audit hook would run with profiling off, unwatched: quietly not added.
+            if self._on_learner_behalf(frame):
+                raise _Refused("audit hooks cannot be added while the judge runs your code")
+        elif event in ("exec", "function.__new__"):
+            self._on_new_code(args[0] if args else None, frame)
+        elif len(args) == 3 and type(args[1]) is str and args[1] == "__code__":  # object.__setattr__
+            self._on_new_code(args[2], frame)
+
+    def _on_setprofile(self, ident: int, frame: Any) -> None:
+        """Every replacement of the profile hook is refused; only the reason differs."""
+        pending = self._raising.pop(ident, None)
+        if pending is not None:
+            raise pending  # CPython dropping the hook because it raised: keep it, same exception
+        if _near_recursion_limit():
+            # The hook could not even start (the learner's recursion is at the limit), so
+            # CPython drops it: that is the learner's RecursionError, not a forbidden call.
+            raise RecursionError("maximum recursion depth exceeded")
+        if self._on_learner_behalf(frame):
+            self._hit(_SETPROFILE, self._learner_line(frame))
+            raise ForbiddenAPI(f"{_SETPROFILE} is not allowed in this exercise")
+        raise _Refused("the judge's profile hook cannot be replaced")
+
+    def _on_new_code(self, code: Any, frame: Any) -> None:
+        """Code the learner makes (exec, ``types.FunctionType``, ``f.__code__ = ...``) while a
+        learner call runs, in a learner thread, or directly from learner code, is the learner's,
+        wherever it is later called from; torch modules imported meanwhile are not. No walk up
+        the stack here: torch itself compiles and runs code thousands of times per run."""
+        if type(code) is not types.CodeType or _addr(code) in self._learner_codes:
+            return
+        if frame is not None and frame.f_code is self._import_exec:
+            return
+        if (self.depth > 0 or threading.get_ident() != self._main
+                or (frame is not None and self._learner_frame(frame))):
+            self.adopt_code(code)
+
+    def _set_profile(self, hook: Any) -> None:
+        ident = threading.get_ident()
+        self._setting.add(ident)
+        try:
+            sys.setprofile(hook)
+        finally:
+            self._setting.discard(ident)
+
+    def _watch_new_threads(self) -> None:
+        """Every threading.Thread starts with the hook in place. Not ``threading.setprofile``: the
+        learner could clear that setting (a plain module global, unaudited) before starting one."""
+        guards = self
+        bootstrap = threading.Thread._bootstrap_inner  # type: ignore[attr-defined]
+
+        def _bootstrap_inner(thread: threading.Thread) -> None:
+            if guards.watching:
+                guards._set_profile(guards.hook)
+            bootstrap(thread)
+
+        threading.Thread._bootstrap_inner = _bootstrap_inner  # type: ignore[attr-defined]
+
+    def stop_watching(self) -> None:
+        """Switch the profile hook off (the learner's speed is timed without its overhead). The
+        audit hook stays, as it must."""
+        if self.hook is None:
+            return
+        self.watching = False
+        self._set_profile(None)
 
 
-def _code_objects(original: Any) -> list[Any]:
-    if isinstance(original, type):
-        return [v.__code__ for v in vars(original).values() if hasattr(v, "__code__")]
-    code = getattr(original, "__code__", None)
-    return [code] if code is not None else []
+# ---------------------------------------------------------------------------------------------
+# Helpers (none of them may run learner code: they run inside the hooks, with profiling off)
+
+
+def _resolve(dotted: str) -> Any:
+    """The object a dotted name stands for: the longest importable module prefix, then
+    attributes (``torch.ops.aten._fused_adam_`` is an attribute chain, not a module path)."""
+    parts = dotted.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        try:
+            for attr in parts[cut:]:
+                obj = getattr(obj, attr)
+        except (AttributeError, RuntimeError):
+            return None
+        return obj
+    return None
+
+
+def _unwrap(function: Any) -> Any:
+    try:
+        return inspect.unwrap(function)
+    except ValueError:  # a cycle of __wrapped__
+        return function
+
+
+def _functions_of(original: Any) -> list[types.FunctionType]:
+    """The Python functions that do the work of a forbidden object, decorators removed: the
+    function itself, or every method a class defines (its own, not its bases')."""
+    if _is_class(original):
+        members: list[Any] = []
+        for value in vars(original).values():
+            if isinstance(value, (staticmethod, classmethod)):
+                members.append(value.__func__)
+            elif isinstance(value, property):
+                members += [value.fget, value.fset, value.fdel]
+            else:
+                members.append(value)
+    else:
+        members = [original]
+    found = []
+    for member in members:
+        inner = _unwrap(member) if callable(member) else None
+        if type(inner) is types.FunctionType:
+            found.append(inner)
+    return found
+
+
+def _builtins_behind(original: Any) -> list[Any]:
+    """The C functions a torch operator object calls: ``torch.ops.aten.X`` (a packet) and each of
+    its overloads keep theirs in ``_op``. Duck-typed: this module never imports torch."""
+    found = []
+    candidates = [original]
+    overloads = getattr(original, "overloads", None)
+    if callable(overloads) and type(original).__module__.startswith("torch"):
+        try:
+            candidates += [getattr(original, name) for name in overloads()]
+        except (AttributeError, RuntimeError, TypeError):
+            pass
+    for candidate in candidates:
+        op = getattr(candidate, "_op", None) if type(candidate).__module__.startswith("torch") else None
+        if isinstance(op, types.BuiltinFunctionType):
+            found.append(op)
+    return found
+
+
+def _is_class(value: Any) -> bool:
+    return any(c is type for c in _MRO(type(value)))
+
+
+def _all_classes(keep: list[Any]) -> set[int]:
+    """Every class that exists now (before the learner's code): later ones are the learner's."""
+    seen: set[int] = set()
+    todo: list[Any] = [object]
+    while todo:
+        cls = todo.pop()
+        if _addr(cls) in seen:
+            continue
+        seen.add(_addr(cls))
+        keep.append(cls)
+        try:
+            todo.extend(_SUBCLASSES(cls))
+        except TypeError:
+            pass
+    return seen
+
+
+def _near_recursion_limit(room: int = 40) -> bool:
+    def down(n: int) -> int:
+        return down(n - 1) if n else 0
+
+    try:
+        down(room)
+    except RecursionError:
+        return True
+    return False

@@ -386,6 +386,62 @@ def memory_note() -> str:
     return f" (the memory limit is {soft >> 20} MB)" if soft != resource.RLIM_INFINITY else ""
 
 
+_NOT_DELTA = {"__module__", "__doc__", "__qualname__", "__dict__", "__weakref__", "__firstlineno__",
+              "__static_attributes__"}
+
+
+def _combine(a: Any, b: Any) -> Any:
+    """Two known mistakes in one implementation, or None when they cannot be combined.
+
+    Class-based pitfalls written as small overrides of a shared base (adam's are) combine by
+    inheritance: ``type("A+B", (A, B), {})`` has both overrides, provided they change different
+    things. A dict of entry points combines entry by entry."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        if a.keys() != b.keys():
+            return None
+        parts = {key: _combine(a[key], b[key]) for key in a}
+        return parts if all(v is not None for v in parts.values()) else None
+    if not (isinstance(a, type) and isinstance(b, type)) or issubclass(a, b) or issubclass(b, a):
+        return None
+    if (set(vars(a)) - _NOT_DELTA) & (set(vars(b)) - _NOT_DELTA):
+        return None  # both change the same thing: together they are not both mistakes
+    try:
+        return type(f"{a.__name__}+{b.__name__}", (a, b), {})
+    except TypeError:  # no consistent method order
+        return None
+
+
+def pitfall_combinations(bundle: Any, path: str, wanted_pairs: list[str]) -> list[tuple[str, dict[str, Any]]]:
+    """Pairs of known mistakes run together (subjects ``pitfall:a+b``), so a submission that makes
+    two of them (HF's old AdamW: eps before the bias correction *and* decay after the update) is
+    named with both. A pitfalls module opts in with ``COMBINE = "all"`` (every pair that
+    :func:`_combine` can build) or a list of slug pairs; ``COMBINATIONS = [{"of": [a, b],
+    "impl": ...}]`` gives a pair explicitly (function-based pitfalls cannot be combined
+    automatically), and a module-level ``combine(a, b)`` builds pairs the module's own way.
+    Only the pairs grind asks for (``wanted_pairs``, "a+b") are built: grind asks when no single
+    mistake explains a submission, and caches each pair's observations."""
+    import itertools
+
+    impls = {p["slug"]: p["impl"] for p in bundle.PITFALLS}
+    explicit = {tuple(c["of"]): c["impl"] for c in getattr(bundle, "COMBINATIONS", [])}
+    wanted = getattr(bundle, "COMBINE", None)
+    pairs = list(itertools.combinations(impls, 2)) if wanted == "all" else [tuple(p) for p in wanted or []]
+    pairs += [pair for pair in explicit if pair not in pairs]
+    # The module's own combine(a, b) knows its deltas best (adam's merges method overrides).
+    maker = getattr(bundle, "combine", None)
+    asked = set(wanted_pairs)
+    found = []
+    for a, b in pairs:
+        if f"{a}+{b}" not in asked and f"{b}+{a}" not in asked:
+            continue
+        impl = explicit.get((a, b))
+        if impl is None and a in impls and b in impls:
+            impl = maker(a, b) if callable(maker) else _combine(impls[a], impls[b])
+        if impl is not None:
+            found.append((_protocol.pitfall_subject(f"{a}+{b}"), {"kind": "impl", "impl": impl, "path": path}))
+    return found
+
+
 def main() -> None:
     """Cold mode: one job on stdin, in this process (after the shielding fork, confined)."""
     die_with_parent()
@@ -611,142 +667,233 @@ def seal_imports() -> None:
     sys.meta_path.insert(0, _NoJudgeImports())
 
 
-def execute(job: dict[str, Any], progress: Any) -> None:
-    """Run every subject of one job through every case and write the observations."""
+class _Run:
+    """What the steps of one job share. numpy and torch come in as arguments because this module
+    imports neither at load time (they are imported in :func:`execute`, under the limits)."""
+
+    def __init__(self, job: dict[str, Any], control: Any, np: Any, torch: Any) -> None:
+        self.job = job
+        self.control = control  # the parent's control pipe ("ready", "case ..."), or None
+        self.np, self.torch = np, torch
+        self.entry: list[str] = job["entry"]
+        self.checks: Any = None
+        self.instances: list[dict[str, Any]] = []
+        self.guards: Any = None  # learner runs only
+        self.observed: dict[str, Any] = {}  # observation name -> numpy array
+        self.result = _protocol.Result(token="", observations_sha256="")
+
+    def say(self, line: str) -> None:
+        if self.control:
+            self.control.write(line + "\n")
+
+    def hits(self) -> list[Any]:
+        """The forbidden calls so far (learner runs), as the protocol records them."""
+        if self.guards is None:
+            return []
+        return [_protocol.ForbiddenHit(str(h["api"]), h["line"]) for h in self.guards.hits]
+
+
+def _error(exc: BaseException, filename: str) -> Any:
+    return _protocol.ErrorInfo(**describe_exception(exc, filename))
+
+
+def load_checks(run: _Run) -> None:
+    """The cases, one instance per (case, size, seed). The checks module may warm up what its cases
+    need (building a torch optimizer imports torch._dynamo, over a second): this runs before
+    "ready", outside the learner's clock."""
+    run.checks = load_source(run.job["checks_source"], run.job["checks_filename"], "grind_checks")
+    run.instances = expand_cases(list(run.checks.CASES), run.job.get("seeds"))
+
+
+def list_subjects(run: _Run) -> list[tuple[str, dict[str, Any]]]:
+    """(subject id, spec) in run order. A pitfalls bundle is trusted code: it is loaded here and
+    becomes one subject per pitfall, whose description (every field PitfallMeta has) goes into
+    the result."""
+    import dataclasses
+
+    subjects: list[tuple[str, dict[str, Any]]] = []
+    for spec in run.job["subjects"]:
+        if spec["kind"] != "pitfalls":
+            subjects.append((spec["id"], spec))
+            continue
+        bundle = load_source(spec["source"], spec["path"], "grind_pitfalls")
+        described = [f.name for f in dataclasses.fields(_protocol.PitfallMeta)]
+        pairs = run.job.get("combinations")  # None: the single pitfalls; a list: only these pairs
+        for pitfall in bundle.PITFALLS:
+            run.result.pitfalls.append(_protocol.PitfallMeta(**{k: pitfall[k] for k in described if k in pitfall}))
+            if pairs is None:
+                subjects.append((_protocol.pitfall_subject(pitfall["slug"]),
+                                 {"kind": "impl", "impl": pitfall["impl"], "path": spec["path"]}))
+        if pairs is not None:
+            subjects += pitfall_combinations(bundle, spec["path"], pairs)
+    return subjects
+
+
+def time_reference(run: _Run) -> tuple[dict[str, Any] | None, float | None]:
+    """Speed runs: the SPEED case and the reference's time on it. The reference is timed first
+    and dropped before any learner code is loaded, so the learner's code never sees it."""
+    source = run.job.pop("speed_reference", None)
+    speed_case = getattr(run.checks, "SPEED", None) if source else None
+    if speed_case is None:
+        return None, None
+    reference = load_source(source, "<reference>", "grind_speed_reference")
+    try:
+        return speed_case, time_call(speed_case, subject_namespace(reference, run.entry), None)
+    finally:
+        sys.modules.pop("grind_speed_reference", None)
+
+
+def start_guards(run: _Run) -> None:
+    """Learner runs: the "from memory" guards, and a dump of every thread's stack just before the
+    parent's deadline, so that a timeout can still point at the learner's line."""
+    if not run.job.get("guard"):
+        return
+    run.guards = Guards(run.job["subjects"][0].get("path", ""))
+    run.guards.install(run.job.get("forbidden", []))
+    dump = open(os.path.join(run.job["out_dir"], "timeout_trace.txt"), "w")
+    faulthandler.dump_traceback_later(max(run.job["time_limit"] - 0.3, 0.1), file=dump)
+
+
+def load_subject(run: _Run, spec: dict[str, Any], module_name: str) -> tuple[Any, Any]:
+    """(the entry points as the case code will see them, None), or (None, why there are none).
+    Whatever the learner's file raises propagates: the caller records it as a load error.
+
+    A learner's file is loaded as a learner call (anything it does at import is watched), its
+    entry points are checked by identity, and the case code gets them wrapped, so that the
+    guards know when a call on the learner's behalf is in progress."""
+    if spec["kind"] == "impl":
+        return subject_namespace(spec["impl"], run.entry), None
+    from contextlib import nullcontext
+
+    guards = run.guards
+    with guards.learner() if guards else nullcontext():
+        module = load_source(spec["source"], spec.get("path", ""), module_name, guards)
+        if guards:
+            guards.check_exports(module, run.entry, spec["source"])
+            if guards.hits:
+                raise ForbiddenAPI(guards.hits[0]["api"])
+        missing = [name for name in run.entry if not hasattr(module, name)]
+        if missing:
+            return None, _protocol.ErrorInfo("MissingDefinition", f"the file does not define {', '.join(missing)}")
+        subject = subject_namespace(module, run.entry)
+        if guards:
+            subject = types.SimpleNamespace(**{name: guards.entry_point(getattr(subject, name)) for name in run.entry})
+    return subject, None
+
+
+def observe_case(run: _Run, subject_id: str, subject: Any, instance: dict[str, Any], filename: str,
+                 record_input: bool) -> Any:
+    """Run one case instance on one subject and keep what it observed, as plain arrays. Whatever
+    the subject does (raise, return non-data) becomes the case's record."""
+    np, torch = run.np, run.torch
+    name, case = instance["name"], instance["case"]
+    run.say(f"case {subject_id} {name}")
+    torch.manual_seed(0)
+    inputs = case["inputs"](**instance["params"]) if "inputs" in case else {}
+    if record_input:
+        run.result.instances.append(_protocol.Instance(
+            name, case["name"], case.get("kind", "edge"), instance["params"], preview(inputs, np, torch),
+            case.get("shown")))
+    try:
+        raw = case["call"](subject, **inputs)
+        if type(raw) is not dict:
+            raise BadOutput("the case did not produce observations")
+        for key, value in raw.items():
+            try:
+                run.observed[_protocol.obs_name(subject_id, name, key)] = to_array(value, np, torch)
+            except BadOutput as exc:
+                raise BadOutput(f"{key}: {exc}") from None
+    except BadOutput as exc:
+        return _protocol.CaseRecord("bad_output", message=str(exc))
+    except BaseException as exc:  # noqa: BLE001 - a learner's exception is data
+        return _protocol.CaseRecord("error", error=_error(exc, filename))
+    return _protocol.CaseRecord("ok", keys=[str(k) for k in raw])
+
+
+def run_subject(run: _Run, subject_id: str, spec: dict[str, Any], record_inputs: bool) -> Any:
+    """Load one subject and run it over every instance; returns its entry points (None if it
+    did not load). Its record is in the result from the start, so a crash leaves no doubt."""
+    record = run.result.subjects[subject_id] = _protocol.SubjectRecord()
+    started = time.perf_counter()
+    filename = spec.get("path", "")
+    try:
+        subject, record.load_error = load_subject(run, spec, f"grind_subject_{len(run.result.subjects)}")
+    except BaseException as exc:  # noqa: BLE001 - anything the learner's import does is data
+        record.load_error = _error(exc, filename)
+        record.forbidden = run.hits()
+        return None
+    if record.load_error is not None:
+        return None
+    for instance in run.instances:
+        record.cases[instance["name"]] = observe_case(run, subject_id, subject, instance, filename, record_inputs)
+    record.forbidden = run.hits()
+    record.elapsed_s = time.perf_counter() - started
+    return subject
+
+
+def time_learner(run: _Run, subject_id: str, subject: Any, speed_case: dict[str, Any], reference_time: float) -> None:
+    """Speed runs: a subject that passed every case to the end is timed on the SPEED case, with
+    a budget relative to the reference, so a very slow answer cannot turn a pass into a timeout."""
+    record = run.result.subjects[subject_id]
+    if subject is None or record.load_error is not None or any(c.status != "ok" for c in record.cases.values()):
+        return
+    budget = max(1.0, min(3.0, reference_time * 200))
+    run.result.speed = _protocol.SpeedSample(reference_time, budget, time_call(speed_case, subject, budget),
+                                             speed_case.get("name", "a larger input"))
+
+
+def write_result(run: _Run, token: str, save_file: Any) -> None:
+    """observations.safetensors, then result.json carrying the run's token and the observations'
+    hash. O_EXCL: if the submission already created result.json, refuse to write a second one;
+    the parent then sees a forged or doubled result and fails the run."""
+    out_dir = run.job["out_dir"]
+    obs_path = os.path.join(out_dir, "observations.safetensors")
+    save_file(run.observed, obs_path)
+    with open(obs_path, "rb") as handle:
+        run.result.observations_sha256 = hashlib.sha256(handle.read()).hexdigest()
+    run.result.token = token
+    run.result.torch_version = run.torch.__version__
+    fd = os.open(os.path.join(out_dir, "result.json"), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as handle:
+        json.dump(run.result.to_json(), handle)
+
+
+def execute(job: dict[str, Any], control: Any) -> None:
+    """Run every subject of one job through every case and write the observations.
+
+    ``control`` is the parent's control stream (a text stream on a pipe, or None): "ready" once
+    the checks are loaded (the learner's clock starts there), then "case <subject> <instance>"
+    before each case, so a timeout can name the case it interrupted. The steps: load the checks,
+    list the subjects, time the reference (speed runs), start the guards (learner runs), run
+    each subject over every instance, time the learner, write the result and leave without
+    running anything the submission may have registered (atexit handlers, threads)."""
     seal_imports()
-    token = job.pop("token")
-    out_dir = job["out_dir"]
+    token = job.pop("token")  # out of the job before any learner code can look at it
 
     import numpy as np
     import torch
     from safetensors.numpy import save_file
 
     torch.set_num_threads(1)
-    # The checks module may warm up what its cases need (building a torch optimizer imports
-    # torch._dynamo, over a second); that happens before "ready", outside the learner's clock.
-    checks = load_source(job["checks_source"], job["checks_filename"], "grind_checks")
-    instances = expand_cases(list(checks.CASES), job.get("seeds"))
-    if progress:
-        progress.write("ready\n")
-    entry = job["entry"]
+    run = _Run(job, control, np, torch)
+    load_checks(run)
+    run.say("ready")
+    subjects = list_subjects(run)
+    speed_case, reference_time = time_reference(run)
+    start_guards(run)
 
-    subjects: list[tuple[str, dict[str, Any]]] = []
-    results: dict[str, Any] = {"subjects": {}, "instances": [], "pitfalls": []}
-    for spec in job["subjects"]:
-        if spec["kind"] == "pitfalls":
-            pitfalls = load_source(spec["source"], spec["path"], "grind_pitfalls")
-            for p in pitfalls.PITFALLS:
-                meta = {k: p[k] for k in ("slug", "name", "explanation", "hint")}
-                results["pitfalls"].append(meta)
-                subjects.append((f"pitfall:{p['slug']}", {"kind": "impl", "impl": p["impl"], "path": spec["path"]}))
-        else:
-            subjects.append((spec["id"], spec))
+    first = None
+    for index, (subject_id, spec) in enumerate(subjects):
+        subject = run_subject(run, subject_id, spec, record_inputs=bool(job.get("record_inputs")) and index == 0)
+        first = subject if index == 0 else first
 
-    speed_case = getattr(checks, "SPEED", None) if job.get("speed_reference") else None
-    reference_time = None
-    if speed_case is not None:
-        # Time the reference first, then drop it, before any learner code is loaded.
-        reference = load_source(job.pop("speed_reference"), "<reference>", "grind_speed_reference")
-        reference_time = time_call(speed_case, subject_namespace(reference, job["entry"]), None)
-        del reference
-        sys.modules.pop("grind_speed_reference", None)
-
-    guards = Guards(job["subjects"][0].get("path", "")) if job.get("guard") else None
-    if guards:
-        guards.install(job.get("forbidden", []))
-        # Dump every thread's stack just before the parent's deadline, so a timeout can
-        # still point at the learner's line.
-        dump = open(os.path.join(out_dir, "timeout_trace.txt"), "w")
-        faulthandler.dump_traceback_later(max(job["time_limit"] - 0.3, 0.1), file=dump)
-
-    observed: dict[str, Any] = {}
-    learner_subject = None
-    for subject_id, spec in subjects:
-        record: dict[str, Any] = {"load_error": None, "cases": {}, "forbidden": []}
-        results["subjects"][subject_id] = record
-        subject_started = time.perf_counter()
-        filename = spec.get("path", "")
-        try:
-            if spec["kind"] == "impl":
-                subject = subject_namespace(spec["impl"], entry)
-            else:
-                module = load_source(spec["source"], filename, f"grind_subject_{len(results['subjects'])}")
-                if guards:
-                    guards.check_exports(module, entry, spec["source"])
-                    if guards.hits:
-                        raise ForbiddenAPI(guards.hits[0]["api"])
-                missing = [name for name in entry if not hasattr(module, name)]
-                if missing:
-                    record["load_error"] = {
-                        "type": "MissingDefinition", "line": None, "code": "", "traceback": "",
-                        "message": f"the file does not define {', '.join(missing)}",
-                    }
-                    continue
-                subject = subject_namespace(module, entry)
-                learner_subject = subject
-        except BaseException as exc:  # noqa: BLE001 - anything the learner's import does is data
-            record["load_error"] = describe_exception(exc, filename)
-            if guards and guards.hits:
-                record["forbidden"] = guards.hits[:]
-            continue
-
-        for instance in instances:
-            name, case = instance["name"], instance["case"]
-            if progress:
-                progress.write(f"case {subject_id} {name}\n")
-            torch.manual_seed(0)
-            inputs = case["inputs"](**instance["params"]) if "inputs" in case else {}
-            if job.get("record_inputs") and subject_id == subjects[0][0]:
-                results["instances"].append({
-                    "name": name, "case": case["name"], "kind": case.get("kind", "edge"),
-                    "params": instance["params"], "input": preview(inputs, np, torch),
-                    "shown": case.get("shown"),
-                })
-            try:
-                raw = case["call"](subject, **inputs)
-                if type(raw) is not dict:
-                    raise BadOutput("the case did not produce observations")
-                for key, value in raw.items():
-                    try:
-                        observed[f"{subject_id}::{name}::{key}"] = to_array(value, np, torch)
-                    except BadOutput as exc:
-                        raise BadOutput(f"{key}: {exc}") from None
-                record["cases"][name] = {"status": "ok", "keys": [str(k) for k in raw]}
-            except BadOutput as exc:
-                record["cases"][name] = {"status": "bad_output", "message": str(exc)}
-            except BaseException as exc:  # noqa: BLE001 - a learner's exception is data
-                record["cases"][name] = {"status": "error", "error": describe_exception(exc, filename)}
-        if guards and guards.hits:
-            record["forbidden"] = guards.hits[:]
-        record["elapsed_s"] = time.perf_counter() - subject_started
-
-    if guards and guards.tampered():
-        record = results["subjects"][subjects[0][0]]
-        record["forbidden"] = guards.hits[:] + [{"api": "the judge's guard (sys.setprofile was replaced)",
-                                                 "line": None}]
-    if guards and guards.hook is not None:
-        sys.setprofile(None)  # the learner's speed is timed without the guard's overhead
+    if run.guards:
+        run.guards.stop_watching()  # the learner's speed is timed without the guard's overhead
     if speed_case is not None and reference_time is not None and subjects:
-        first_id = subjects[0][0]
-        record = results["subjects"][first_id]
-        if not record["load_error"] and all(c["status"] == "ok" for c in record["cases"].values()):
-            budget = max(1.0, min(3.0, reference_time * 200))
-            results["speed"] = {"reference_s": reference_time, "budget_s": budget,
-                                "learner_s": time_call(speed_case, learner_subject, budget),
-                                "case": speed_case.get("name", "a larger input")}
-    if guards:
+        time_learner(run, subjects[0][0], first, speed_case, reference_time)
+    if run.guards:
         faulthandler.cancel_dump_traceback_later()
-    obs_path = os.path.join(out_dir, "observations.safetensors")
-    save_file(observed, obs_path)
-    with open(obs_path, "rb") as handle:
-        results["observations_sha256"] = hashlib.sha256(handle.read()).hexdigest()
-    results["token"] = token
-    results["torch_version"] = torch.__version__
-    # O_EXCL: if the submission already created result.json, refuse to write a second one;
-    # the parent then sees a forged or doubled result and fails the run.
-    fd = os.open(os.path.join(out_dir, "result.json"), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "w") as handle:
-        json.dump(results, handle)
+    write_result(run, token, save_file)
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(0)  # skip atexit handlers and non-daemon threads the submission may have left

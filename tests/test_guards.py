@@ -1,0 +1,457 @@
+"""The "from memory" guards (judge/worker/guards.py), one mechanism at a time.
+
+The guards install an audit hook, and an audit hook cannot be removed, so they never run in the
+test process: each test writes a short script that the real runner's pieces execute in a fresh
+``python -I`` child (guards and ``load_source`` loaded by path, as in a run), and reads back one
+JSON line. Each ``attempt(...)`` in a script reports how a call ended ("returned", "forbidden"
+or an exception's name), the forbidden APIs it recorded, and whether the profile hook is still
+the judge's. End-to-end verdicts for the same tricks are golden submissions in
+tests/submissions/ (their first line says the verdict).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from judge.catalog import Catalog
+from judge.grade import run_learner
+
+ROOT = Path(__file__).resolve().parents[1]
+RUNNER = ROOT / "judge" / "worker" / "runner.py"
+LEARNER = "/learner/solution.py"
+
+PRELUDE = """
+import functools, importlib.util, json, operator, sys, textwrap, threading, types
+
+spec = importlib.util.spec_from_file_location("grind_runner", {runner!r})
+runner = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(runner)
+import torch
+
+guards = runner.Guards({learner!r})
+guards.install({forbidden!r})
+report = {{}}
+
+
+def load(source):
+    # The learner's file, loaded the way the runner loads it.
+    with guards.learner():
+        return runner.load_source(textwrap.dedent(source), {learner!r}, "learner", guards)
+
+
+def attempt(fn, *args, **kwargs):
+    try:
+        fn(*args, **kwargs)
+        outcome = "returned"
+    except runner.ForbiddenAPI:
+        outcome = "forbidden"
+    except BaseException as exc:
+        outcome = type(exc).__name__
+    hits = [h["api"] for h in guards.hits]
+    guards.hits.clear()
+    return {{"outcome": outcome, "hits": hits, "hooked": sys.getprofile() is guards.hook}}
+
+
+def params():
+    p = torch.nn.Parameter(torch.ones(3))
+    p.grad = torch.full((3,), 2.0)
+    return [p]
+"""
+
+
+def run_script(forbidden: list[str], body: str) -> dict:
+    """Run ``body`` after the prelude in a fresh child; it fills ``report``, printed as JSON."""
+    script = PRELUDE.format(runner=str(RUNNER), learner=LEARNER, forbidden=forbidden)
+    script += textwrap.dedent(body) + "\nprint(json.dumps(report))\n"
+    done = subprocess.run([sys.executable, "-I", "-c", script], capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+CLIPPING = list(Catalog().get("clipping").forbidden)
+ADAM = list(Catalog().get("adam").forbidden)
+LR = list(Catalog().get("lr-schedule").forbidden)
+
+
+def test_shared_wrapper_code_is_never_taken_for_the_forbidden_function() -> None:
+    """torch's decorators share wrapper code: the deprecated-wrapper of assert_allclose is the
+    code of clip_grad_norm's wrapper, and clip_grad_value_ (allowed) shares clip_grad_norm_'s
+    _no_grad wrapper. Only the unwrapped functions are registered, so the allowed neighbours pass
+    and the forbidden ones still trip."""
+    report = run_script(CLIPPING, """
+        shared = (torch.testing.assert_allclose, torch.nn.utils.clip_grad_value_, torch.nn.utils.clip_grad_norm_)
+        report["registered"] = [id(f.__code__) in guards.codes for f in shared]
+        module = load('''
+            import torch
+
+            def allowed(params):
+                torch.nn.utils.clip_grad_value_(params, 0.5)
+                torch.testing.assert_allclose(torch.ones(2), torch.ones(2))
+
+            def deprecated_name(params):
+                return getattr(torch.nn.utils, "clip_grad_" + "norm")(params, 1.0)
+        ''')
+        report["allowed"] = attempt(guards.entry_point(module.allowed), params())
+        report["deprecated"] = attempt(guards.entry_point(module.deprecated_name), params())
+    """)
+    assert report["registered"] == [False, False, False]
+    assert report["allowed"] == {"outcome": "returned", "hits": [], "hooked": True}
+    assert report["deprecated"]["outcome"] == "forbidden"
+    assert report["deprecated"]["hits"] == ["torch.nn.utils.clip_grad_norm"]
+
+
+def test_an_optimizer_written_like_torchs_own_is_not_accused() -> None:
+    """Every torch optimizer's step is wrapped by the same _use_grad code; a learner's Optimizer
+    subclass decorated the same way runs it too, and must not trip."""
+    report = run_script(ADAM, """
+        module = load('''
+            import torch
+            from torch.optim.optimizer import Optimizer, _use_grad_for_differentiable
+
+            class Mine(Optimizer):
+                def __init__(self, params, lr=0.1):
+                    super().__init__(params, dict(lr=lr, differentiable=False))
+
+                @_use_grad_for_differentiable
+                def step(self, closure=None):
+                    for group in self.param_groups:
+                        for p in group["params"]:
+                            p.add_(p.grad, alpha=-group["lr"])
+        ''')
+        opt = guards.entry_point(module.Mine)(params())
+        report["step"] = attempt(opt.step)
+        report["zero_grad"] = attempt(opt.zero_grad)
+    """)
+    assert report["step"] == {"outcome": "returned", "hits": [], "hooked": True}
+    assert report["zero_grad"]["hits"] == []
+
+
+def test_a_partial_of_operator_call_is_caught_by_identity_and_at_call_time() -> None:
+    """partial(operator.call, <built-in>): check_exports looks through the partial's arguments,
+    and when the entry point is called, no learner frame is on the stack, yet the call is the
+    learner's because it goes through the entry point the runner handed out."""
+    report = run_script(CLIPPING, """
+        module = load('''
+            import functools, operator, torch
+
+            clip_grad_norm_ = functools.partial(operator.call, getattr(torch.nn.utils, "clip_grad" + "_norm_"))
+            guard = getattr(torch.nn.utils, "clip_grad" + "_norm_")
+            real = next(c.cell_contents for c in guard.__closure__ if c.cell_contents is not guard
+                        and getattr(c.cell_contents, "__name__", "") == "clip_grad_norm_")
+            behind_real = functools.partial(operator.call, real)
+        ''')
+        with guards.learner():
+            guards.check_exports(module, ["clip_grad_norm_", "behind_real"], "clip_grad_norm_ = ...")
+        report["exports"] = [h["api"] for h in guards.hits]
+        guards.hits.clear()
+        report["guard"] = attempt(guards.entry_point(module.clip_grad_norm_), params(), 1.0)
+        report["real"] = attempt(guards.entry_point(module.behind_real), params(), 1.0)
+        report["judge"] = attempt(module.behind_real, params(), 1.0)
+    """)
+    assert report["exports"] == ["torch.nn.utils.clip_grad_norm_"] * 2
+    assert report["guard"]["outcome"] == report["real"]["outcome"] == "forbidden"
+    assert report["real"]["hits"] == ["torch.nn.utils.clip_grad_norm_"]
+    assert report["judge"] == {"outcome": "returned", "hits": [], "hooked": True}
+
+
+def test_check_exports_sees_classes_built_from_torchs_methods() -> None:
+    """A new class holding torch's methods (type() over a copy of vars(), or one stolen method),
+    a function rebuilt from torch's code object, a bound method: each is the forbidden API."""
+    report = run_script(ADAM, """
+        module = load('''
+            import types, torch
+
+            real = getattr(torch.optim, "Ad" + "am").__mro__[1]
+            Copied = type("Copied", (torch.optim.Optimizer,), dict(vars(real)))
+
+            class OneStolen(torch.optim.Optimizer):
+                step = vars(real)["step"]
+
+            init = vars(real)["__init__"]
+            Rebuilt = types.FunctionType(init.__code__, {}, "Rebuilt", None, init.__closure__)
+            Bound = types.MethodType(vars(real)["_init_group"], object())
+
+            class Innocent(torch.optim.Optimizer):
+                def step(self):
+                    pass
+        ''')
+        for name in ("Copied", "OneStolen", "Rebuilt", "Bound", "Innocent"):
+            with guards.learner():
+                guards.check_exports(module, [name], "")
+            report[name] = [h["api"] for h in guards.hits]
+            guards.hits.clear()
+    """)
+    for name in ("Copied", "OneStolen", "Rebuilt", "Bound"):
+        assert report[name] == ["torch.optim.Adam"], name
+    assert report["Innocent"] == []
+
+
+def test_code_compiled_elsewhere_is_the_learners() -> None:
+    """The learner's code is known by identity, not by file name: an entry point compiled under
+    another name with its own globals trips (it runs inside an entry call), and so does a
+    callback made during the load (exec, types.FunctionType) that the judge's side calls later,
+    outside any entry call. The same call made by the judge's own code does not."""
+    report = run_script(CLIPPING, """
+        module = load('''
+            import types, torch
+
+            SOURCE = "def clip(params):\\\\n    return real(params, 1.0)"
+            guard = getattr(torch.nn.utils, "clip_grad" + "_norm_")
+            real = next(c.cell_contents for c in guard.__closure__ if c.cell_contents is not guard
+                        and getattr(c.cell_contents, "__name__", "") == "clip_grad_norm_")
+            scope = {"real": real}
+            exec(compile(SOURCE, "<elsewhere>", "exec"), scope)
+            via_exec = scope["clip"]
+            via_function = types.FunctionType(compile(SOURCE, "/opt/other.py", "exec").co_consts[0], {"real": real})
+        ''')
+        report["entry"] = attempt(guards.entry_point(module.via_exec), params())
+        report["exec_callback"] = attempt(module.via_exec, params())
+        report["function_callback"] = attempt(module.via_function, params())
+        report["judge"] = attempt(module.real, params(), 1.0)
+    """)
+    assert report["entry"]["outcome"] == "forbidden"
+    assert report["exec_callback"]["outcome"] == "forbidden"
+    assert report["function_callback"]["outcome"] == "forbidden"
+    assert report["judge"]["outcome"] == "returned"
+
+
+def test_the_judges_own_code_may_drive_the_learner_through_a_forbidden_class() -> None:
+    """lr-schedule's cases call the learner's function through LambdaLR (forbidden to the
+    learner): the judge's use is allowed while the learner's own use of it trips."""
+    report = run_script(LR, """
+        from torch.optim.lr_scheduler import LambdaLR  # as the checks module imports it
+
+        module = load('''
+            import torch
+
+            def lr_multiplier(step):
+                return 1.0 / (1 + step)
+
+            def cheating(step):
+                opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+                sched = getattr(torch.optim.lr_scheduler, "Lambda" + "LR")(opt, lambda s: 0.5)
+                return sched.get_last_lr()[0]
+        ''')
+        entry = guards.entry_point(module.lr_multiplier)
+
+        def judge_case():
+            opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+            sched = LambdaLR(opt, entry)
+            for _ in range(5):
+                opt.step()
+                sched.step()
+
+        report["judge"] = attempt(judge_case)
+        report["learner"] = attempt(guards.entry_point(module.cheating), 3)
+    """)
+    assert report["judge"] == {"outcome": "returned", "hits": [], "hooked": True}
+    assert report["learner"]["outcome"] == "forbidden"
+    assert report["learner"]["hits"] == ["torch.optim.lr_scheduler.LambdaLR"]
+
+
+def test_methods_called_on_learner_objects_are_the_learners() -> None:
+    """``opt = subject.Adam(...); opt.step()``: the case code calls the method, not an entry
+    point. torch's step stolen onto the learner's class (or bound onto an object of a class that
+    existed before, handed back by an entry call) runs with a learner object as self, and trips."""
+    report = run_script(ADAM, """
+        module = load('''
+            import types, torch
+
+            real = getattr(torch.optim, "Ad" + "am").__mro__[1]
+
+            class Adam(torch.optim.Optimizer):
+                def __init__(self, params):
+                    super().__init__(params, dict(lr=0.1, differentiable=False))
+                    self.step = types.MethodType(vars(real)["step"], self)
+
+            def borrowed(params):
+                opt = torch.optim.SGD(params, lr=0.1)
+                opt.step = types.MethodType(vars(real)["step"].__wrapped__, opt)
+                return opt
+        ''')
+        opt = guards.entry_point(module.Adam)(params())
+        report["stolen"] = attempt(opt.step)
+        other = guards.entry_point(module.borrowed)(params())
+        report["borrowed"] = attempt(other.step)
+        report["judge_sgd"] = attempt(torch.optim.SGD(params(), lr=0.1).step)
+    """)
+    assert report["stolen"]["outcome"] == report["borrowed"]["outcome"] == "forbidden"
+    assert report["stolen"]["hits"] == report["borrowed"]["hits"] == ["torch.optim.Adam"]
+    assert report["judge_sgd"] == {"outcome": "returned", "hits": [], "hooked": True}
+
+
+def test_threads_started_by_the_learner_are_watched() -> None:
+    """Only the runner's thread runs judge code: anything in another thread is on the learner's
+    behalf, and every threading.Thread starts with the hook, even after the learner cleared
+    threading's own profile setting."""
+    report = run_script(CLIPPING, """
+        module = load('''
+            import threading, torch
+
+            guard = getattr(torch.nn.utils, "clip_grad" + "_norm_")
+            real = next(c.cell_contents for c in guard.__closure__ if c.cell_contents is not guard
+                        and getattr(c.cell_contents, "__name__", "") == "clip_grad_norm_")
+
+            def in_a_thread(params):
+                threading.setprofile(None)
+                worker = threading.Thread(target=real, args=(params, 1.0))
+                worker.start()
+                worker.join()
+        ''')
+        threading.excepthook = lambda args: None  # the worker's ForbiddenAPI is expected
+        report["thread"] = attempt(guards.entry_point(module.in_a_thread), params())
+    """)
+    assert report["thread"]["outcome"] == "returned"  # the thread died; the entry call returned
+    assert report["thread"]["hits"] == ["torch.nn.utils.clip_grad_norm_"]
+
+
+def test_recursion_is_the_learners_error_and_the_hook_stays() -> None:
+    """Unbounded recursion raises inside the profile hook sooner or later, and CPython then
+    drops the hook. The audit hook refuses that with the learner's own RecursionError: no
+    forbidden verdict, the hook stays, and a forbidden call afterwards is still caught."""
+    report = run_script(CLIPPING, """
+        module = load('''
+            import torch
+
+            def down(n):
+                return down(n + 1)
+
+            def through_c(n):
+                return sorted([2, 1], key=lambda x: through_c(n + 1))
+
+            def caught_then_cheat(params):
+                try:
+                    down(0)
+                except RecursionError:
+                    pass
+                return getattr(torch.nn.utils, "clip_grad" + "_norm_")(params, 1.0)
+        ''')
+        report["python"] = attempt(guards.entry_point(module.down), 0)
+        report["through_c"] = attempt(guards.entry_point(module.through_c), 0)
+        report["cheat_after"] = attempt(guards.entry_point(module.caught_then_cheat), params())
+    """)
+    assert report["python"] == {"outcome": "RecursionError", "hits": [], "hooked": True}
+    assert report["through_c"] == {"outcome": "RecursionError", "hits": [], "hooked": True}
+    assert report["cheat_after"]["outcome"] == "forbidden"
+
+
+def test_switching_the_hook_off_is_forbidden_and_refused() -> None:
+    """A deliberate sys.setprofile from learner code is recorded as a forbidden call and
+    refused, so the real function called next is still seen; sys.settrace is refused with an
+    error; a learner's audit hook is quietly not added (it would run unwatched)."""
+    report = run_script(CLIPPING, """
+        module = load('''
+            import sys, torch
+
+            guard = getattr(torch.nn.utils, "clip_grad" + "_norm_")
+            real = next(c.cell_contents for c in guard.__closure__ if c.cell_contents is not guard
+                        and getattr(c.cell_contents, "__name__", "") == "clip_grad_norm_")
+            seen = []
+
+            def unhook(params):
+                try:
+                    sys.setprofile(None)
+                except BaseException:
+                    pass
+                return real(params, 1.0)
+
+            def trace(params):
+                sys.settrace(lambda *a: None)
+
+            def audit(params):
+                sys.addaudithook(lambda event, args: seen.append(event))
+                open("/dev/null").close()
+                return seen
+        ''')
+        report["unhook"] = attempt(guards.entry_point(module.unhook), params())
+        report["trace"] = attempt(guards.entry_point(module.trace), params())
+        report["tracing"] = sys.gettrace() is not None
+        report["audit"] = attempt(guards.entry_point(module.audit), params())
+        report["seen"] = module.seen
+    """)
+    assert report["unhook"]["outcome"] == "forbidden"
+    assert report["unhook"]["hits"] == ["sys.setprofile (switching off the judge's guard)",
+                                        "torch.nn.utils.clip_grad_norm_"]
+    assert report["unhook"]["hooked"]
+    assert report["trace"]["outcome"] == "_Refused" and not report["tracing"]
+    assert report["audit"] == {"outcome": "returned", "hits": [], "hooked": True}
+    assert report["seen"] == []
+
+
+def test_a_lost_hook_is_back_at_the_next_entry_call() -> None:
+    """If the hook is gone anyway (here the judge drops it itself), the next entry call puts it
+    back before any learner code runs."""
+    report = run_script(CLIPPING, """
+        module = load('''
+            import sys, torch
+
+            guard = getattr(torch.nn.utils, "clip_grad" + "_norm_")
+            real = next(c.cell_contents for c in guard.__closure__ if c.cell_contents is not guard
+                        and getattr(c.cell_contents, "__name__", "") == "clip_grad_norm_")
+
+            def cheat(params):
+                return real(params, 1.0)
+        ''')
+        guards._set_profile(None)
+        report["cheat"] = attempt(guards.entry_point(module.cheat), params())
+    """)
+    assert report["cheat"] == {"outcome": "forbidden", "hits": ["torch.nn.utils.clip_grad_norm_"], "hooked": True}
+
+
+def test_c_builtins_and_torch_operators_are_caught_by_identity() -> None:
+    """A forbidden C function (torch._fused_adam_) and a torch.ops operator (whose C function
+    is behind the packet) are seen by the profile hook when called on the learner's behalf."""
+    report = run_script(ADAM, """
+        module = load('''
+            import torch
+
+            guard = getattr(torch, "_fused_" + "adam_")
+            kernel = next(c.cell_contents for c in guard.__closure__ if c.cell_contents is not guard
+                          and type(c.cell_contents).__name__ == "builtin_function_or_method")
+
+            def direct():
+                kernel([], [], [], [], [], [], lr=0.1, beta1=0.9, beta2=0.9, weight_decay=0.0, eps=1e-8,
+                       amsgrad=False, maximize=False)
+
+            def operator():
+                getattr(torch.ops.aten, "_fused_" + "adam_")([], [], [], [], [], [], lr=0.1, beta1=0.9,
+                                                               beta2=0.9, weight_decay=0.0, eps=1e-8,
+                                                               amsgrad=False, maximize=False)
+        ''')
+        report["direct"] = attempt(guards.entry_point(module.direct))
+        report["operator"] = attempt(guards.entry_point(module.operator))
+    """)
+    assert report["direct"]["outcome"] == "forbidden"
+    # the first name the exercise lists for this object
+    assert report["direct"]["hits"] == ["torch._C._VariableFunctions._fused_adam_"]
+    assert report["operator"]["outcome"] == "forbidden"
+    assert report["operator"]["hits"] == ["torch.ops.aten._fused_adam_"]
+
+
+def test_a_forbidden_call_in_a_loop_is_recorded_once(tmp_path: Path) -> None:
+    """Through the whole runner: the result carries typed forbidden hits, one per place, not
+    one per call (a loop must not grow result.json without end)."""
+    exercise = Catalog().get("clipping")
+    source = textwrap.dedent("""
+        import torch
+
+        def clip_grad_norm_(parameters, max_norm, norm_type=2.0):
+            parameters = list(parameters) if not isinstance(parameters, torch.Tensor) else [parameters]
+            for _ in range(50):
+                try:
+                    getattr(torch.nn.utils, "clip_grad" + "_norm_")(parameters, max_norm, norm_type)
+                except BaseException:
+                    pass
+            return torch.tensor(0.0)
+    """)
+    path = tmp_path / "clipping.py"
+    path.write_text(source)
+    outcome = run_learner(exercise, source, str(path))
+    assert outcome.result is not None, outcome.message
+    learner = outcome.result.subjects["learner"]
+    assert [(h.api, h.line) for h in learner.forbidden] == [("torch.nn.utils.clip_grad_norm_", 8)]
+    assert learner.load_error is None and len(learner.cases) > 10
