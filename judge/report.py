@@ -19,7 +19,7 @@ from rich.table import Table
 from rich.text import Text
 
 from judge.models import CheckStatus, Exercise, Status, Verdict
-from judge.text import safe, safe_data
+from judge.text import safe, safe_data, terminal_safe
 
 if TYPE_CHECKING:
     from judge.practice import Hint, Recorded, Sitting
@@ -89,13 +89,14 @@ def printable(verdict: Verdict, encoding: str = "utf-8") -> Verdict:
     """A copy of ``verdict`` whose learner-made text (messages, check names, inputs, values,
     printed output) the console can encode: a lone surrogate in an exception message would
     otherwise make printing the report fail, and turn the learner's failure into grind's."""
-    checks = [replace(c, name=safe(c.name, encoding), message=safe(c.message, encoding),
+    term = terminal_safe
+    checks = [replace(c, name=term(c.name, encoding), message=term(c.message, encoding),
                       input=safe_data(c.input, encoding), expected=safe_data(c.expected, encoding),
                       got=safe_data(c.got, encoding), observation=safe_data(c.observation, encoding))
               for c in verdict.checks]
-    return replace(verdict, checks=checks, message=safe(verdict.message, encoding),
-                   stdout=safe(verdict.stdout, encoding), stderr=safe(verdict.stderr, encoding),
-                   notices=[safe(n, encoding) for n in verdict.notices])
+    return replace(verdict, checks=checks, message=term(verdict.message, encoding),
+                   stdout=term(verdict.stdout, encoding), stderr=term(verdict.stderr, encoding),
+                   notices=[term(n, encoding) for n in verdict.notices])
 
 
 def diagnosis_lines(verdict: Verdict) -> list[tuple[str, list[str]]]:
@@ -499,6 +500,7 @@ def render_doctor(console: Console, info: dict[str, Any]) -> None:
     console.print(Text.assemble(("Isolation level: ", "bold"), (info["level"], "bold green" if info["grading_allowed"]
                                                                  else "bold yellow")))
     console.print(Text("Layers: " + " + ".join(info["layers"])))
+    console.print(Text("Submissions run as: " + info["child_user"]))
     for note in info["notes"]:
         console.print(Text("Note: " + note))
     for level, lines in info["guarantees"].items():

@@ -82,6 +82,16 @@ def safe_data(value: Any, encoding: str = "utf-8") -> Any:
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def terminal_safe(text: str, encoding: str = "utf-8") -> str:
+    """``safe`` text with control characters (ESC above all) written as ``\\xNN``: a learner's
+    output or exception message must not clear the screen, retitle the window or write the
+    clipboard (OSC 52) of whoever reads the verdict. Newlines and tabs stay."""
+    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), safe(text, encoding))
+
+
 def xml_safe(text: str) -> str:
     """``safe`` text that is also allowed in an XML document: forbidden characters become
     ``\\xNN`` (or ``\\uNNNN``) escapes."""

@@ -277,7 +277,9 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
     plan = [("before", correct)] if worker is not None else []  # starts the server: its processes are known
     if spec.get("probe"):
         plan.append(("probe", probe))
-    plan += [("attacker", Path(spec["attacker"])), ("correct", correct), ("wrong", wrong)]
+    plan.append(("attacker", Path(spec["attacker"])))
+    if spec.get("neighbours_after", True):
+        plan += [("correct", correct), ("wrong", wrong)]
     try:
         for role, path in plan:
             entry = grade_once(exercise, path, limits, worker, role)

@@ -14,8 +14,9 @@ signal the suite; if it can, the test fails without running the attack.
 Every file is graded in cold mode (a fresh process) and in warm mode (a fork of the warm worker,
 as ``grind watch`` and ``grind grade`` do), by ``tests/adversarial_harness.py`` in a process of
 its own (see there why), and then, with the same worker and the same cache, a correct and a
-plainly wrong submission are graded: a correct student graded next to an attacker still passes,
-and nothing the attacker did (a poisoned cache, a process left behind) makes a wrong one pass.
+plainly wrong submission are graded (in cold mode, after the attacks that can leave something
+behind: see LEAVES_SOMETHING): a correct student graded next to an attacker still passes, and
+nothing the attacker did (a poisoned cache, a process left behind) makes a wrong one pass.
 For every grade the suite also proves that the judge came back with a verdict (never an
 internal error, never a hang: within the limit plus a generous margin; bench/adversarial.py
 measures the real overrun), that nothing in the learner's workspace changed, that no process the
@@ -48,6 +49,10 @@ LEVELS = ("bubblewrap", "landlock", "macos-sandbox", "limits-only")
 SANDBOXES = ("bubblewrap", "landlock", "macos-sandbox")
 LEGACY_NEEDS = ("bwrap", "isolation", "pids")
 HARNESS_BACKSTOP_S = 600  # the harness gives up on a hung grade by itself long before this
+# A cold run is a fresh process: only an attack that leaves something behind (the cache, a
+# process, a file, a classmate's folder) can reach the next student, so in cold mode only those
+# are followed by a correct and a wrong student (warm mode follows every attacker with them).
+LEAVES_SOMETHING = re.compile(r"poison|setsid|kill|classmate|outside|delete|fork|thread|sleep|forge|fifo|devzero")
 
 
 def _header(path: Path) -> tuple[set[str], str | None, str | None]:
@@ -198,6 +203,7 @@ def test_hostile_submission_gets_its_verdict_and_leaves_no_trace(
     reason = _unmet(path)
     if reason:
         pytest.skip(reason)
+    neighbours = mode == "warm" or bool(LEAVES_SOMETHING.search(path.stem))
     workspace = tmp_path / "workspace"
     workspace.mkdir()
     submission = workspace / "clipping.py"
@@ -211,6 +217,7 @@ def test_hostile_submission_gets_its_verdict_and_leaves_no_trace(
         "cache": str(_private_cache(pristine_cache, tmp_path / "cache")), "tmp": str(tmp),
         # two folders down: a submission looking for classmates next to its folder finds none
         "neighbours": str(tmp_path / "others" / "students"), "probe": _dangerous(path),
+        "neighbours_after": neighbours,
     }, tmp_path)
     if report.get("unsafe"):
         pytest.fail(f"not running {path.name}, which would signal processes outside its run: {report['unsafe']}")
@@ -223,8 +230,9 @@ def test_hostile_submission_gets_its_verdict_and_leaves_no_trace(
     attacker = grades.get("attacker") or {}
     if pitfall and attacker.get("status") in expected and attacker.get("pitfall") != pitfall:
         problems.append(f"the attacker was diagnosed as {attacker.get('pitfall')}, not {pitfall}")
-    problems += _grade_problems(grades.get("correct"), "correct", {"passed"})
-    problems += _grade_problems(grades.get("wrong"), "wrong", {"failed"})
+    if neighbours:
+        problems += _grade_problems(grades.get("correct"), "correct", {"passed"})
+        problems += _grade_problems(grades.get("wrong"), "wrong", {"failed"})
     if _snapshot(workspace) != before:
         problems.append("the learner's workspace changed")
     hung = any(g.get("hung") for g in grades.values())

@@ -250,3 +250,18 @@ def test_the_adversarial_header_reader_reads_bom_and_latin1() -> None:
 
     assert _header(ADVERSARIAL / "bom_correct.py")[0] == {"passed"}
     assert _header(ADVERSARIAL / "latin1_file.py")[0] == {"error"}
+
+
+def test_terminal_escapes_from_a_submission_are_shown_not_obeyed(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A learner's output and exception messages reach the console as text: an ESC or BEL in them
+    must not clear the screen, retitle the window or write the clipboard (OSC 52)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    attack = Path(__file__).parent / "adversarial" / "terminal_escapes.py"
+    done = subprocess.run([sys.executable, "-m", "judge", "run", "clipping", "--file", str(attack)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1, done.stderr
+    assert "\x1b" not in done.stdout and "\x07" not in done.stdout
+    assert "\\x1b]0;title\\x07" in done.stdout

@@ -45,6 +45,10 @@ RUNNER = Path(__file__).with_name("runner.py")
 WORKER_DIR = RUNNER.parent
 NOBODY = 65534
 LEVELS = ("bubblewrap", "landlock", "macos-sandbox", "limits-only")
+# Readable by root only, but a child may run as root (an interpreter under /root cannot be run
+# by nobody): Landlock never grants these.
+SYSTEM_SECRETS = tuple(Path(p) for p in ("/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-",
+                                         "/etc/sudoers", "/etc/sudoers.d", "/etc/ssh", "/etc/ssl/private"))
 _PASSTHROUGH_ENV = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "LD_LIBRARY_PATH", "SYSTEMROOT")
 
 # What each level guarantees, for `grind doctor` and the README's table (keep them in step).
@@ -161,6 +165,9 @@ def doctor() -> dict[str, Any]:
         "guarantees": {level: GUARANTEES[level] for level in LEVELS},
         "strengthen": HOW_TO_STRENGTHEN[iso.level],
         "grading_allowed": not iso.weak,
+        "child_user": ("nobody" if iso.drop_to is not None
+                       else "root (no capabilities)" if hasattr(os, "geteuid") and os.geteuid() == 0
+                       else "your user"),
         "python": sys.executable,
     }
 
@@ -251,7 +258,7 @@ def confinement(hidden: list[Path], workdir: str) -> dict[str, list[str]] | None
     iso = isolation()
     if not iso.landlock_abi and not iso.macos:
         return None
-    read, listable = _read_roots(tuple(str(p) for p in hidden))
+    read, listable = _read_roots(tuple(str(p) for p in [*hidden, *SYSTEM_SECRETS]))
     return {"read": list(read), "list": list(listable), "write": [workdir, "/dev/null"]}
 
 

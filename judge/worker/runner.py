@@ -126,7 +126,7 @@ def to_array(value: Any, np: Any, torch: Any) -> Any:
     if kind is np.ndarray or kind in (np.bool_, np.float16, np.float32, np.float64, np.int8, np.int16,
                                       np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64):
         array = np.array(value, copy=True)
-        if array.dtype.kind not in "biuf":
+        if array.dtype.kind not in "biuf" or array.dtype.itemsize > 8:  # float128 cannot travel
             raise BadOutput(f"got a numpy array of dtype {array.dtype} where numbers were expected")
         return array
     if kind is list or kind is tuple:

@@ -286,6 +286,24 @@ class _ControlReader(threading.Thread):
                         self.last_case = line[5:].strip()[:200]
 
 
+def remove_tree(path: str) -> None:
+    """Delete a run's folder even if the submission locked parts of it (``chmod 0`` on a
+    subfolder would make a plain rmtree leave it, and its files, behind for good)."""
+    for root, dirs, _ in os.walk(path, topdown=True):
+        for name in dirs:
+            full = os.path.join(root, name)
+            if not os.path.islink(full):
+                try:
+                    os.chmod(full, 0o700)
+                except OSError:
+                    pass
+    try:
+        os.chmod(path, 0o700)
+    except OSError:
+        pass
+    shutil.rmtree(path, ignore_errors=True)
+
+
 def _make_workdir(iso: Isolation, parent: str | None = None, prefix: str = "grind-run-") -> str:
     workdir = tempfile.mkdtemp(prefix=prefix, dir=parent)
     os.chmod(workdir, 0o700)
@@ -379,7 +397,7 @@ def run_job(job: dict[str, Any], limits: Limits, hidden: list[Path] | None = Non
         if proc is not None:
             forget(proc.pid)
         sweep_orphans()
-        shutil.rmtree(workdir, ignore_errors=True)
+        remove_tree(workdir)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -475,7 +493,7 @@ class WarmWorker:
             self.cgroup = None
         sweep_orphans()
         if self.root:
-            shutil.rmtree(self.root, ignore_errors=True)
+            remove_tree(self.root)
             self.root = None
 
     def __enter__(self) -> WarmWorker:
@@ -523,7 +541,7 @@ class WarmWorker:
             self._stop()
             return RunOutcome(status="crashed", message="the warm worker died; it was restarted", isolation=iso.level)
         finally:
-            shutil.rmtree(workdir, ignore_errors=True)
+            remove_tree(workdir)
 
 
 def _server_preexec(cgroup: PidsCgroup | None, drop_to: int | None) -> None:
