@@ -77,3 +77,28 @@ def test_forged_result_file_is_not_trusted(tmp_path: Path) -> None:
     verdict = _grade_source(tmp_path, source)
     assert verdict.status is Status.CRASHED
     assert "forged" in verdict.message or "malformed" in verdict.message
+
+
+def test_a_warm_worker_outlives_the_thread_that_started_it() -> None:
+    """grind watch grades each save in a thread of its own: the warm server must survive that
+    thread (bubblewrap's --die-with-parent follows the starting *thread*), or every save would
+    pay a torch import again."""
+    import threading
+
+    from judge.grade import hidden_from_learners
+    from judge.worker.sandbox import WarmWorker
+
+    exercise = Catalog().get("clipping")
+    correct = Path(__file__).parent / "submissions" / "clipping" / "correct_loop.py"
+    servers, statuses = [], []
+    with WarmWorker(hidden_from_learners(exercise)) as worker:
+        def one() -> None:
+            statuses.append(grade(exercise, correct, worker=worker).status)
+            servers.append(worker.proc.pid if worker.proc else None)
+
+        for _ in range(2):
+            thread = threading.Thread(target=one)
+            thread.start()
+            thread.join()
+    assert statuses == [Status.PASSED, Status.PASSED]
+    assert servers[0] is not None and servers[0] == servers[1]

@@ -437,7 +437,7 @@ class WarmWorker:
         confine = confinement(self.hidden, self.root)
         if confine is not None and self.cgroup is not None:
             confine["write"].append(str(self.cgroup.path))
-        self.proc = spawn(
+        self.proc = _spawn_lasting(
             command(iso, self.root, self.hidden, serve=True, writable=writable,
                     confine=confine if iso.macos and not iso.bwrap else None),
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
@@ -542,6 +542,40 @@ class WarmWorker:
             return RunOutcome(status="crashed", message="the warm worker died; it was restarted", isolation=iso.level)
         finally:
             remove_tree(workdir)
+
+
+_SPAWNER: queue.Queue[Any] | None = None
+_SPAWNER_LOCK = threading.Lock()
+
+
+def _spawn_lasting(argv: list[str], **kwargs: Any) -> subprocess.Popen[bytes]:
+    """Start a long-lived child from a thread that lives as long as grind.
+
+    Bubblewrap's --die-with-parent (PR_SET_PDEATHSIG) fires when the *thread* that started the
+    child ends, not the process: ``grind watch`` grades each save in a thread of its own, so a
+    warm server started there would be killed after the first verdict and restarted (a torch
+    import) on every save."""
+    global _SPAWNER
+    with _SPAWNER_LOCK:
+        if _SPAWNER is None:
+            _SPAWNER = queue.Queue()
+            threading.Thread(target=_spawner, args=(_SPAWNER,), daemon=True, name="grind-spawner").start()
+        requests = _SPAWNER
+    answer: queue.Queue[tuple[bool, Any]] = queue.Queue(maxsize=1)
+    requests.put((argv, kwargs, answer))
+    ok, value = answer.get()
+    if not ok:
+        raise value
+    return value  # type: ignore[no-any-return]
+
+
+def _spawner(requests: queue.Queue[Any]) -> None:
+    while True:
+        argv, kwargs, answer = requests.get()
+        try:
+            answer.put((True, spawn(argv, **kwargs)))
+        except BaseException as exc:  # noqa: BLE001 - handed back to the caller's thread
+            answer.put((False, exc))
 
 
 def _server_preexec(cgroup: PidsCgroup | None, drop_to: int | None) -> None:
