@@ -26,7 +26,7 @@ from judge.scaffold import TEMPLATES
 from judge.status import ExitStatus
 from judge.worker.sandbox import Limits
 
-from .conftest import ADVERSARIAL, SUBMISSIONS
+from .conftest import ADVERSARIAL, ROOT, SUBMISSIONS
 
 runner = CliRunner()
 
@@ -49,7 +49,8 @@ def test_validate_names_the_pitfall_no_case_catches(course: Path) -> None:
 def test_validate_passes_an_adequate_exercise(course: Path) -> None:
     result = runner.invoke(app, ["validate", "--all"])
     assert result.exit_code == ExitStatus.PASSED, result.output
-    assert "adequate" in result.output and "6/6" in result.output
+    pitfalls = (ROOT / "solutions" / "clipping" / "pitfalls.py").read_text().count('"slug":')
+    assert "adequate" in result.output and f"{pitfalls}/{pitfalls}" in result.output
 
 
 def test_new_then_validate_reports_exactly_the_todos(course: Path) -> None:
@@ -92,7 +93,8 @@ def _class_folder(root: Path) -> dict[str, tuple[str, str | None]]:
         add(sources[stem], "failed", slug, as_folder=False)
         add(sources[stem], "failed", slug, as_folder=True)
     for stem, status in (("os_exit_at_import", "crashed"), ("segfault_ctypes", "crashed"),
-                         ("kill_parent", "crashed"), ("forge_results_and_exit", "crashed"),
+                         # killing the parent: crashed, or refused outright where Landlock scopes signals
+                         ("kill_parent", "crashed|failed"), ("forge_results_and_exit", "crashed"),
                          ("infinite_loop", "timeout"), ("sleep_forever", "timeout"),
                          ("syntax_error", "error"), ("forbidden_getattr", "forbidden")):
         add(ADVERSARIAL / f"{stem}.py", status, None, as_folder=False)
@@ -126,7 +128,7 @@ def test_grade_a_class_in_every_format(tmp_path: Path, monkeypatch: pytest.Monke
     assert [r["student"] for r in rows] == sorted(expected)
     for row in rows:
         status, pitfall = expected[row["student"]]
-        assert row["status"] == status, row
+        assert row["status"] in status.split("|"), row
         if pitfall:
             assert row["pitfall"], row
         assert set(row) == {"student", "status", "score", "max_score", "pitfall", "message", "sha256", "duration_s"}
@@ -135,7 +137,7 @@ def test_grade_a_class_in_every_format(tmp_path: Path, monkeypatch: pytest.Monke
     by_student = {r["student"]: r for r in data}
     for name, (status, pitfall) in expected.items():
         verdict = by_student[name]["verdict"]
-        assert verdict["status"] == status
+        assert verdict["status"] in status.split("|")
         assert (verdict["pitfall"] or {}).get("slug") == pitfall
 
     junit = ET.parse(out / "junit.xml").getroot()
