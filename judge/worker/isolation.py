@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from judge.worker import landlock
-from judge.worker.runner import empty_cgroup  # stdlib-only at import, no torch
+from judge.worker.runner import children_of, empty_cgroup  # stdlib-only at import, no torch
 
 if TYPE_CHECKING:
     from judge.worker.sandbox import Limits
@@ -242,7 +242,7 @@ def isolation() -> Isolation:
                  "--die-with-parent", "true"]
         try:
             ok = subprocess.run(probe, capture_output=True, timeout=10,
-                                preexec_fn=(lambda: _drop(drop)) if drop is not None else None).returncode == 0
+                                preexec_fn=(lambda: drop_user(drop)) if drop is not None else None).returncode == 0
         except (OSError, subprocess.SubprocessError):
             ok = False
         if not ok:
@@ -271,7 +271,7 @@ def _read_roots(hidden: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ..
     return (tuple(landlock.read_roots(list(hidden), extra)), tuple(landlock.listable_roots(list(hidden), extra)))
 
 
-def _drop(uid: int) -> None:
+def drop_user(uid: int) -> None:
     os.setgroups([])
     os.setgid(uid)
     os.setuid(uid)
@@ -364,7 +364,7 @@ def limit_child(limits: Limits, drop_to: int | None, cgroup: PidsCgroup | None) 
         except (ValueError, OSError):  # pragma: no cover - platform without that limit
             pass
     if drop_to is not None:
-        _drop(drop_to)
+        drop_user(drop_to)
 
 
 def command(iso: Isolation, workdir: str, hidden: list[Path], serve: bool = False,
@@ -424,20 +424,6 @@ def forget(pid: int) -> None:
         _KNOWN.discard(pid)
 
 
-def _children(pid: int) -> list[int]:
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as handle:
-                fields = handle.read().rsplit(b")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid:
-            found.append(int(entry))
-    return found
-
 
 def sweep_orphans() -> int:
     """Kill and reap re-parented leftovers of runs; returns how many were killed."""
@@ -448,7 +434,7 @@ def sweep_orphans() -> int:
     for _ in range(50):
         with _SPAWN_LOCK:
             strays = []
-            for pid in _children(me):
+            for pid in children_of(me):
                 try:
                     if pid not in _KNOWN and os.getsid(pid) != session:
                         strays.append(pid)

@@ -319,13 +319,15 @@ def _become_subreaper() -> None:
             pass
 
 
-def _children() -> list[int]:
-    me, found = os.getpid(), []
+def children_of(pid: int | None = None) -> list[int]:
+    """The processes whose parent is ``pid`` (default: this one), from /proc. Shared with grind's
+    own orphan sweep (judge.worker.isolation), which imports this stdlib-only file."""
+    parent, found = os.getpid() if pid is None else pid, []
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
                 with open(f"/proc/{entry}/stat", "rb") as handle:
-                    if int(handle.read().rsplit(b")", 1)[1].split()[1]) == me:
+                    if int(handle.read().rsplit(b")", 1)[1].split()[1]) == parent:
                         found.append(int(entry))
             except (OSError, IndexError, ValueError):
                 continue
@@ -337,7 +339,7 @@ def reap_children() -> None:
     import signal
 
     while True:
-        for pid in _children():
+        for pid in children_of():
             try:
                 os.kill(pid, signal.SIGKILL)
             except OSError:

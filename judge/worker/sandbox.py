@@ -35,6 +35,7 @@ from judge.worker.isolation import (  # noqa: F401 - re-exported: tests and the 
     PidsCgroup,
     can_bound_processes,
     command,
+    drop_user,
     confinement,
     forget,
     isolation,
@@ -579,9 +580,9 @@ def _spawner(requests: queue.Queue[Any]) -> None:
 
 
 def _server_preexec(cgroup: PidsCgroup | None, drop_to: int | None) -> None:
+    """The server's own limits are its jobs' business (each fork sets them): only the cgroup and
+    the user, as limit_child does them."""
     if cgroup is not None:
         cgroup.join()
     if drop_to is not None:
-        os.setgroups([])
-        os.setgid(drop_to)
-        os.setuid(drop_to)
+        drop_user(drop_to)
