@@ -167,3 +167,14 @@ CASES = [
     {"name": "random", "kind": "random", "inputs": random_inputs, "call": run_epoch,
      "sizes": [1, 2, 3, 5, 8, 13, 21], "seeds": 2},
 ]
+
+
+def entries(inputs):
+    """Names for the entries of "grads per step" (each row: the model's parameters flattened
+    in order), so a verdict says "param 1 (bias)[0]" instead of an offset into the row."""
+    return {"grads per step": [(f"param {i} ({name})", list(p.shape))
+                               for i, (name, p) in enumerate(inputs["model"].named_parameters())]}
+
+
+for _case in CASES:
+    _case.setdefault("entries", entries)

@@ -177,3 +177,16 @@ CASES = [
      "sizes": [1, 4, 16, 64], "seeds": 2},
 ]
 
+
+def entries(inputs):
+    """Names for the entries of "params per step" (rows are parameters flattened in order), so a
+    verdict says "param 1 (bias)[2]" instead of an offset into the row."""
+    named = (list(inputs["model"].named_parameters()) if "model" in inputs
+             else [("", p) for p in inputs["params"]])
+    return {"params per step": [(f"param {i}" + (f" ({name})" if name else ""), list(p.shape))
+                                for i, (name, p) in enumerate(named)]}
+
+
+for _case in CASES:
+    _case.setdefault("entries", entries)
+

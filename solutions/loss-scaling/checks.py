@@ -245,3 +245,14 @@ CASES = [
     {"name": "random", "kind": "random", "inputs": random_inputs, "call": call,
      "sizes": [3, 8, 20, 60, 150], "seeds": 2},
 ]
+
+
+def entries(inputs):
+    """Names for the entries of the flattened gradients and parameters (the parameters in the
+    order of ``shapes``), so a verdict says "param 1[0, 2]" instead of an offset."""
+    pieces = [(f"param {i}", list(shape)) for i, shape in enumerate(inputs.get("shapes", ((2,),)))]
+    return {key: pieces for key in ("grads per step", "params per step", "final grads", "final params")}
+
+
+for _case in CASES:
+    _case.setdefault("entries", entries)
