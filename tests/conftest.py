@@ -4,7 +4,9 @@ so no test can pass because another one left a cache entry behind."""
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,10 +17,56 @@ ADVERSARIAL = ROOT / "tests" / "adversarial"
 
 @pytest.fixture(scope="session", autouse=True)
 def _session_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
-    # One cache per test session (and per xdist worker): reference observations are computed
+    # One cache per test session, shared by its xdist workers: reference observations are computed
     # once per exercise, like a learner's second run, but never leak in from a real user cache.
-    os.environ["GRIND_CACHE_DIR"] = str(tmp_path_factory.mktemp("grind-cache"))
+    # Sharing is safe because grind publishes an entry by an atomic rename (a second writer's copy
+    # is dropped, see judge/cache.py); the tests that edit an exercise or break an entry use the
+    # private cache of the ``course`` fixture (or a copy, as the adversarial suite does).
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # the controller's folder for this run: every worker's basetemp is in it
+    shared = base / "grind-cache"
+    shared.mkdir(exist_ok=True)
+    os.environ["GRIND_CACHE_DIR"] = str(shared)
     os.environ.pop("GRIND_CONTENT", None)
+
+
+# Tests that share one costly fixture (a module-scoped one, or a warm worker per exercise) run on
+# one xdist worker, so it is built once rather than once per worker that draws one of its tests.
+# xdist's own xdist_group mark cannot do this here (with pytest >= 9 it no longer reaches the
+# node ids the scheduler sees), so the scheduler groups node ids itself: first match wins, and a
+# test matching nothing is a unit of its own, as with plain ``-n``.
+XDIST_UNITS = [
+    (re.compile(r"tests/test_corpus\.py::"), "corpus"),  # ``verdicts``: every corpus file graded
+    (re.compile(r"tests/test_landlock\.py::"), "landlock"),  # ``confined``, ``unprivileged``: torch children
+    (re.compile(r"tests/test_report\.py::"), "report"),  # two graded verdicts the module renders
+    # one warm worker per exercise for its golden submissions, one adequacy report per exercise
+    (re.compile(r"tests/test_exercises\.py::test_golden_submission\[([\w-]+)/"), "golden-{0}"),
+    (re.compile(r"tests/test_exercises\.py::test_\w+\[([\w-]+)\]$"), "adequacy-{0}"),
+]
+
+
+def xdist_unit(nodeid: str) -> str:
+    for pattern, unit in XDIST_UNITS:
+        match = pattern.match(nodeid)
+        if match:
+            return unit.format(*match.groups())
+    return nodeid
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``-n N`` (xdist's "load" distribution) with the units above; the largest units are handed
+    out first. Any explicit ``--dist`` other than load keeps xdist's own scheduler."""
+    if config.getvalue("dist") != "load":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class SharedFixtureScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return xdist_unit(nodeid)
+
+    return SharedFixtureScheduling(config, log)
 
 
 @pytest.fixture()
