@@ -53,6 +53,24 @@ HARNESS_BACKSTOP_S = 600  # the harness gives up on a hung grade by itself long 
 # process, a file, a classmate's folder) can reach the next student, so in cold mode only those
 # are followed by a correct and a wrong student (warm mode follows every attacker with them).
 LEAVES_SOMETHING = re.compile(r"poison|setsid|kill|classmate|outside|delete|fork|thread|sleep|forge|fifo|devzero")
+# Attacks made of values, text, exceptions and tricks on the guards or the child's own runner module:
+# they touch no file, descriptor, process, signal, limit, clock or result file, so the isolation
+# level cannot change their verdict, and they are marked ``level_independent``. CI runs the whole
+# suite as root (bubblewrap) and then, in "laptop mode" (an unprivileged user, Landlock only),
+# deselects these (``-m "not level_independent"``): every attack the level can matter for runs in
+# both. A file not named here runs in both modes.
+LEVEL_INDEPENDENT = frozenset({
+    "bom_correct", "latin1_file", "empty_file", "syntax_error", "import_error", "missing_function",
+    "raises_at_import", "raises_in_function", "exception_str_raises", "markup_in_message",
+    "surrogate_message", "sys_exit_at_import", "sys_exit_in_function", "recursion_caught_then_correct",
+    "recursion_unbounded", "returns_inf", "returns_nan", "returns_none", "returns_string",
+    "returns_wrong_shape", "returns_list_of_norms", "huge_integer", "float128_output", "eq_always_true",
+    "lazy_object", "numpy_subclass", "tensor_subclass", "wrong_dtype_grad", "forbidden_closure_cell",
+    "forbidden_getattr", "forbidden_module_alias", "forbidden_partial", "forbidden_unhook",
+    "patch_comparisons", "patch_runner", "inject_observation_key",
+})
+HOSTILE = [pytest.param(p, id=p.stem, marks=[pytest.mark.level_independent] if p.stem in LEVEL_INDEPENDENT else [])
+           for p in FILES]
 
 
 def _header(path: Path) -> tuple[set[str], str | None, str | None]:
@@ -181,6 +199,11 @@ def test_the_suite_is_large_enough() -> None:
     assert len(FILES) >= 25
 
 
+def test_every_level_independent_attack_exists() -> None:
+    """A renamed file would quietly run in both modes again; a stale name here says so."""
+    assert LEVEL_INDEPENDENT <= {p.stem for p in FILES}, LEVEL_INDEPENDENT - {p.stem for p in FILES}
+
+
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
 def test_every_file_has_a_header_the_suite_understands(path: Path) -> None:
     """A misspelt level would silently skip a test everywhere: every word must be known."""
@@ -191,7 +214,7 @@ def test_every_file_has_a_header_the_suite_understands(path: Path) -> None:
 
 
 @pytest.mark.parametrize("mode", ["cold", "warm"])
-@pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
+@pytest.mark.parametrize("path", HOSTILE)
 def test_hostile_submission_gets_its_verdict_and_leaves_no_trace(
     path: Path, mode: str, tmp_path: Path, pristine_cache: Path
 ) -> None:
