@@ -3,7 +3,10 @@
 The guards install an audit hook, and an audit hook cannot be removed, so they never run in the
 test process: each test writes a short script that the real runner's pieces execute in a fresh
 ``python -I`` child (guards and ``load_source`` loaded by path, as in a run), and reads back one
-JSON line. Each ``attempt(...)`` in a script reports how a call ended ("returned", "forbidden"
+JSON line. The child is a fork of a ``python -I`` server that has imported torch and nothing
+else (torch is what every script imports first, and in a real run torch is in too before the
+guards are installed), so the scripts do not each pay a torch import; the server never installs
+a guard, and every script runs in a fork of its own, from scratch. Each ``attempt(...)`` in a script reports how a call ended ("returned", "forbidden"
 or an exception's name), the forbidden APIs it recorded, and whether the profile hook is still
 the judge's. End-to-end verdicts for the same tricks are golden submissions in
 tests/submissions/ (their first line says the verdict).
@@ -14,8 +17,12 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import tempfile
 import textwrap
 from pathlib import Path
+from typing import Iterator
+
+import pytest
 
 from judge.catalog import Catalog
 from judge.grade import run_learner
@@ -63,13 +70,91 @@ def params():
 """
 
 
+# The fork server: one request per line ({"script", "stdout", "stderr", "timeout"}); each script
+# runs in a fork as ``python -I -c script`` would run it (a fresh __main__, stdin from /dev/null,
+# stdout and stderr to the files named, the exit code of SystemExit or 1 after a traceback), and
+# the server answers {"returncode": ...} when the fork has ended (killed at the timeout).
+FORK_SERVER = r"""
+import json, os, sys, time, traceback, types
+import torch  # noqa: F401 - inherited by every fork
+
+print("ready", flush=True)
+for line in sys.stdin:
+    request = json.loads(line)
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
+            for fd, name in ((1, "stdout"), (2, "stderr")):
+                os.dup2(os.open(request[name], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), fd)
+            sys.stdin, sys.stdout, sys.stderr = open(0), open(1, "w"), open(2, "w")
+            main = types.ModuleType("__main__")
+            sys.modules["__main__"] = main
+            try:
+                exec(compile(request["script"], "<string>", "exec"), main.__dict__)
+                code = 0
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else (exc.code is not None)
+            except BaseException:
+                traceback.print_exc()
+        finally:
+            try:
+                sys.stdout.flush()
+                sys.stderr.flush()
+            finally:
+                os._exit(code)
+    deadline = time.monotonic() + request["timeout"]
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        if time.monotonic() > deadline:
+            os.kill(pid, 9)
+            _, status = os.waitpid(pid, 0)
+            break
+        time.sleep(0.005)
+    print(json.dumps({"returncode": os.waitstatus_to_exitcode(status)}), flush=True)
+"""
+_server: subprocess.Popen[str] | None = None
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _fork_server() -> Iterator[None]:
+    """The server lives as long as this module's tests (started by the first script)."""
+    global _server
+    yield
+    if _server is not None:
+        _server.kill()
+        _server.wait()
+        _server = None
+
+
+def _fork_child(script: str, timeout: float) -> tuple[int, str, str]:
+    """(exit code, stdout, stderr) of ``script`` run in a fork of the server."""
+    global _server
+    if _server is None or _server.poll() is not None:
+        _server = subprocess.Popen([sys.executable, "-I", "-c", FORK_SERVER], stdin=subprocess.PIPE,
+                                   stdout=subprocess.PIPE, text=True)
+        assert _server.stdout is not None and _server.stdout.readline() == "ready\n", "the fork server did not start"
+    assert _server.stdin is not None and _server.stdout is not None
+    with tempfile.TemporaryDirectory() as folder:
+        out, err = Path(folder, "stdout"), Path(folder, "stderr")
+        _server.stdin.write(json.dumps({"script": script, "stdout": str(out), "stderr": str(err),
+                                        "timeout": timeout}) + "\n")
+        _server.stdin.flush()
+        reply = _server.stdout.readline()
+        assert reply, "the fork server died"
+        return json.loads(reply)["returncode"], out.read_text(), err.read_text()
+
+
 def run_script(forbidden: list[str], body: str) -> dict:
     """Run ``body`` after the prelude in a fresh child; it fills ``report``, printed as JSON."""
     script = PRELUDE.format(runner=str(RUNNER), learner=LEARNER, forbidden=forbidden)
     script += textwrap.dedent(body) + "\nprint(json.dumps(report))\n"
-    done = subprocess.run([sys.executable, "-I", "-c", script], capture_output=True, text=True, timeout=240)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    returncode, stdout, stderr = _fork_child(script, timeout=240)
+    assert returncode == 0, stderr[-3000:]
+    return json.loads(stdout.strip().splitlines()[-1])
 
 
 CLIPPING = list(Catalog().get("clipping").forbidden)
