@@ -31,17 +31,26 @@ from .conftest import ADVERSARIAL, ROOT, SUBMISSIONS
 runner = CliRunner()
 
 
-def test_validate_names_the_pitfall_no_case_catches(course: Path) -> None:
-    """Remove the all-zero case: the NaN-on-zero pitfall then passes everything, and validate says so."""
+def test_validate_names_the_pitfall_no_case_catches(course: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Remove the all-zero case: the NaN-on-zero pitfall then passes everything, and validate says so.
+    The report check_adequacy returns is read as `grind validate` gets it (one computation, not two)."""
+    import judge.adequacy
+
     checks = course / "solutions" / "clipping" / "checks.py"
     text = checks.read_text()
     line = next(line for line in text.splitlines() if '"name": "all_zero_grads"' in line)
     checks.write_text(text.replace(line + "\n", ""))
-    report = check_adequacy(Catalog().get("clipping"))
-    assert not report.ok
-    assert any("'nan-on-zero'" in p and "no case catches it" in p for p in report.problems), report.problems
+    reports = []
 
+    def recorded(*args, **kwargs):  # type: ignore[no-untyped-def]
+        reports.append(check_adequacy(*args, **kwargs))
+        return reports[-1]
+
+    monkeypatch.setattr(judge.adequacy, "check_adequacy", recorded)
     result = runner.invoke(app, ["validate", "clipping"])
+    [report] = reports
+    assert report.exercise == "clipping" and not report.ok
+    assert any("'nan-on-zero'" in p and "no case catches it" in p for p in report.problems), report.problems
     assert result.exit_code == ExitStatus.FAILED
     assert "nan-on-zero" in result.output and "no case catches it" in result.output
 
