@@ -157,18 +157,28 @@ def run_harness(spec: dict[str, Any], folder: Path) -> dict[str, Any]:
 
 @pytest.fixture(scope="session")
 def pristine_cache() -> Path:
-    """The reference's cache entry, computed once per session; each test grades with a copy."""
+    """The reference's cache entry, and every pair of clipping's mistakes run together, computed
+    once per session (the pairs in one trusted job: a diagnosis asks for some of them, and each
+    test would otherwise run them in a cold child of its own); each test grades with a copy."""
+    import fcntl
+    import itertools
+
     from judge.cache import cache_root
     from judge.catalog import Catalog
-    from judge.grade import reference_for
+    from judge.grade import pair_source, reference_for
 
-    reference_for(Catalog().get("clipping"))
+    exercise = Catalog().get("clipping")
+    cache_root().mkdir(parents=True, exist_ok=True)
+    with open(cache_root() / ".adversarial-lock", "w") as lock:  # one xdist worker computes, the other waits
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        slugs = [p.slug for p in reference_for(exercise).pitfalls]
+        pair_source(exercise)([f"{a}+{b}" for a, b in itertools.combinations(slugs, 2)])
     return cache_root()
 
 
 def _private_cache(pristine: Path, target: Path) -> Path:
     target.mkdir()
-    for entry in pristine.glob("clipping-*"):
+    for entry in [*pristine.glob("clipping-*"), *pristine.glob("clipping.pair.*")]:
         shutil.copytree(entry, target / entry.name)
     return target
 
