@@ -77,5 +77,6 @@ def case(name, kind="edge", **keys):
                             or not all(isinstance(s, str) for s in keys["shown"])):
         raise CaseError(f"{where}: 'shown' lists observation names, got {keys['shown']!r}")
     if "entries" in keys and not callable(keys["entries"]):
-        raise CaseError(f"{where}: 'entries' must be a function of the inputs, got {type(keys['entries']).__name__}")
+        raise CaseError(f"{where}: 'entries' must be a function of the inputs, "
+                        f"got {type(keys['entries']).__name__}")
     return {"name": name, "kind": kind, **keys}

@@ -73,13 +73,13 @@ def script(init, grads, dtype=torch.float64, optimizer=None, **kwargs):
     """Inputs for :func:`lockstep` written out: ``init`` holds one value per parameter, ``grads``
     one row per step with one gradient (or None) per parameter; ``kwargs`` go to the optimizer."""
     def inputs():
-        return _named(optimizer, params=make_params(init, dtype),
-                      grads=[[None if g is None else torch.as_tensor(g, dtype=dtype) for g in row] for row in grads],
-                      kwargs=dict(kwargs))
+        rows = [[None if g is None else torch.as_tensor(g, dtype=dtype) for g in row] for row in grads]
+        return _named(optimizer, params=make_params(init, dtype), grads=rows, kwargs=dict(kwargs))
     return inputs
 
 
-def seeded(shapes, seed, steps=STEPS, scales=None, none_when=None, dtype=torch.float64, optimizer=None, **kwargs):
+def seeded(shapes, seed, steps=STEPS, scales=None, none_when=None, dtype=torch.float64, optimizer=None,
+           **kwargs):
     """Inputs for :func:`lockstep` drawn from ``seed``: standard normal initial values and
     gradients, one parameter per shape, in float64 (then cast to ``dtype``).
 

@@ -94,8 +94,8 @@ class RecordingSGD:
     def step(self, closure=None):
         self.calls += 1
         params = [p for group in self.param_groups for p in group["params"]]
-        self.grads.append(torch.cat([(p.grad if p.grad is not None else torch.zeros_like(p)).detach().flatten()
-                                     .clone() for p in params]))
+        grads = [p.grad if p.grad is not None else torch.zeros_like(p) for p in params]
+        self.grads.append(torch.cat([g.detach().flatten().clone() for g in grads]))
         for group in self.param_groups:
             for p in group["params"]:
                 if p.grad is not None:
