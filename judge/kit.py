@@ -22,6 +22,15 @@ def kit_dir(exercise: Exercise) -> Path:
     return exercise.solution_dir.parent / FOLDER
 
 
+def builtin_kit() -> Path | None:
+    """grind's own kit: in the wheel's bundled content, or in the checkout grind runs from."""
+    here = Path(__file__).resolve().parent
+    for folder in (here / "_content" / "solutions" / FOLDER, here.parent / "solutions" / FOLDER):
+        if (folder / "__init__.py").is_file():
+            return folder
+    return None
+
+
 def kit_files(folder: Path) -> list[Path]:
     """The kit's modules, sorted; none when the course has no kit (an older course)."""
     if not folder.is_dir():
