@@ -60,7 +60,8 @@ def dump(out: Path, slugs: list[str]) -> None:
                 for key, array in obs.items():
                     arrays[f"{sid}|{instance}|{key}"] = array
         document = {
-            "instances": [[i.name, i.case, i.kind, i.params, i.input, i.shown] for i in ref.instances],
+            "instances": [[i.name, i.case, i.kind, i.params, i.input, i.shown, getattr(i, "entries", None)]
+                          for i in ref.instances],
             "pitfalls": [[p.slug, p.name] for p in ref.pitfalls],
             "subjects": records,
         }

@@ -16,9 +16,11 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
+from judge.corpus import CorpusReport, corpus_files, grade_corpus, judge_corpus
 from judge.grade import ORACLE, REFERENCE, Reference, compute_reference, grade, judge_subject
 from judge.kit import kit_problems
 from judge.models import Exercise, Status, Verdict
@@ -39,6 +41,7 @@ class AdequacyReport:
     seconds: float = 0.0
     verdicts: dict[str, Verdict] = field(default_factory=dict)  # subject id -> verdict
     problems: list[str] = field(default_factory=list)
+    corpus: CorpusReport | None = None  # how the exercise's corpus was judged, when it has one
 
     @property
     def ok(self) -> bool:
@@ -95,6 +98,13 @@ def statement_problems(exercise: Exercise, ref: Reference) -> list[str]:
     text = exercise.statement_path.read_text(encoding="utf-8")
     numbers = _statement_numbers(text)
     problems = []
+    stepped = any("step" in key and array.ndim for obs in ref.subjects[REFERENCE].obs.values()
+                  for key, array in obs.items())
+    if stepped and f"numbered from {exercise.step_base}" not in text:
+        # Verdicts say "step N": the learner must be able to find step N in the statement.
+        problems.append(f"{exercise.statement_path}: observations run over steps, so say which number the first "
+                        f"step gets: the statement must contain 'numbered from {exercise.step_base}' "
+                        f"(step_base = {exercise.step_base} in exercise.toml)")
     examples = [i for i in ref.instances if i.kind == "example"]
     if not examples:
         problems.append(f"{exercise.checks_path}: no case of kind 'example' (the worked example, checked by name)")
@@ -119,7 +129,9 @@ def statement_problems(exercise: Exercise, ref: Reference) -> list[str]:
 
 
 def check_adequacy(exercise: Exercise, *, seeds: int | None = None, with_stub: bool = True,
-                   determinism: bool = False) -> AdequacyReport:
+                   determinism: bool = False, corpus_root: Path | None = None) -> AdequacyReport:
+    """Every check in the module docstring; with ``corpus_root``, also grade the exercise's
+    corpus (``corpus_root/<slug>/*.py``, see judge.corpus) and report the share it names."""
     started = time.monotonic()
     report = AdequacyReport(exercise.slug)
     report.problems += static_problems(exercise)
@@ -165,6 +177,10 @@ def check_adequacy(exercise: Exercise, *, seeds: int | None = None, with_stub: b
         report.verdicts["stub"] = stub
         if stub.status is Status.PASSED:
             report.problems.append("the untouched stub passes")
+    folder = corpus_root / exercise.slug if corpus_root is not None else None
+    if folder is not None and corpus_files(folder):
+        report.corpus = judge_corpus(exercise, grade_corpus(exercise, folder))
+        report.problems += report.corpus.problems()
     report.seconds = time.monotonic() - started
     return report
 

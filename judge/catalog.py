@@ -26,7 +26,7 @@ TOLERANCE_DTYPES = ("float16", "float32", "float64", "default")
 SLUG_RE = re.compile(r"^[a-z][a-z0-9-]*$")
 KNOWN_KEYS = {
     "title", "topic", "difficulty", "entry", "hints", "time_limit", "tolerance", "forbidden",
-    "memory_mb", "interview_minutes", "order",
+    "memory_mb", "interview_minutes", "order", "step_base",
 }
 
 
@@ -127,6 +127,10 @@ def load_exercise(exercise_dir: Path, solutions_root: Path) -> Exercise:
     if memory_mb < 512:
         raise m.fail("memory_mb", "must be at least 512 (torch alone needs that much address space)")
 
+    step_base = m.get("step_base", int, 1)
+    if step_base not in (0, 1):
+        raise m.fail("step_base", "must be 0 or 1: the number the statement gives the first step")
+
     solution_dir = solutions_root / slug
     exercise = Exercise(
         slug=slug,
@@ -142,6 +146,7 @@ def load_exercise(exercise_dir: Path, solutions_root: Path) -> Exercise:
         interview_minutes=m.get("interview_minutes", int, 20),
         exercise_dir=exercise_dir,
         solution_dir=solution_dir,
+        step_base=step_base,
     )
     for required in (exercise.statement_path, exercise.stub_path):
         if not required.is_file():

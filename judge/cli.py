@@ -160,6 +160,9 @@ def run(
     minutes: Optional[float] = typer.Option(None, "--minutes", min=0.1, help="Interview length (default: the "
                                             "exercise's interview_minutes)."),
     manual: bool = typer.Option(False, "--manual", help="In an interview, check on Enter instead of on save."),
+    repro: bool = typer.Option(False, "--repro", help="Also write repro_NAME.py beside your file: the first "
+                               "failing check's exact input, a call of your code and the expected values, "
+                               "to run and debug in your own tools."),
 ) -> None:
     """Grade your submission for an exercise (or sit it as an interview)."""
     from judge.grade import grade
@@ -168,8 +171,9 @@ def run(
     exercise = _exercise(name)
     root, state = _state()
     if interview:
-        if file is not None or as_json:
-            raise UsageError("--interview works on the workspace's file, interactively (without --file or --json)")
+        if file is not None or as_json or repro:
+            raise UsageError("--interview works on the workspace's file, interactively (without --file, --json "
+                             "or --repro)")
         _practice_session(_workspace_root(), state, [exercise], interview=True, minutes=minutes, manual=manual)
         return
     notices = []
@@ -205,8 +209,25 @@ def run(
 
             verdict.notices.append(f"Comes back for review {until_text(recorded.review.due, time.time())} "
                                    "('grind practice' asks for it then).")
+    if repro:  # beside the learner's file; the untouched stub's folder is grind's, so then here
+        verdict.notices.append(_write_repro(exercise, verdict, path, path.parent if recording else Path.cwd()))
     _print_verdict(verdict, exercise, state, as_json)
     raise typer.Exit(int(VERDICT_EXIT[verdict.status]))
+
+
+def _write_repro(exercise: Exercise, verdict: Verdict, learner: Path, folder: Path) -> str:
+    """The notice saying where the repro script is, or why there is none (never an error: the
+    verdict is still the answer)."""
+    from judge.repro import ReproUnavailable, write_repro
+
+    target = folder.resolve() / f"repro_{exercise.slug.replace('-', '_')}.py"
+    try:
+        written = write_repro(exercise, verdict, learner, target)
+    except ReproUnavailable as exc:
+        return f"No repro script written: {exc}."
+    except OSError as exc:
+        return f"No repro script written: {target}: {exc.strerror or exc}."
+    return f"Wrote {written}: 'python {written}' re-runs the failing check on your code, outside grind."
 
 
 def _print_verdict(verdict: Verdict, exercise: Exercise, state: Progress, as_json: bool) -> None:
@@ -503,9 +524,13 @@ def new(
 def validate(
     slug: Optional[str] = typer.Argument(None, help="Exercise to validate.", autocompletion=complete_names),
     all_: bool = typer.Option(False, "--all", help="Validate every exercise."),
+    corpus: Optional[Path] = typer.Option(None, "--corpus", help="Folder with one folder of independently written "
+                                          "submissions per exercise (default: the repository's tests/corpus)."),
 ) -> None:
-    """Prove exercises adequate: schema, reference (twice), stub, every pitfall caught and named."""
+    """Prove exercises adequate: schema, reference (twice), stub, every pitfall caught and named,
+    and the share of the exercise's corpus named right."""
     from judge.adequacy import AdequacyReport, check_adequacy
+    from judge.corpus import default_root
     from judge.errors import ManifestError
     from judge.report import render_validation
 
@@ -513,10 +538,13 @@ def validate(
     if all_ == (slug is not None):
         raise UsageError("give one exercise name, or --all")
     slugs = catalog.slugs() if all_ else [slug]
+    if corpus is not None and not corpus.is_dir():
+        raise UsageError(f"{corpus}: no such folder")
+    corpus_root = corpus if corpus is not None else default_root()
     reports = []
     for name in slugs:
         try:
-            reports.append(check_adequacy(catalog.get(name or ""), determinism=True))
+            reports.append(check_adequacy(catalog.get(name or ""), determinism=True, corpus_root=corpus_root))
         except ManifestError as exc:
             reports.append(AdequacyReport(name or "", problems=[exc.message]))
         except JudgeError as exc:

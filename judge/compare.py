@@ -13,7 +13,7 @@ import numpy as np
 
 from judge.models import Tolerance
 
-PREVIEW_ELEMENTS = 16
+PREVIEW_ELEMENTS = 1024  # larger observations are summarised
 NUMERIC_KINDS = "biuf"
 
 Observations = dict[str, np.ndarray]
@@ -22,11 +22,12 @@ Observations = dict[str, np.ndarray]
 SERIES_POINTS = 5000
 
 
-def series_of(want: np.ndarray, have: np.ndarray) -> dict[str, list[float]] | None:
-    """Both sides of a 1-D sequence (an LR schedule, a loss scale over steps), for plotting."""
+def series_of(want: np.ndarray, have: np.ndarray, first_step: int = 0) -> dict[str, Any] | None:
+    """Both sides of a 1-D sequence (an LR schedule, a loss scale over steps), for plotting;
+    ``first_step`` is the number the statement gives its first entry."""
     if want.ndim != 1 or have.shape != want.shape or not 4 <= want.size <= SERIES_POINTS:
         return None
-    return {"expected": [float(v) for v in want], "got": [float(v) for v in have]}
+    return {"expected": shortest_floats(want), "got": shortest_floats(have), "first_step": first_step}
 
 
 @dataclass
@@ -43,38 +44,83 @@ class Mismatch:
 
 
 def to_json_value(array: np.ndarray) -> Any:
-    """A small JSON-able picture of an array: the values when it is small, else a summary."""
+    """A JSON-able picture of an array: every value, exactly (see ``exact_values``), unless it
+    is too large to read, when a summary says its dtype and shape."""
     if array.size > PREVIEW_ELEMENTS:
         return f"<{array.dtype} array of shape {list(array.shape)}>"
-    return _jsonable(array.tolist())
+    return exact_values(array)
 
 
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, list):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, float):
-        if value != value:
-            return "nan"
-        if value in (float("inf"), float("-inf")):
-            return "inf" if value > 0 else "-inf"
-        return float(f"{value:.6g}")
+def exact_values(array: np.ndarray) -> Any:
+    """``array.tolist()`` where each float is the shortest decimal that reads back to the same
+    value in the array's own dtype: a float32 0.1 shows as 0.1 (not 0.100000001), 2**23 as
+    8388608.0 (not 8.38861e+06), and two values that differ never print alike. NaN and the
+    infinities are spelled out, since JSON has no numbers for them."""
+    if array.dtype.kind != "f":
+        return array.tolist()
+    values = [_spelled(v) for v in shortest_floats(array)]
+    if array.ndim == 0:
+        return values[0]
+    return np.array(values, dtype=object).reshape(array.shape).tolist()
+
+
+def shortest_floats(array: np.ndarray) -> list[float]:
+    """The array's values, flattened, each as the Python float whose shortest decimal is the
+    shortest one that round-trips in the array's dtype (str of a numpy float32 is that)."""
+    if array.dtype == np.float64 or array.dtype.kind != "f":
+        return [float(v) for v in array.reshape(-1)]
+    return [float(str(v)) for v in array.reshape(-1)]
+
+
+def _spelled(value: float) -> Any:
+    if value != value:
+        return "nan"
+    if value in (float("inf"), float("-inf")):
+        return "inf" if value > 0 else "-inf"
     return value
 
 
-def _index_text(index: tuple[int, ...], key: str) -> str:
-    """Observations named "... per step" are sequences over steps: say "step 3", not "index 3"."""
-    if "step" in key:
-        rest = f" (entry {', '.join(str(i) for i in index[1:])})" if len(index) > 1 else ""
-        return f"step {index[0]}{rest}"
-    if len(index) == 1:
-        return f"index {index[0]}"
-    return f"index [{', '.join(str(i) for i in index)}]"
+Entries = list[tuple[str, list[int]]]
+
+
+def _entry_text(flat: int, entries: Entries) -> str | None:
+    """Name one entry of a flattened observation by its piece: "param 1 (bias)[2]"."""
+    for label, shape in entries:
+        size = int(np.prod(shape)) if shape else 1
+        if flat < size:
+            if not shape:
+                return label
+            where = np.unravel_index(flat, shape)
+            return f"{label}[{', '.join(str(int(i)) for i in where)}]"
+        flat -= size
+    return None
+
+
+def index_text(index: tuple[int, ...], key: str, step_base: int = 0, entries: Entries | None = None) -> str:
+    """Where in an observation: "step 3" for sequences over steps (numbered from the
+    exercise's ``step_base``, as its statement numbers them), the piece's own name for an entry
+    of a flattened observation, else a plain index."""
+    rest = index
+    words = []
+    if "step" in key and index:
+        words.append(f"step {index[0] + step_base}")
+        rest = index[1:]
+    if rest and entries and len(rest) == 1:
+        named = _entry_text(rest[0], entries)
+        if named is not None:
+            return ", ".join(words + [named])
+    if rest:
+        inner = ", ".join(str(i) for i in rest)
+        words.append(f"entry {inner}" if words else (f"index {inner}" if len(rest) == 1 else f"index [{inner}]"))
+    return ", ".join(words)
 
 
 def compare(
     expected: Observations,
     got: Observations,
     tolerance: Callable[[str, str], Tolerance],
+    step_base: int = 0,
+    entries: dict[str, Entries] | None = None,
 ) -> Mismatch | None:
     """Return the first mismatch, or None when ``got`` matches ``expected``.
 
@@ -99,7 +145,8 @@ def compare(
                 to_json_value(want),
                 to_json_value(have),
             )
-        mismatch = _compare_values(key, want, have, tolerance(str(want.dtype), str(have.dtype)))
+        mismatch = _compare_values(key, want, have, tolerance(str(want.dtype), str(have.dtype)), step_base,
+                                   (entries or {}).get(key))
         if mismatch:
             return mismatch
     return None
@@ -110,7 +157,7 @@ def _scalar(array: np.ndarray, index: tuple[int, ...]) -> Any:
     value = array[index]
     if array.dtype.kind in "biu":
         return bool(value) if array.dtype.kind == "b" else int(value)
-    return _jsonable(float(value))
+    return _spelled(shortest_floats(np.asarray(value))[0])
 
 
 def _distinct(want: np.ndarray, have: np.ndarray, index: tuple[int, ...]) -> tuple[Any, Any]:
@@ -127,11 +174,17 @@ def pair_text(x: float, y: float) -> tuple[str, str]:
     """Two floats written alike (same significant digits, trailing zeros kept) and distinctly."""
     if not (np.isfinite(x) and np.isfinite(y)):
         return _number_text(x), _number_text(y)
+    if _whole(x) and _whole(y):  # a scale of 2**23 reads 8388608.0, not 8.38861e+06
+        return f"{x:.1f}", f"{y:.1f}"
     for digits in (6, 9, 12, 17):
         a, b = f"{x:#.{digits}g}", f"{y:#.{digits}g}"
         if a != b:
             break
     return _tidy(a), _tidy(b)
+
+
+def _whole(value: float) -> bool:
+    return float(value).is_integer() and abs(value) < 2.0**53
 
 
 def _tidy(text: str) -> str:
@@ -144,10 +197,11 @@ def _number_text(value: float) -> str:
         return "nan"
     if value in (float("inf"), float("-inf")):
         return "inf" if value > 0 else "-inf"
-    return _tidy(f"{value:#.6g}")
+    return f"{value:.1f}" if _whole(value) else _tidy(f"{value:#.6g}")
 
 
-def _compare_values(key: str, want: np.ndarray, have: np.ndarray, tol: Tolerance) -> Mismatch | None:
+def _compare_values(key: str, want: np.ndarray, have: np.ndarray, tol: Tolerance, step_base: int = 0,
+                    entries: Entries | None = None) -> Mismatch | None:
     w = want.astype(np.float64)
     h = have.astype(np.float64)
     with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
@@ -164,7 +218,7 @@ def _compare_values(key: str, want: np.ndarray, have: np.ndarray, tol: Tolerance
     first = tuple(int(i) for i in bad[0]) if want.ndim else ()
     shown_want, shown_have = _distinct(want, have, first)
     if want.ndim:
-        where = f" (first differs at {_index_text(first, key)}: expected {shown_want}, got {shown_have})"
+        where = f" (first differs at {index_text(first, key, step_base, entries)}: expected {shown_want}, got {shown_have})"
     else:
         where = f": expected {shown_want}, got {shown_have}"
     what = "NaN appeared" if np.isnan(h).any() and not np.isnan(w).any() else "values differ"
@@ -175,5 +229,5 @@ def _compare_values(key: str, want: np.ndarray, have: np.ndarray, tol: Tolerance
         to_json_value(have),
         float(abs_err.max()),
         float(rel_err.max()) if has_rel.any() else None,
-        series_of(want, have),
+        series_of(want, have, step_base),
     )

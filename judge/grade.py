@@ -287,7 +287,8 @@ def _error_text(error: protocol.ErrorInfo) -> str:
 
 
 def _instance_failure(ref_obs: Observations, record: protocol.CaseRecord | None, obs: Observations,
-                      tol: Callable[[str, str], Tolerance]) -> dict[str, Any] | None:
+                      tol: Callable[[str, str], Tolerance], step_base: int = 0,
+                      entries: dict[str, Any] | None = None) -> dict[str, Any] | None:
     """None if this instance passed, else what went wrong, as data."""
     if record is None:
         return {"status": CheckStatus.NOT_RUN, "message": "not run: the submission stopped before this case"}
@@ -299,7 +300,7 @@ def _instance_failure(ref_obs: Observations, record: protocol.CaseRecord | None,
         return {"status": CheckStatus.ERROR, "message": "grind has no reference observations for this case"}
     from judge.compare import compare
 
-    mismatch = compare(ref_obs, obs, tol)
+    mismatch = compare(ref_obs, obs, tol, step_base, entries)
     if mismatch is None:
         return None
     return {"status": CheckStatus.FAILED, "message": mismatch.message, "expected": mismatch.expected,
@@ -326,8 +327,10 @@ def judge_subject(exercise: Exercise, ref: Reference, run: SubjectRun, pairs: Pa
     tol = tolerance_of(exercise)
     ref_obs = ref.subjects[REFERENCE].obs
     failures: dict[str, dict[str, Any]] = {}
-    for name in ref.instance_names:
-        failure = _instance_failure(ref_obs.get(name, {}), run.cases.get(name), run.obs.get(name, {}), tol)
+    for instance in ref.instances:
+        name = instance.name
+        failure = _instance_failure(ref_obs.get(name, {}), run.cases.get(name), run.obs.get(name, {}), tol,
+                                    exercise.step_base, instance.entries)
         if failure:
             failures[name] = failure
 
@@ -355,7 +358,7 @@ def judge_subject(exercise: Exercise, ref: Reference, run: SubjectRun, pairs: Pa
             expected=failure.get("expected"), got=failure.get("got"),
             max_abs_err=failure.get("max_abs_err"), max_rel_err=failure.get("max_rel_err"),
             pitfall=by_instance.get(first.name), observation=failure.get("key"),
-            series=failure.get("series"),
+            series=failure.get("series"), instance=first.name,
         ))
         if "expected" not in failure:
             checks[-1].expected = _expected_preview(ref_obs.get(first.name, {}), failure.get("key"))

@@ -55,6 +55,7 @@ class Exercise:
     interview_minutes: int
     exercise_dir: Path
     solution_dir: Path
+    step_base: int = 1  # verdicts number steps as the statement does: from 1 (updates) or 0 (an index)
 
     @property
     def stub_path(self) -> Path:
@@ -120,7 +121,8 @@ class CheckResult:
     max_rel_err: float | None = None
     pitfall: str | None = None  # the diagnosed pitfall's name, on the failing checks it explains
     observation: str | None = None  # which observed value differed first, e.g. "grad[0]"
-    series: dict[str, list[float]] | None = None  # full expected/got sequences, for a plot
+    series: dict[str, Any] | None = None  # full expected/got sequences, for a plot
+    instance: str | None = None  # the case instance shown (a random case's smallest failing one)
 
     def to_json(self) -> dict[str, Any]:
         """JSON-ready, with learner text escaped: a message may hold a lone surrogate, which no

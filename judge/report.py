@@ -45,13 +45,19 @@ class HintInfo:
     total: int
 
 
-def compact(value: Any, limit: int = 160) -> str:
-    """One short line for an input or a value: JSON without spaces, cut with an ellipsis."""
+def compact(value: Any) -> str:
+    """An input or a value on one line, whole: JSON with every number as it came (the runner
+    and judge.compare already wrote each as the shortest decimal that is exact in its dtype).
+    Never cut: a number cut in half, or "<50 items>", is not a failure a learner can re-run.
+    Only observations too large to read arrive here already summarised by their shape."""
     if isinstance(value, str):
-        text = value
-    else:
-        text = json.dumps(value, separators=(", ", ": "), default=str)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+        return value
+    return json.dumps(value, separators=(", ", ": "), default=str)
+
+
+def number(value: float) -> str:
+    """One float, exactly: the shortest decimal that reads back to it (2**18 is 262144.0)."""
+    return repr(float(value))
 
 
 def _detail_lines(verdict: Verdict) -> list[tuple[str, str]]:
@@ -141,9 +147,9 @@ def render_verdict(console: Console, verdict: Verdict, exercise: Exercise, hints
             out += [f"  {label}: {text}" for label, text in details]
         if failure is not None and failure.series:
             expected, got = failure.series["expected"], failure.series["got"]
-            first = _first_difference(expected, got)
+            first, base = _first_difference(expected, got), failure.series.get("first_step", 0)
             out.append(f"  {failure.observation} around the first difference (step: expected / yours):")
-            out += [f"    {i}: {expected[i]:.6g} / {got[i]:.6g}{'  <-' if i == first else ''}"
+            out += [f"    {i + base}: {number(expected[i])} / {number(got[i])}{'  <-' if i == first else ''}"
                     for i in range(max(0, first - 2), min(len(expected), first + 4))]
         for head, body in diagnosis_lines(verdict):
             out.append(head)
@@ -198,33 +204,33 @@ def render_verdict(console: Console, verdict: Verdict, exercise: Exercise, hints
     ))
 
 
-def _series_view(console: Console, series: dict[str, list[float]], label: str) -> Any:
+def _series_view(console: Console, series: dict[str, Any], label: str) -> Any:
     """A curve is faster to read than a table: plot yours against the reference's. Without
     colour (NO_COLOR, or a console without colour) the two lines could not be told apart, so
     show the steps around the first divergence as a table instead."""
-    expected, got = series["expected"], series["got"]
+    expected, got, base = series["expected"], series["got"], series.get("first_step", 0)
     if console.color_system is not None and not console.no_color:
         import plotext as plt
 
         plt.clear_figure()
         plt.plot_size(max(40, min(console.width - 12, 100)), 14)
         plt.theme("clear")
-        plt.plot(list(range(len(expected))), expected, label="reference", color="green")
-        plt.plot(list(range(len(got))), got, label="yours", color="red")
+        plt.plot([i + base for i in range(len(expected))], expected, label="reference", color="green")
+        plt.plot([i + base for i in range(len(got))], got, label="yours", color="red")
         plt.title(label)
         plt.xlabel("step")
         return Text.from_ansi(plt.build())
-    return _series_table(expected, got, label)
+    return _series_table(expected, got, label, base)
 
 
-def _series_table(expected: list[float], got: list[float], label: str) -> Group:
+def _series_table(expected: list[float], got: list[float], label: str, base: int = 0) -> Group:
     first = _first_difference(expected, got)
     table = Table(box=None, padding=(0, 2))
     for column in ("step", "expected", "yours"):
         table.add_column(column, justify="right")
     for i in range(max(0, first - 2), min(len(expected), first + 4)):
         marker = " ◀" if i == first else ""
-        table.add_row(str(i), f"{expected[i]:.6g}", f"{got[i]:.6g}{marker}")
+        table.add_row(str(i + base), number(expected[i]), number(got[i]) + marker)
     return Group(Text(f"{label} around the first difference:", style="bold"), table)
 
 
@@ -517,12 +523,17 @@ def render_doctor(console: Console, info: dict[str, Any]) -> None:
 def render_validation(console: Console, reports: list[Any]) -> None:
     """One row per exercise (cases, pitfalls caught, time), then every problem on its own line."""
     table = Table(title="Exercise validation", box=None if not console.is_terminal else None)
-    for column in ("exercise", "cases", "pitfalls caught", "time", "result"):
+    for column in ("exercise", "cases", "pitfalls caught", "corpus named", "time", "result"):
         table.add_column(column)
     for r in reports:
-        table.add_row(r.exercise, str(r.cases), f"{r.caught}/{r.pitfalls}", f"{r.seconds:.1f} s",
+        corpus = getattr(r, "corpus", None)
+        named = "no corpus" if corpus is None else corpus.share_text()
+        table.add_row(r.exercise, str(r.cases), f"{r.caught}/{r.pitfalls}", named, f"{r.seconds:.1f} s",
                       Text("adequate", style="green") if r.ok else Text(f"{len(r.problems)} problem(s)", style="red"))
     console.print(table)
+    for r in reports:
+        if getattr(r, "corpus", None) is not None:
+            console.print(f"{r.exercise} corpus: {r.corpus.summary()}", markup=False, highlight=False, soft_wrap=True)
     for r in reports:
         for problem in r.problems:
             console.print(f"{r.exercise}: {problem}", markup=False, highlight=False, soft_wrap=True)

@@ -1,58 +1,33 @@
 """Diagnoses on code grind's authors did not write as pitfalls.
 
 ``tests/corpus/<slug>/*.py`` holds submissions written independently of the exercise's
-pitfalls: correct answers in unusual styles, single mistakes made the way people make them,
-pairs of mistakes, and look-alikes of real libraries' conventions (each file's header names the
-library and the behaviour it imitates; none copies library code). Line 1 says what grind must
-answer:
+pitfalls (see judge.corpus for the header format: line 1 says what grind must answer, line 2
+where the behaviour comes from; a library look-alike names the library and the behaviour it
+imitates and copies no library code).
 
-    # expect: passed
-    # expect: failed pitfall=per-tensor            (named with exactly this pitfall)
-    # expect: failed pitfall=a+b                   (named with both, in any order)
-    # expect: failed                               (a real difference no pitfall describes)
-
-Line 2 says where the behaviour comes from (``# source: ...``).
-
-No correct file may be rejected, and at least ``TARGET`` of the wrong files that expect a
-name must get exactly the right one(s).
+No correct file may be rejected, no wrong one accepted, and at least ``TARGET`` of the wrong
+files that expect a name must get exactly the right one(s), overall and per exercise: the
+same figures ``grind validate`` reports.
 """
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Iterator
 
 import pytest
 
 from judge.catalog import Catalog
-from judge.grade import grade, hidden_from_learners
+from judge.corpus import TARGET, expectation, grade_corpus, judge_corpus, named
+from judge.corpus import corpus_files as _files
 from judge.models import Verdict
-from judge.worker.sandbox import WarmWorker
 
 CORPUS = Path(__file__).parent / "corpus"
-TARGET = 0.95
-HEADER = re.compile(r"#\s*expect:\s*(passed|failed)(?:\s+pitfall=(\S+))?\s*$")
 
 
 def corpus_files(slug: str | None = None) -> list[Path]:
     folders = [CORPUS / slug] if slug else sorted(p for p in CORPUS.iterdir() if p.is_dir())
-    return sorted(f for folder in folders if folder.is_dir() for f in folder.glob("*.py"))
-
-
-def expectation(path: Path) -> tuple[str, frozenset[str] | None]:
-    lines = path.read_text(encoding="utf-8").splitlines() + ["", ""]
-    match = HEADER.match(lines[0])
-    assert match, f"{path}: line 1 must be '# expect: passed' or '# expect: failed [pitfall=a+b]'"
-    assert lines[1].startswith("# source:"), f"{path}: line 2 must say '# source: ...'"
-    names = frozenset(match.group(2).split("+")) if match.group(2) else None
-    return match.group(1), names
-
-
-def named(verdict: Verdict) -> frozenset[str]:
-    """Every pitfall the verdict names (a compound diagnosis names several)."""
-    found = getattr(verdict, "diagnoses", None) or ([verdict.diagnosis] if verdict.diagnosis else [])
-    return frozenset(d.slug for d in found)
+    return [f for folder in folders for f in _files(folder)]
 
 
 @pytest.fixture(scope="module")
@@ -61,10 +36,7 @@ def verdicts() -> Iterator[dict[Path, Verdict]]:
     results: dict[Path, Verdict] = {}
     catalog = Catalog()
     for folder in sorted(p for p in CORPUS.iterdir() if p.is_dir()):
-        exercise = catalog.get(folder.name)
-        with WarmWorker(hidden_from_learners(exercise)) as worker:
-            for path in corpus_files(folder.name):
-                results[path] = grade(exercise, path, worker=worker)
+        results.update(grade_corpus(catalog.get(folder.name), folder))
     yield results
 
 
@@ -89,3 +61,13 @@ def test_the_corpus_is_named_at_the_target_rate(verdicts: dict[Path, Verdict]) -
               for p, want in wrong.items() if named(verdicts[p]) != want}
     rate = 1 - len(misses) / len(wrong)
     assert rate >= TARGET, f"named {rate:.0%} of {len(wrong)}; misses (wanted, got): {misses}"
+
+
+def test_each_exercise_names_its_corpus_at_the_target_rate(verdicts: dict[Path, Verdict]) -> None:
+    """The per-exercise figures validate prints: every exercise on its own reaches the target."""
+    catalog = Catalog()
+    for folder in sorted(p for p in CORPUS.iterdir() if p.is_dir()):
+        mine = {p: v for p, v in verdicts.items() if p.parent == folder}
+        report = judge_corpus(catalog.get(folder.name), mine)
+        assert report.to_name >= 5, f"{folder.name}: too few named files to measure a rate"
+        assert report.problems() == [], f"{folder.name}: {report.summary()}; {report.misses}"

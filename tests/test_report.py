@@ -33,7 +33,7 @@ def test_panel_fits_80_columns_and_shows_failure_diagnosis_and_hint(per_tensor_v
     exercise, verdict = per_tensor_verdict
     text = _render(verdict, exercise, terminal=True)
     assert max(len(line) for line in text.splitlines()) <= 80
-    for needle in ("✘ worked_example", "Expected grad[0]:", "[0.230769, 0.307692]", "Got grad[0]:", "[0.6, 0.8]",
+    for needle in ("✘ worked_example", "Expected grad[0]:", "[0.23076922, 0.3076923]", "Got grad[0]:", "[0.6, 0.8]",
                    "Diagnosis: per-tensor clipping", "one norm over all", "grind hint clipping shows hint 1 of 5"):
         assert needle in text, needle
 

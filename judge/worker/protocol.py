@@ -187,6 +187,9 @@ class Instance:
     params: dict[str, Any]
     input: Any = None
     shown: list[str] | None = None
+    # What the entries of a flattened observation are: {observation: [(label, shape), ...]},
+    # in order along its last axis, so a verdict says "param 1 (bias)[2]", not "entry 6".
+    entries: dict[str, list[tuple[str, list[int]]]] | None = None
 
     @classmethod
     def parse(cls, raw: Any, where: str) -> Instance:
@@ -199,8 +202,26 @@ class Instance:
             if type(value) is not int:
                 raise ProtocolError(f"{where}.params.{str(key)[:40]}: not an integer")
         shown = d.get("shown")
+        entries = d.get("entries")
         return cls(_text(d, "name", where), _text(d, "case", where), kind, params, _json_value(d.get("input")),
-                   [_str(s, f"{where}.shown") for s in _list(shown, f"{where}.shown")] if shown is not None else None)
+                   [_str(s, f"{where}.shown") for s in _list(shown, f"{where}.shown")] if shown is not None else None,
+                   _entries(entries, f"{where}.entries") if entries is not None else None)
+
+
+def _entries(raw: Any, where: str) -> dict[str, list[tuple[str, list[int]]]]:
+    out: dict[str, list[tuple[str, list[int]]]] = {}
+    for key, pieces in _dict(raw, where).items():
+        listed = []
+        for piece in _list(pieces, f"{where}.{str(key)[:40]}"):
+            pair = _list(piece, f"{where}.{str(key)[:40]}")
+            if len(pair) != 2:
+                raise ProtocolError(f"{where}.{str(key)[:40]}: each entry is [label, shape]")
+            shape = _list(pair[1], f"{where}.{str(key)[:40]}")
+            if not all(type(n) is int and n >= 0 for n in shape):
+                raise ProtocolError(f"{where}.{str(key)[:40]}: a shape holds non-negative integers")
+            listed.append((_str(pair[0], where, 200), shape))
+        out[_str(key, where)] = listed
+    return out
 
 
 @dataclass

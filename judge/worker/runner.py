@@ -27,7 +27,7 @@ import traceback
 import types
 from typing import Any
 
-PREVIEW_ELEMENTS = 16
+PREVIEW_ELEMENTS = 1024  # larger tensors are summarised in a verdict's input
 
 
 def _sibling(name: str) -> types.ModuleType:
@@ -146,15 +146,19 @@ def to_array(value: Any, np: Any, torch: Any) -> Any:
 
 
 def preview(value: Any, np: Any, torch: Any) -> Any:
-    """A small, JSON-able picture of a case input, for the report (trusted inputs only)."""
+    """A JSON-able picture of a case input, for the report (trusted inputs only), whole and
+    exact: every number as the shortest decimal that reads back to the same value in its own
+    dtype (0.1 in float32 is "0.1", 2**23 is 8388608.0), no list cut short. Only a tensor past
+    PREVIEW_ELEMENTS entries is summarised; ``grind run --repro`` rebuilds such inputs whole."""
     if isinstance(value, dict):
         return {str(k): preview(v, np, torch) for k, v in value.items()}
-    if isinstance(value, (list, tuple)) and not all(isinstance(v, (int, float, bool)) for v in value):
-        if len(value) > 8:
-            return f"<{len(value)} items>"
+    if isinstance(value, (list, tuple)) and not all(type(v) in (int, float, bool) for v in value):
         return [preview(v, np, torch) for v in value]
     if isinstance(value, torch.Tensor) and value.requires_grad and value.grad is not None:
         return {"grad": preview(value.grad, np, torch)}
+    if isinstance(value, torch.nn.Module):  # what the module is, and every weight it starts from
+        return {"module": " ".join(repr(value).split())[:300],
+                "parameters": {name: preview(p.detach(), np, torch) for name, p in value.named_parameters()}}
     if value is None or isinstance(value, (str, bool)):
         return value
     if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
@@ -165,20 +169,36 @@ def preview(value: Any, np: Any, torch: Any) -> Any:
         return repr(value)[:80]
     if array.size > PREVIEW_ELEMENTS:
         return f"<{array.dtype} tensor of shape {list(array.shape)}>"
-    return _readable(array.tolist())
+    return exact_list(array, np)
 
 
-def _readable(value: Any) -> Any:
-    """Round floats to 4 significant digits and spell out non-finite ones: inputs are for reading."""
-    if isinstance(value, list):
-        return [_readable(v) for v in value]
-    if isinstance(value, float):
-        if value != value:
-            return "nan"
-        if value in (float("inf"), float("-inf")):
-            return "inf" if value > 0 else "-inf"
-        return float(f"{value:.4g}")
+def exact_list(array: Any, np: Any) -> Any:
+    """``array.tolist()`` with each float the shortest decimal that round-trips in the array's
+    own dtype (a float32 0.1 is 0.1, not 0.10000000149011612) and non-finite floats spelled out."""
+    if array.dtype.kind != "f":
+        return array.tolist()
+    flat = [_finite_or_text(float(str(v)) if array.dtype != np.float64 else float(v)) for v in array.reshape(-1)]
+    if array.ndim == 0:
+        return flat[0]
+    return np.array(flat, dtype=object).reshape(array.shape).tolist()
+
+
+def _finite_or_text(value: float) -> Any:
+    if value != value:
+        return "nan"
+    if value in (float("inf"), float("-inf")):
+        return "inf" if value > 0 else "-inf"
     return value
+
+
+def entries_of(case: dict[str, Any], inputs: dict[str, Any]) -> Any:
+    """The case's names for the pieces of its flattened observations (its optional "entries"
+    function of the fresh inputs), as [label, shape] lists. Trusted code, read before any
+    subject touches the inputs."""
+    if "entries" not in case:
+        return None
+    return {str(key): [[str(label), [int(n) for n in shape]] for label, shape in pieces]
+            for key, pieces in case["entries"](inputs).items()}
 
 
 def load_source(source: str, filename: str, name: str, guards: Any = None) -> types.ModuleType:
@@ -830,7 +850,7 @@ def observe_case(run: _Run, subject_id: str, subject: Any, instance: dict[str, A
     if record_input:
         run.result.instances.append(_protocol.Instance(
             name, case["name"], case.get("kind", "edge"), instance["params"], preview(inputs, np, torch),
-            case.get("shown")))
+            case.get("shown"), entries_of(case, inputs)))
     try:
         raw = case["call"](subject, **inputs)
         if type(raw) is not dict:

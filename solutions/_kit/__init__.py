@@ -30,6 +30,7 @@ from grind_kit.optim import (
     lockstep,
     log_scales,
     make_params,
+    param_entries,
     script,
     seeded,
     sometimes,
@@ -38,6 +39,6 @@ from grind_kit.training import RecordingSGD, linear_problem, training_inputs, tr
 
 __all__ = [
     "STEPS", "CaseError", "Deltas", "RecordingSGD", "UsesTorchOptimizer", "camel", "case", "construct",
-    "entry_name", "flat", "linear_problem", "lockstep", "log_scales", "make_params", "script", "seeded",
-    "sometimes", "training_inputs", "training_loop",
+    "entry_name", "flat", "linear_problem", "lockstep", "log_scales", "make_params", "param_entries", "script",
+    "seeded", "sometimes", "training_inputs", "training_loop",
 ]

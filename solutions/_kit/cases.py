@@ -18,7 +18,7 @@ OPTIONAL = {
     "sizes": ("random",),  # ascending sizes; each becomes inputs(size=..., seed=...)
     "seeds": ("random",),  # seeds per size (default 2)
     "shown": ("example",),  # which observations the statement prints (default: every small numeric one)
-    "entries": None,  # entries(**inputs) -> {observation: [(label, shape), ...]}: what a flat row holds
+    "entries": None,  # entries(inputs) -> {observation: [(label, shape), ...]}: what a flat row holds
 }
 
 
@@ -42,7 +42,13 @@ def case(name, kind="edge", **keys):
         case("random", "random", inputs=random_inputs, call=lockstep, sizes=[1, 4, 16], seeds=2)
 
     ``inputs(**params)`` builds fresh inputs (called with ``size`` and ``seed`` for a random
-    case); ``call(subject, **inputs)`` runs the subject and returns named observations."""
+    case); ``call(subject, **inputs)`` runs the subject and returns named observations.
+
+    ``entries(inputs)`` names the pieces of a flattened observation for the report
+    (``{"params per step": [("param 0", [2, 3]), ("param 1", [3])]}``). Without one, a case
+    takes its ``call``'s own ``entries`` attribute when it has one: the kit's ``lockstep`` and
+    ``training_loop`` name their "params per step" that way, and a checks module can do the
+    same for its own call (``run_epoch.entries = param_entries("grads per step")``)."""
     where = f"exercise '{_exercise()}', case {name!r}"
     if not isinstance(name, str) or not name or name != name.strip() or any(c in name for c in "[]") \
             or "::" in name:
@@ -79,4 +85,6 @@ def case(name, kind="edge", **keys):
     if "entries" in keys and not callable(keys["entries"]):
         raise CaseError(f"{where}: 'entries' must be a function of the inputs, "
                         f"got {type(keys['entries']).__name__}")
+    if "entries" not in keys and callable(getattr(keys["call"], "entries", None)):
+        keys["entries"] = keys["call"].entries
     return {"name": name, "kind": kind, **keys}

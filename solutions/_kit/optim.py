@@ -52,6 +52,20 @@ def construct(subject, params, kwargs, optimizer=None):
     return opt
 
 
+def param_entries(*keys):
+    """An ``entries`` function for observations whose rows are the parameters flattened in order
+    (``keys``, e.g. "params per step"): it names each piece "param 1" for a list of parameters
+    (``inputs["params"]``), "param 1 (bias)" for a model's (``inputs["model"]``), with its shape,
+    so a verdict says "param 1 (bias)[2]" instead of an offset into the row."""
+    def entries(inputs):
+        named = (list(inputs["model"].named_parameters()) if "model" in inputs
+                 else [("", p) for p in inputs["params"]])
+        pieces = [(f"param {i}" + (f" ({name})" if name else ""), list(p.shape))
+                  for i, (name, p) in enumerate(named)]
+        return {key: pieces for key in keys}
+    return entries
+
+
 def lockstep(subject, params, grads, kwargs, optimizer=None):
     """The case's ``call``: construct the subject's optimizer on ``params``, then for each row of
     ``grads`` assign the gradients (``None``: no gradient this step), ``step()`` and record."""
@@ -63,6 +77,10 @@ def lockstep(subject, params, grads, kwargs, optimizer=None):
         opt.step()
         rows.append(flat(params))
     return {"params per step": torch.stack(rows)}
+
+
+# What a case that calls lockstep gets as "entries" unless it says otherwise (see grind_kit.case).
+lockstep.entries = param_entries("params per step")
 
 
 def _named(optimizer, **built):

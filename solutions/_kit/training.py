@@ -3,7 +3,7 @@ optimizer, and an optimizer that records what a subject's loop did with it."""
 
 import torch
 
-from grind_kit.optim import construct, flat
+from grind_kit.optim import construct, flat, param_entries
 
 
 def linear_problem(seed, d_in=4, d_out=3, n=16):
@@ -59,6 +59,9 @@ def training_loop(subject, model, x, y, steps, kwargs, optimizer=None, zero_in_p
     if not zero_in_place:
         observations["grads cleared by zero_grad per step"] = cleared
     return observations
+
+
+training_loop.entries = param_entries("params per step")
 
 
 class RecordingSGD:

@@ -10,7 +10,7 @@ later groups.
 import torch
 import torch.nn.functional as F
 
-from grind_kit import RecordingSGD, case
+from grind_kit import RecordingSGD, case, param_entries
 
 LR = 0.05
 
@@ -92,6 +92,10 @@ def run_epoch(subject, model, microbatches, k, loss, sizes):
     optimizer = RecordingSGD(model.parameters(), lr=LR)
     subject.train_epoch(model, microbatches, optimizer, k, LOSSES[loss])
     return {"number of steps": optimizer.calls, "grads per step": optimizer.grads_per_step()}
+
+
+# "grads per step" rows are the model's parameters flattened in order: name them in verdicts.
+run_epoch.entries = param_entries("grads per step")
 
 
 def padded(lengths_per_microbatch, length):

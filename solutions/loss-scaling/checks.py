@@ -173,6 +173,16 @@ def call(subject, batches, scaler_kwargs, **options):
     return train(subject, batches, scaler_kwargs, **options)
 
 
+def entries(inputs):
+    """Names for the entries of the flattened gradients and parameters (the parameters in the
+    order of ``shapes``), so a verdict says "param 1[0, 2]" instead of an offset."""
+    pieces = [(f"param {i}", list(shape)) for i, shape in enumerate(inputs.get("shapes", ((2,),)))]
+    return {key: pieces for key in ("grads per step", "params per step", "final grads", "final params")}
+
+
+call.entries = entries  # every case below calls call(): grind_kit.case takes its entries from it
+
+
 EXAMPLE = {"init_scale": 1024.0, "growth_interval": 3}
 
 CASES = [

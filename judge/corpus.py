@@ -1,0 +1,135 @@
+"""An exercise's corpus: submissions written independently of its pitfalls, with what grind must say.
+
+The pitfalls prove that grind names its own mistakes; a corpus proves it names other people's.
+``<corpus root>/<slug>/*.py`` holds correct answers in unusual styles, single mistakes made the
+way people make them, pairs of mistakes, and look-alikes of real libraries' conventions (each
+written for the project, with a header naming the library and behaviour it imitates). Line 1
+says what grind must answer, line 2 where the behaviour comes from:
+
+    # expect: passed
+    # expect: failed pitfall=per-tensor            (named with exactly this pitfall)
+    # expect: failed pitfall=a+b                   (named with both, in any order)
+    # expect: failed                               (a real difference no pitfall describes)
+    # source: ...
+
+``grind validate`` grades an exercise's corpus when it has one and reports the share of wrong
+submissions named right; below ``TARGET``, or with a correct file rejected, it is a problem.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from judge.catalog import content_root
+from judge.errors import ManifestError
+from judge.models import Exercise, Status, Verdict
+
+TARGET = 0.95  # share of wrong corpus files that must be named with exactly the right pitfalls
+HEADER = re.compile(r"#\s*expect:\s*(passed|failed)(?:\s+pitfall=(\S+))?\s*$")
+
+
+def default_root() -> Path:
+    """The repository's ``tests/corpus`` (an installed wheel ships no corpus)."""
+    return content_root() / "tests" / "corpus"
+
+
+def corpus_files(folder: Path) -> list[Path]:
+    return sorted(folder.glob("*.py")) if folder.is_dir() else []
+
+
+def expectation(path: Path) -> tuple[str, frozenset[str] | None]:
+    """("passed" | "failed", the pitfall slugs it must be named with, or None)."""
+    lines = path.read_text(encoding="utf-8").splitlines() + ["", ""]
+    match = HEADER.match(lines[0])
+    if not match:
+        raise ManifestError(f"{path}: line 1 must be '# expect: passed' or '# expect: failed [pitfall=a+b]'")
+    if not lines[1].startswith("# source:"):
+        raise ManifestError(f"{path}: line 2 must say '# source: ...' (where the behaviour comes from)")
+    names = frozenset(match.group(2).split("+")) if match.group(2) else None
+    return match.group(1), names
+
+
+def named(verdict: Verdict) -> frozenset[str]:
+    """Every pitfall the verdict names (a compound diagnosis names several)."""
+    found = verdict.diagnoses or ([verdict.diagnosis] if verdict.diagnosis else [])
+    return frozenset(d.slug for d in found)
+
+
+@dataclass
+class CorpusReport:
+    """How one exercise's corpus was judged."""
+
+    exercise: str
+    correct: int = 0  # files that must pass
+    accepted: int = 0
+    wrong: int = 0  # files that must fail
+    rejected: int = 0
+    to_name: int = 0  # wrong files whose header names the pitfall(s)
+    named_right: int = 0
+    misses: list[str] = field(default_factory=list)  # one line per file grind got wrong
+
+    @property
+    def share(self) -> float | None:
+        return self.named_right / self.to_name if self.to_name else None
+
+    def share_text(self) -> str:
+        return f"{self.named_right}/{self.to_name} ({self.share:.0%})" if self.share is not None else "none to name"
+
+    def summary(self) -> str:
+        return (f"{self.share_text()} of the wrong submissions named right, {self.accepted}/{self.correct} correct "
+                f"ones accepted, {self.rejected}/{self.wrong} wrong ones rejected")
+
+    def problems(self) -> list[str]:
+        out = []
+        if self.accepted < self.correct or self.rejected < self.wrong:
+            out += [m for m in self.misses if "must pass" in m or "must fail" in m]
+        if self.share is not None and self.share < TARGET:
+            out.append(f"corpus: only {self.summary()}; the target is {TARGET:.0%}")
+        return out
+
+
+def judge_corpus(exercise: Exercise, verdicts: dict[Path, Verdict]) -> CorpusReport:
+    """Score already-graded corpus files against their headers."""
+    report = CorpusReport(exercise.slug)
+    for path, verdict in verdicts.items():
+        status, want = expectation(path)
+        if status == "passed":
+            report.correct += 1
+            if verdict.status is Status.PASSED:
+                report.accepted += 1
+            else:
+                report.misses.append(f"corpus {path.name}: must pass, got {verdict.status.value}: {verdict.message}")
+            continue
+        report.wrong += 1
+        if verdict.status is not Status.PASSED:
+            report.rejected += 1
+        else:
+            report.misses.append(f"corpus {path.name}: must fail, but passed")
+        if want:
+            report.to_name += 1
+            got = named(verdict)
+            if got == want:
+                report.named_right += 1
+            else:
+                report.misses.append(f"corpus {path.name}: named {'+'.join(sorted(got)) or 'nothing'}, "
+                                     f"should be {'+'.join(sorted(want))}")
+    return report
+
+
+def grade_corpus(exercise: Exercise, folder: Path) -> dict[Path, Verdict]:
+    """Every file in ``folder`` graded, as a class would be: one warm worker, each file isolated."""
+    from judge.grade import grade, hidden_from_learners
+    from judge.worker.sandbox import WarmWorker
+
+    files = corpus_files(folder)
+    for path in files:
+        expectation(path)  # a malformed header is the author's mistake: say so before grading
+    verdicts: dict[Path, Verdict] = {}
+    if not files:
+        return verdicts
+    with WarmWorker(hidden_from_learners(exercise, folder)) as worker:
+        for path in files:
+            verdicts[path] = grade(exercise, path, worker=worker)
+    return verdicts

@@ -1,0 +1,231 @@
+"""``grind run NAME --repro``: a failing check as a small script the learner runs in their own tools.
+
+The script holds everything needed to re-run the one failing case instance outside grind:
+- the exercise's own case code (its ``checks.py``, verbatim: it is trusted author code, and
+  the same seeded code builds the same input on any machine with the same torch);
+- which case and which size/seed, and the input as the verdict showed it, for reading;
+- the reference's observations for that instance, written exactly (each float as the shortest
+  decimal that reads back to the same value in its dtype), with the exercise's tolerances;
+- a call of the learner's file, by path, the way the judge calls it, and a comparison that
+  names the first difference as the verdict does.
+
+Everything in the script comes from the parent's trusted side (the exercise's files and the
+cached reference), never from the learner's child: running it runs the learner's own code and
+the exercise's, nothing a submission wrote. It is not sandboxed, and says so: it is the
+learner's code on the learner's machine, which is what a debugger needs.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from judge.models import CheckStatus, Exercise, Verdict
+
+HEADER = '''#!/usr/bin/env python3
+"""grind repro: exercise {slug}, check {check!r}.
+
+Runs your {entry_text} (from LEARNER_FILE, below) on the exact input of the failing check, the
+way `grind run {slug}` does, and compares what it observes with the reference's values.
+
+    python {script}
+
+Debug it in your own tools (breakpoints in your file work as usual). This script is not
+sandboxed: it runs your code and the exercise's case code, on your machine, as you.
+Written by `grind run {slug} --repro`; run that again after changing the exercise.
+"""
+'''
+
+RUNNER = '''
+
+# ---------------------------------------------------------------------------------------------
+# The failing check, and what the reference observed on it.
+
+LEARNER_FILE = {learner!r}
+ENTRY = {entry!r}
+CASE = {case!r}
+PARAMS = {params!r}  # a random case's size and seed; empty for a fixed case
+STEP_BASE = {step_base!r}  # steps are numbered from this, as in the statement
+TOLERANCE = {tolerance!r}  # reference dtype -> (rtol, atol)
+ENTRIES = {entries!r}  # names for the pieces of a flattened observation
+# The input, as the verdict showed it (the case code above rebuilds it exactly):
+INPUT_SHOWN = {input_shown}
+EXPECTED = {{
+{expected}}}
+
+
+DTYPES = {{"float16": torch.float16, "float32": torch.float32, "float64": torch.float64, "bool": torch.bool}}
+
+
+def _load_learner():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("learner_submission", LEARNER_FILE)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _as_tensor(value):
+    """An observation as a tensor, as the judge reads it: tensors, numbers and lists."""
+    if isinstance(value, torch.Tensor):
+        return value.detach().cpu()
+    if isinstance(value, (list, tuple)):
+        parts = [_as_tensor(v) for v in value]
+        return torch.stack(parts) if parts else torch.zeros(0, dtype=torch.float64)
+    return torch.tensor(value)
+
+
+def _where(index, key):
+    words, rest = [], list(index)
+    if "step" in key and rest:
+        words.append(f"step {{rest.pop(0) + STEP_BASE}}")
+    if len(rest) == 1 and key in ENTRIES:
+        flat = rest[0]
+        for label, shape in ENTRIES[key]:
+            size = math.prod(shape)
+            if flat < size:
+                inner = []
+                for n in reversed(shape):
+                    inner.insert(0, flat % n)
+                    flat //= n
+                return ", ".join(words + [label + (f"{{inner}}" if shape else "")])
+            flat -= size
+    if rest:
+        words.append(f"index {{rest[0] if len(rest) == 1 else rest}}")
+    return ", ".join(words) or "the value"
+
+
+def _text(tensor, index):
+    """One value as the shortest decimal that is exact in the tensor's own dtype."""
+    value = tensor[index].item()
+    if not tensor.is_floating_point() or tensor.dtype == torch.float64 or not math.isfinite(value):
+        return repr(value)
+    for digits in range(1, 18):
+        text = f"{{value:.{{digits}}g}}"
+        if torch.tensor(float(text), dtype=tensor.dtype).item() == value:
+            return text
+    return repr(value)
+
+
+def main():
+    torch.set_num_threads(1)
+    torch.manual_seed(0)  # as the judge does before building each case's input
+    case = next(c for c in CASES if c["name"] == CASE)
+    inputs = case["inputs"](**PARAMS) if "inputs" in case else {{}}
+    subject = _load_learner()
+    print(f"Case {{CASE}}{{' ' + str(PARAMS) if PARAMS else ''}}: your code on the input grind showed as")
+    print(f"  {{INPUT_SHOWN}}")
+    observed = case["call"](subject, **inputs)
+    failures = 0
+    for key, (dtype, shape, values) in EXPECTED.items():
+        if key not in observed:
+            print(f"{{key}}: no value was produced")
+            failures += 1
+            continue
+        want = torch.tensor(values, dtype=torch.float64).reshape(shape)
+        shown = _as_tensor(observed[key])
+        got = shown.to(torch.float64)
+        if tuple(got.shape) != tuple(want.shape):
+            print(f"{{key}}: expected shape {{list(want.shape)}}, got {{list(got.shape)}}")
+            failures += 1
+            continue
+        rtol, atol = TOLERANCE[dtype]
+        close = torch.isclose(got, want, rtol=rtol, atol=atol, equal_nan=True)
+        if bool(close.all()):
+            print(f"{{key}}: matches")
+            continue
+        failures += 1
+        first = tuple(int(i) for i in (~close).nonzero()[0]) if want.dim() else ()
+        print(f"{{key}}: first differs at {{_where(first, key)}}: expected {{_text(want.to(DTYPES[dtype]), first)}}, "
+              f"got {{_text(shown, first)}}")
+    print("The check passes now." if not failures else f"{{failures}} observation(s) differ.")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+'''
+
+
+class ReproUnavailable(Exception):
+    """Why there is no failing check to reproduce (a pass, a file that does not load...)."""
+
+
+def _literal(value: Any) -> str:
+    """Python source for JSON-like data, floats exact, non-finite floats as expressions."""
+    if isinstance(value, float):
+        if value != value:
+            return 'float("nan")'
+        if value in (float("inf"), float("-inf")):
+            return 'float("inf")' if value > 0 else '-float("inf")'
+        return repr(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_literal(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_literal(k)}: {_literal(v)}" for k, v in value.items()) + "}"
+    return repr(value)
+
+
+def _expected_entry(key: str, array: np.ndarray) -> str:
+    from judge.compare import shortest_floats
+
+    if array.dtype.kind == "f":
+        values: list[Any] = shortest_floats(array)
+    elif array.dtype.kind == "b":
+        values = [float(v) for v in array.reshape(-1)]
+    else:
+        values = [float(int(v)) for v in array.reshape(-1)]
+    return f"    {key!r}: ({str(array.dtype)!r}, {list(array.shape)!r}, {_literal(values)}),\n"
+
+
+def failing_instance(verdict: Verdict) -> tuple[str, str]:
+    """(check name, instance name) of the first failing check, or ReproUnavailable saying why."""
+    if verdict.passed:
+        raise ReproUnavailable("every check passed: there is no failure to reproduce")
+    for check in verdict.checks:
+        if check.status in (CheckStatus.FAILED, CheckStatus.ERROR) and check.instance:
+            return check.name, check.instance
+    why = verdict.message.splitlines()[0] if verdict.message else verdict.status.value
+    raise ReproUnavailable(f"no check failed on an input ({why}); --repro reproduces a failing check")
+
+
+def repro_script(exercise: Exercise, verdict: Verdict, learner: Path, script: Path) -> str:
+    """The script's text for the verdict's first failing check (see the module docstring)."""
+    from judge.grade import REFERENCE, reference_for
+
+    check, instance_name = failing_instance(verdict)
+    ref = reference_for(exercise)
+    instance = next((i for i in ref.instances if i.name == instance_name), None)
+    if instance is None:
+        raise ReproUnavailable(f"the exercise changed since this verdict: it has no case '{instance_name}' now")
+    observed = ref.subjects[REFERENCE].obs.get(instance.name, {})
+    tolerance = {}
+    expected = ""
+    for key, array in observed.items():
+        tol = exercise.tolerance_for(str(array.dtype))
+        tolerance[str(array.dtype)] = (tol.rtol, tol.atol)
+        expected += _expected_entry(key, array)
+    header = HEADER.format(slug=exercise.slug, check=check, script=script.name,
+                           entry_text=" and ".join(f"`{e}`" for e in exercise.entry))
+    checks_source = exercise.checks_path.read_text(encoding="utf-8")
+    banner = (f"\nimport math\nimport sys\n\nimport torch\n\n"
+              f"# ---------------------------------------------------------------------------------------------\n"
+              f"# The exercise's case code, verbatim ({exercise.checks_path.name} of {exercise.slug}).\n\n")
+    runner = RUNNER.format(
+        learner=str(learner), entry=list(exercise.entry), case=instance.case, params=dict(instance.params),
+        step_base=exercise.step_base, tolerance=tolerance,
+        entries={k: [(label, list(shape)) for label, shape in v] for k, v in (instance.entries or {}).items()},
+        input_shown=_literal(instance.input), expected=expected)
+    return header + banner + checks_source.rstrip() + "\n" + runner
+
+
+def write_repro(exercise: Exercise, verdict: Verdict, learner: Path, target: Path) -> Path:
+    """Write the script next to the learner's file (atomically) and return its path."""
+    from judge.formats import write_atomic
+
+    text = repro_script(exercise, verdict, learner.resolve(), target)
+    write_atomic(target, text)
+    return target

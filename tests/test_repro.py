@@ -1,0 +1,182 @@
+"""A failure a learner can reproduce: shown whole and exact, numbered as the statement numbers
+steps, entries named by parameter, and ``grind run --repro`` as a script that re-runs it.
+
+Every test here works on real verdicts of independently written corpus submissions."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from rich.console import Console
+from typer.testing import CliRunner
+
+from judge.catalog import Catalog
+from judge.cli import app
+from judge.compare import compare
+from judge.grade import grade
+from judge.models import Tolerance, Verdict
+from judge.report import render_verdict
+from judge.repro import ReproUnavailable, repro_script
+
+CORPUS = Path(__file__).parent / "corpus"
+runner = CliRunner()
+
+
+def plain(verdict: Verdict, slug: str) -> str:
+    out = io.StringIO()
+    render_verdict(Console(file=out, width=100), verdict, Catalog().get(slug))
+    return out.getvalue()
+
+
+def graded(slug: str, name: str) -> Verdict:
+    return grade(Catalog().get(slug), CORPUS / slug / name)
+
+
+def f32(value: float) -> float:
+    """The shortest decimal of a float32, as a Python float."""
+    return float(str(np.float32(value)))
+
+
+def test_a_large_power_of_two_reads_exactly_and_the_input_is_whole() -> None:
+    """apex's 2**24 cap: the scale sequence must read 8388608.0 ... 268435456.0, not 8.38861e+06,
+    the input must not be cut mid-number, and the table numbers steps from 0 as the statement does."""
+    verdict = graded("loss-scaling", "apex_cap_lookalike.py")
+    failure = verdict.first_failure
+    assert failure is not None and failure.observation == "scale per step"
+    assert failure.input["scaler_kwargs"]["init_scale"] == 2.0**22
+    assert failure.expected == [2.0**k for k in range(23, 29)]
+    assert failure.got[:2] == [2.0**23, 2.0**24] and failure.got[2:] == [2.0**24] * 4
+    text = plain(verdict, "loss-scaling")
+    assert "4194304.0" in text and "268435456.0" in text
+    assert "…" not in text and "items>" not in text
+    lines = {line.split(":")[0]: line for line in text.splitlines() if line.startswith("  ")}
+    assert not re.search(r"\de[+-]\d", lines["  Input"] + lines["  Expected scale per step"])
+    first = next(i for i, (e, g) in enumerate(zip(failure.expected, failure.got)) if e != g)
+    assert f"    {first}: {failure.expected[first]!r} / {failure.got[first]!r}  <-" in text  # step_base 0
+
+
+def test_float32_values_read_as_their_shortest_decimal() -> None:
+    """Per-tensor clipping of the worked example: 3/13 in float32 reads 0.23076922, not
+    0.230769 (rounded) nor 0.23076921701431274 (its float64 spelling)."""
+    verdict = graded("clipping", "per_tensor_class.py")
+    failure = verdict.first_failure
+    assert failure is not None and failure.observation == "grad[0]"
+    want = np.array([3.0, 4.0], dtype=np.float32) * (np.float32(1.0) / np.float32(13.0) / np.float32(1.0 + 1e-6))
+    assert failure.expected == pytest.approx([f32(v) for v in want], rel=1e-6)
+    assert all(v == f32(v) for v in failure.expected)  # each is a float32's shortest decimal
+    assert failure.got == pytest.approx([0.6, 0.8], rel=1e-6) and all(v == f32(v) for v in failure.got)
+    assert failure.input == {"params": [{"grad": [3.0, 4.0]}, {"grad": [12.0]}], "max_norm": 1.0,
+                             "norm_type": 2.0, "pass_as": "list"}
+
+
+def test_the_smallest_random_input_is_shown_whole() -> None:
+    """Adam's random case scripts 60 steps of gradients: all 60 rows are shown (it used to say
+    "<60 items>"), each float64 exactly."""
+    verdict = graded("adam", "hf_adamw_no_correct_bias.py")
+    check = next(c for c in verdict.checks if c.kind == "random" and c.status.value != "passed")
+    assert len(check.input["grads"]) == 60
+    assert "<" not in json.dumps(check.input)
+    assert check.instance == "random[size=1,seed=0]"
+
+
+def test_steps_are_numbered_as_the_statement_numbers_them() -> None:
+    """adam's statement numbers steps from 1: the worked example's first row is step 1, and
+    the message names the first differing row plus one, by parameter and entry."""
+    verdict = graded("adam", "hf_adamw_no_correct_bias.py")
+    failure = verdict.first_failure
+    assert failure is not None and failure.name == "worked_example_adam"
+    rows = next(i for i, (e, g) in enumerate(zip(failure.expected, failure.got)) if e != g)
+    column = next(j for j, (e, g) in enumerate(zip(failure.expected[rows], failure.got[rows])) if e != g)
+    assert f"first differs at step {rows + 1}, param 0[{column}]" in failure.message
+    assert "numbered from 1" in Catalog().get("adam").statement_path.read_text()
+    loop = next(c for c in verdict.checks if c.name == "training_loop")
+    assert re.search(r"step \d+, param [01] \((weight|bias)\)\[", loop.message), loop.message
+
+
+def test_lr_schedule_steps_start_at_zero_like_its_argument() -> None:
+    verdict = graded("lr-schedule", "one_based_shift.py")
+    failure = verdict.first_failure
+    assert failure is not None and failure.series is not None and failure.series["first_step"] == 0
+    first = next(i for i, (e, g) in enumerate(zip(failure.series["expected"], failure.series["got"]))
+                 if abs(e - g) > 1e-9)
+    assert f"first differs at step {first}:" in failure.message
+
+
+def test_an_entry_of_a_flattened_observation_is_named_by_its_parameter() -> None:
+    """A weight of shape [2, 3] then a bias of 3, flattened into rows: offset 7 is bias[1]."""
+    entries = {"params per step": [("param 0 (weight)", [2, 3]), ("param 1 (bias)", [3])]}
+    want = np.zeros((2, 9))
+    have = want.copy()
+    have[1, 7] = 1.0
+    found = compare({"params per step": want}, {"params per step": have}, lambda a, b: Tolerance(1e-6, 1e-9),
+                    step_base=1, entries=entries)
+    assert found is not None and "first differs at step 2, param 1 (bias)[1]:" in found.message
+    have[1, 7], have[0, 4] = 0.0, 1.0
+    found = compare({"params per step": want}, {"params per step": have}, lambda a, b: Tolerance(1e-6, 1e-9),
+                    step_base=1, entries=entries)
+    assert found is not None and "step 1, param 0 (weight)[1, 1]:" in found.message
+
+
+def _run_script(path: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=120)
+
+
+def test_repro_writes_a_script_that_reproduces_the_failure_and_passes_once_fixed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GRIND_STATE_DIR", str(tmp_path / "state"))
+    assert runner.invoke(app, ["init", "ws"]).exit_code == 0
+    monkeypatch.chdir(tmp_path / "ws")
+    mine = tmp_path / "ws" / "clipping" / "clipping.py"
+    shutil.copy(CORPUS / "clipping" / "per_tensor_class.py", mine)
+    result = runner.invoke(app, ["run", "clipping", "--repro"])
+    assert result.exit_code != 0
+    script = mine.parent / "repro_clipping.py"
+    assert script.is_file() and str(script) in result.output.replace("\n", "")
+
+    ran = _run_script(script)
+    assert ran.returncode == 1, ran.stderr
+    assert "grad[0]: first differs at index 0: expected 0.23076922, got 0.5999999" in ran.stdout
+    assert "total_norm: matches" in ran.stdout  # the Clipper returns the right total
+
+    shutil.copy(CORPUS / "clipping" / "correct_numpy_norm.py", mine)
+    fixed = _run_script(script)
+    assert fixed.returncode == 0, fixed.stdout + fixed.stderr
+    assert "The check passes now." in fixed.stdout
+
+    passing = runner.invoke(app, ["run", "clipping", "--repro"])
+    assert passing.exit_code == 0
+    assert "No repro script written: every check passed" in passing.output
+
+
+def test_repro_of_a_random_case_rebuilds_its_seeded_input(tmp_path: Path) -> None:
+    """The smallest failing random instance: the script rebuilds it from its size and seed and
+    finds the difference where the verdict did."""
+    exercise = Catalog().get("adam")
+    learner = CORPUS / "adam" / "hf_adamw_no_correct_bias.py"
+    verdict = grade(exercise, learner)
+    check = next(c for c in verdict.checks if c.kind == "random")
+    alone = Verdict(exercise="adam", status=verdict.status, checks=[check])
+    script = tmp_path / "repro_adam.py"
+    script.write_text(repro_script(exercise, alone, learner, script))
+    assert "PARAMS = {'size': 1, 'seed': 0}" in script.read_text()
+    ran = _run_script(script)
+    assert ran.returncode == 1, ran.stderr
+    where = re.search(r"first differs at (step \d+, param \d+\[\d+\])", check.message)
+    assert where and f"params per step: first differs at {where.group(1)}:" in ran.stdout
+
+
+def test_no_repro_for_a_file_that_does_not_load(tmp_path: Path) -> None:
+    broken = tmp_path / "clipping.py"
+    broken.write_text("import torch\nraise RuntimeError('not yet')\n")
+    verdict = grade(Catalog().get("clipping"), broken)
+    with pytest.raises(ReproUnavailable, match="no check failed on an input"):
+        repro_script(Catalog().get("clipping"), verdict, broken, tmp_path / "repro.py")
