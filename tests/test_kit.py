@@ -220,3 +220,21 @@ class SGD:
 def test_patching_the_kit_gains_a_learner_nothing(tmp_path: Path, source: str, status: str) -> None:
     verdict = grade(Catalog().get("sgd-momentum"), _learner(tmp_path, "patch_kit.py", source))
     assert verdict.status.value == status, verdict.message or verdict.first_failure
+
+
+def test_a_repro_script_carries_the_kit(tmp_path: Path) -> None:
+    """grind run --repro writes the case code verbatim; it imports grind_kit, so the script
+    carries the kit too and runs anywhere (here from a folder with no course in sight)."""
+    import subprocess
+
+    from judge.repro import repro_script
+
+    exercise = Catalog().get("sgd-momentum")
+    learner = ROOT / "tests" / "submissions" / "sgd-momentum" / "learner_zero_init.py"
+    script = tmp_path / "repro_sgd.py"
+    script.write_text(repro_script(exercise, grade(exercise, learner), learner, script))
+    assert "GRIND_KIT['grind_kit.optim']" in script.read_text()
+    ran = subprocess.run([sys.executable, "-I", str(script)], capture_output=True, text=True, timeout=120,
+                         cwd=tmp_path)
+    assert ran.returncode == 1, ran.stderr
+    assert "params per step: first differs at step 1, param 0[0]: expected -0.1, got -0.05" in ran.stdout
