@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -176,6 +177,8 @@ def run(
                              "or --repro)")
         _practice_session(_workspace_root(), state, [exercise], interview=True, minutes=minutes, manual=manual)
         return
+    if repro:  # the script holds the exercise's case code, hidden cases included
+        _refuse_during_interview(state, exercise, "repro script")
     notices = []
     if file is not None:
         if not file.is_file():
@@ -227,7 +230,7 @@ def _write_repro(exercise: Exercise, verdict: Verdict, learner: Path, folder: Pa
         return f"No repro script written: {exc}."
     except OSError as exc:
         return f"No repro script written: {target}: {exc.strerror or exc}."
-    return f"Wrote {written}: 'python {written}' re-runs the failing check on your code, outside grind."
+    return f"Wrote {written}: python {shlex.quote(str(written))} re-runs the failing check on your code, outside grind."
 
 
 def _print_verdict(verdict: Verdict, exercise: Exercise, state: Progress, as_json: bool) -> None:

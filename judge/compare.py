@@ -171,20 +171,31 @@ def _distinct(want: np.ndarray, have: np.ndarray, index: tuple[int, ...]) -> tup
 
 
 def pair_text(x: float, y: float) -> tuple[str, str]:
-    """Two floats written alike (same significant digits, trailing zeros kept) and distinctly."""
+    """Two floats written alike and distinctly: a whole number exactly ("8388608.0", "0.0"),
+    any other with as many significant digits as it takes for the two to differ (6 at least,
+    trailing zeros kept: "3.00000" against "2.99999"), and never so few that a fraction reads
+    as a whole number (262144.5 is "262144.500", not "262144")."""
     if not (np.isfinite(x) and np.isfinite(y)):
         return _number_text(x), _number_text(y)
-    if _whole(x) and _whole(y):  # a scale of 2**23 reads 8388608.0, not 8.38861e+06
-        return f"{x:.1f}", f"{y:.1f}"
     for digits in (6, 9, 12, 17):
-        a, b = f"{x:#.{digits}g}", f"{y:#.{digits}g}"
-        if a != b:
-            break
-    return _tidy(a), _tidy(b)
+        a, b = _digits(x, digits), _digits(y, digits)
+        if a != b and a is not None and b is not None:
+            return a, b
+    return repr(float(x)), repr(float(y))
+
+
+def _digits(value: float, digits: int) -> str | None:
+    """``value`` with ``digits`` significant digits, or None when that would hide a fraction."""
+    if _whole(value):
+        return f"{value:.1f}"
+    text = _tidy(f"{value:#.{digits}g}")
+    if "." not in text and "e" not in text:
+        return None  # 262144.5 at 6 digits is "262144.": not enough digits to show it
+    return text
 
 
 def _whole(value: float) -> bool:
-    return float(value).is_integer() and abs(value) < 2.0**53
+    return float(value).is_integer() and abs(value) < 1e16
 
 
 def _tidy(text: str) -> str:
@@ -198,6 +209,11 @@ def _number_text(value: float) -> str:
     if value in (float("inf"), float("-inf")):
         return "inf" if value > 0 else "-inf"
     return f"{value:.1f}" if _whole(value) else _tidy(f"{value:#.6g}")
+
+
+def magnitude_text(value: float) -> str:
+    """An error's size: exact when it is a whole number (2048.0, not 2.05e+03), else 3 digits."""
+    return _number_text(value) if _whole(value) or not np.isfinite(value) else f"{value:.3g}"
 
 
 def _compare_values(key: str, want: np.ndarray, have: np.ndarray, tol: Tolerance, step_base: int = 0,

@@ -410,15 +410,24 @@ def _diagnose(ref: Reference, run: SubjectRun, failing: list[str], tol: Callable
 
     candidates = _candidates(ref)
     found = explain(failing, ref.instance_names, ref.subjects[REFERENCE].obs, run.cases, run.obs, candidates, tol)
-    if found is not None and not found.exact and pairs is not None and len(found.suspects) >= 2:
+    if found is not None and not found.exact and pairs is not None and found.suspects:
+        # Two rounds of pairs, each run once per exercise and then cached: first among the
+        # strongest suspects; then the strongest with every mistake that shows where it does
+        # not explain the learner (a mask ignored only matters on masked inputs, and there the
+        # learner's k-scaling hides it from being named alone).
         top = found.suspects[:PAIR_SUSPECTS]
-        names = [f"{a}+{b}" for i, a in enumerate(top) for b in top[i + 1:]]
+        rounds = [[f"{a}+{b}" for i, a in enumerate(top) for b in top[i + 1:]],
+                  [f"{top[0]}+{slug}" for slug in _partners(ref, top, found.unexplained, tol)]]
         extra = Reference(ref.instances, ref.pitfalls, dict(ref.subjects))
-        extra.subjects.update(pairs(names))
-        paired = explain(failing, ref.instance_names, ref.subjects[REFERENCE].obs, run.cases, run.obs,
-                         _candidates(extra), tol)
-        if paired is not None and paired.exact:
-            found = paired
+        for names in rounds:
+            if not names:
+                continue
+            extra.subjects.update(pairs(names))
+            paired = explain(failing, ref.instance_names, ref.subjects[REFERENCE].obs, run.cases, run.obs,
+                             _candidates(extra), tol)
+            if paired is not None and paired.exact:
+                found = paired
+                break
     if found is None:
         return [], {}, ""
     diagnoses: list[Diagnosis] = []
@@ -432,6 +441,25 @@ def _diagnose(ref: Reference, run: SubjectRun, failing: list[str], tol: Callable
         for instance, _ in finding.explains:
             by_instance.setdefault(instance, names)
     return diagnoses, by_instance, _where(found.unexplained, ref.instances)
+
+
+def _partners(ref: Reference, top: list[str], unexplained: list[tuple[str, str]],
+              tol: Callable[[str, str], Tolerance]) -> list[str]:
+    """Pitfalls (other than the top suspects) that differ from the reference somewhere the lead
+    suspect leaves unexplained: the only ones that could complete it as a pair."""
+    from judge.diagnose import same_behaviour
+
+    where = {instance for instance, _ in unexplained}
+    own = ref.subjects[REFERENCE]
+    found = []
+    for meta in ref.pitfalls:
+        run = ref.subjects.get(protocol.pitfall_subject(meta.slug))
+        if meta.slug in top[:PAIR_SUSPECTS] or run is None or run.load_error is not None:
+            continue
+        if any(not same_behaviour(run.cases.get(i), run.obs.get(i, {}), own.cases.get(i), own.obs.get(i, {}), tol)
+               for i in where):
+            found.append(meta.slug)
+    return found
 
 
 def _expected_preview(obs: Observations, key: str | None) -> Any:
@@ -533,7 +561,10 @@ def _run_pairs(exercise: Exercise, key: str, names: list[str]) -> dict[str, Subj
     if outcome.result is None:
         return {}  # a diagnosis without pairs is still a diagnosis: never fail the verdict for it
     result, runs = outcome.result, _split(outcome.result, outcome.observations)
-    expected = {i.name for i in result.instances}
+    # A pair job records no inputs (result.instances is empty): a pair is complete when it has
+    # a record for every instance of the reference.
+    instances = reference_for(exercise, key).instances
+    expected = {i.name for i in instances}
     found: dict[str, SubjectRun] = {}
     for name in names:
         a, b = name.split("+")
@@ -544,7 +575,7 @@ def _run_pairs(exercise: Exercise, key: str, names: list[str]) -> dict[str, Subj
             continue
         prefix = f"{sid}{protocol.SEP}"
         obs = {k: v for k, v in outcome.observations.items() if sid and k.startswith(prefix)}
-        stored = protocol.Result(token="", observations_sha256="", subjects=subject, instances=result.instances,
+        stored = protocol.Result(token="", observations_sha256="", subjects=subject, instances=instances,
                                  pitfalls=result.pitfalls)
         cache.store(f"{exercise.slug}.pair.{name}", key, stored, obs)
         if sid:

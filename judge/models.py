@@ -11,7 +11,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from judge.text import safe_data
+from judge.text import json_ready, safe_data
 
 
 class Status(str, Enum):
@@ -129,7 +129,7 @@ class CheckResult:
         encoder accepts, and this dict is printed, stored and written in every batch format."""
         data = asdict(self)
         data["status"] = self.status.value
-        return safe_data(data)
+        return json_ready(safe_data(data))
 
 
 @dataclass
@@ -177,4 +177,4 @@ class Verdict:
             "notices": self.notices,
             "isolation": self.isolation,
         }
-        return {key: value if key == "checks" else safe_data(value) for key, value in data.items()}
+        return {key: value if key == "checks" else json_ready(safe_data(value)) for key, value in data.items()}

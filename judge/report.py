@@ -74,9 +74,11 @@ def _detail_lines(verdict: Verdict) -> list[tuple[str, str]]:
     if failure.got is not None:
         lines.append((f"Got{which}", compact(failure.got)))
     if failure.max_abs_err is not None:
-        relative = (f", {failure.max_rel_err:.3g} relative" if failure.max_rel_err is not None
+        from judge.compare import magnitude_text  # numpy, only once there is an error to show
+
+        relative = (f", {magnitude_text(failure.max_rel_err)} relative" if failure.max_rel_err is not None
                     else " (the expected value is 0: no relative error)")
-        lines.append(("Largest error", f"{failure.max_abs_err:.3g} absolute{relative}"))
+        lines.append(("Largest error", f"{magnitude_text(failure.max_abs_err)} absolute{relative}"))
     return lines
 
 

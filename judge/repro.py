@@ -52,11 +52,12 @@ TOLERANCE = {tolerance!r}  # reference dtype -> (rtol, atol)
 ENTRIES = {entries!r}  # names for the pieces of a flattened observation
 # The input, as the verdict showed it (the case code above rebuilds it exactly):
 INPUT_SHOWN = {input_shown}
-EXPECTED = {{
+EXPECTED = {{  # observation -> (the reference's dtype, shape, values, flattened)
 {expected}}}
 
 
-DTYPES = {{"float16": torch.float16, "float32": torch.float32, "float64": torch.float64, "bool": torch.bool}}
+class NotData(Exception):
+    """An observation grind would refuse to compare, with grind's own words for it."""
 
 
 def _load_learner():
@@ -69,13 +70,46 @@ def _load_learner():
 
 
 def _as_tensor(value):
-    """An observation as a tensor, as the judge reads it: tensors, numbers and lists."""
-    if isinstance(value, torch.Tensor):
-        return value.detach().cpu()
-    if isinstance(value, (list, tuple)):
+    """An observation as a tensor, read as grind reads it: tensors, Python and numpy numbers,
+    and lists of them. A Python float is float64 and an int int64, as in grind."""
+    kind = type(value)
+    if kind is torch.Tensor or kind is torch.nn.Parameter:
+        tensor = value.detach().cpu()
+        if tensor.is_complex():
+            raise NotData("got a complex tensor where a real one was expected")
+        return tensor.to(torch.float32) if tensor.dtype == torch.bfloat16 else tensor
+    if kind is bool:
+        return torch.tensor(value, dtype=torch.bool)
+    if kind is int:
+        if not -2**63 <= value < 2**64:
+            raise NotData(f"got the integer {{str(value)[:40]}}, too large to be a number here")
+        if value >= 2**63:  # a uint64 in grind; torch has none, and the comparison is in float64 anyway
+            return torch.tensor(float(value), dtype=torch.float64)
+        return torch.tensor(value, dtype=torch.int64)
+    if kind is float:
+        return torch.tensor(value, dtype=torch.float64)
+    if kind.__module__ == "numpy":
+        import numpy as np
+
+        array = np.array(value, copy=True)
+        if array.dtype.kind not in "biuf" or array.dtype.itemsize > 8:
+            raise NotData(f"got a numpy value of dtype {{array.dtype}} where numbers were expected")
+        if array.dtype.kind == "u" and array.dtype.itemsize > 1:
+            array = array.astype(np.float64)  # torch has no wide unsigned ints; grind compares in float64
+        return torch.from_numpy(array)
+    if kind is list or kind is tuple:
         parts = [_as_tensor(v) for v in value]
-        return torch.stack(parts) if parts else torch.zeros(0, dtype=torch.float64)
-    return torch.tensor(value)
+        if not parts:
+            return torch.zeros(0, dtype=torch.float64)
+        try:
+            return torch.stack([p.to(torch.promote_types(p.dtype, parts[0].dtype)) for p in parts])
+        except RuntimeError:
+            raise NotData("got a ragged list where a rectangular tensor was expected") from None
+    if value is None:
+        raise NotData("got None where a value was expected (did you forget to return?)")
+    if isinstance(value, torch.Tensor):
+        raise NotData(f"got a subclass of torch.Tensor ({{kind.__name__}}); return a plain tensor")
+    raise NotData(f"got an object of type {{kind.__name__}} where a number or tensor was expected")
 
 
 def _where(index, key):
@@ -91,23 +125,55 @@ def _where(index, key):
                 for n in reversed(shape):
                     inner.insert(0, flat % n)
                     flat //= n
-                return ", ".join(words + [label + (f"{{inner}}" if shape else "")])
+                return " at " + ", ".join(words + [label + (f"{{inner}}" if shape else "")])
             flat -= size
     if rest:
         words.append(f"index {{rest[0] if len(rest) == 1 else rest}}")
-    return ", ".join(words) or "the value"
+    return " at " + ", ".join(words) if words else ""
 
 
-def _text(tensor, index):
-    """One value as the shortest decimal that is exact in the tensor's own dtype."""
-    value = tensor[index].item()
-    if not tensor.is_floating_point() or tensor.dtype == torch.float64 or not math.isfinite(value):
+def _text(value, dtype):
+    """One value, exactly: the shortest decimal that reads back to it in ``dtype``."""
+    if isinstance(value, bool) or dtype == torch.bool:
+        return str(bool(value))
+    if not dtype.is_floating_point:
+        return str(int(value))
+    value = float(value)
+    if not math.isfinite(value):
+        return str(value)
+    if value.is_integer() and abs(value) < 1e16:
+        return f"{{value:.1f}}"
+    if dtype == torch.float64:
         return repr(value)
     for digits in range(1, 18):
         text = f"{{value:.{{digits}}g}}"
-        if torch.tensor(float(text), dtype=tensor.dtype).item() == value:
+        if torch.tensor(float(text), dtype=dtype).item() == value:
             return text
     return repr(value)
+
+
+def _check(key, dtype, shape, values, observed):
+    """None when the observation matches, else what differs (grind's rules and tolerances)."""
+    if key not in observed:
+        return "no value was produced"
+    try:
+        shown = _as_tensor(observed[key])
+    except NotData as exc:
+        return str(exc)
+    if (dtype == "bool") != (shown.dtype == torch.bool):
+        return f"expected {{'True/False' if dtype == 'bool' else 'numbers'}}, got {{str(shown.dtype)[6:]}} values"
+    if list(shown.shape) != list(shape):
+        return f"expected shape {{list(shape)}}, got shape {{list(shown.shape)}}"
+    want = torch.tensor(values, dtype=torch.float64).reshape(shape)
+    got = shown.to(torch.float64)
+    rtol, atol = TOLERANCE[dtype]
+    close = torch.isclose(got, want, rtol=rtol, atol=atol, equal_nan=True)
+    if bool(close.all()):
+        return None
+    first = tuple(int(i) for i in (~close).nonzero()[0]) if want.dim() else ()
+    expected = values[int(sum(i * math.prod(shape[d + 1:]) for d, i in enumerate(first)))]
+    return (f"first differs{{_where(first, key)}}: expected {{_text(expected, getattr(torch, dtype))}}, "
+            f"got {{_text(shown[first].item(), shown.dtype)}}")
 
 
 def main():
@@ -125,28 +191,15 @@ def main():
     observed = case["call"](subject, **inputs)
     failures = 0
     for key, (dtype, shape, values) in EXPECTED.items():
-        if key not in observed:
-            print(f"{{key}}: no value was produced")
-            failures += 1
-            continue
-        want = torch.tensor(values, dtype=torch.float64).reshape(shape)
-        shown = _as_tensor(observed[key])
-        got = shown.to(torch.float64)
-        if tuple(got.shape) != tuple(want.shape):
-            print(f"{{key}}: expected shape {{list(want.shape)}}, got {{list(got.shape)}}")
-            failures += 1
-            continue
-        rtol, atol = TOLERANCE[dtype]
-        close = torch.isclose(got, want, rtol=rtol, atol=atol, equal_nan=True)
-        if bool(close.all()):
-            print(f"{{key}}: matches")
-            continue
-        failures += 1
-        first = tuple(int(i) for i in (~close).nonzero()[0]) if want.dim() else ()
-        print(f"{{key}}: first differs at {{_where(first, key)}}: expected {{_text(want.to(DTYPES[dtype]), first)}}, "
-              f"got {{_text(shown, first)}}")
-    print("The check passes now." if not failures else f"{{failures}} observation(s) differ.")
-    return 1 if failures else 0
+        problem = _check(key, dtype, shape, values, observed)
+        print(f"{{key}}: {{problem or 'matches'}}")
+        failures += problem is not None
+    if failures:
+        print(f"{{failures}} observation(s) differ.")
+        return 1
+    print("The check passes now, run on its own. If grind still fails it, your code keeps state between "
+          "calls (a mutable default argument, a module-level variable): grind runs every case in one process.")
+    return 0
 
 
 if __name__ == "__main__":
@@ -174,14 +227,16 @@ def _literal(value: Any) -> str:
 
 
 def _expected_entry(key: str, array: np.ndarray) -> str:
+    """One EXPECTED line: dtype, shape and the flattened values, each exact in its dtype (floats
+    as the shortest decimal that reads back in that dtype, integers and booleans as themselves)."""
     from judge.compare import shortest_floats
 
     if array.dtype.kind == "f":
         values: list[Any] = shortest_floats(array)
     elif array.dtype.kind == "b":
-        values = [float(v) for v in array.reshape(-1)]
+        values = [bool(v) for v in array.reshape(-1)]
     else:
-        values = [float(int(v)) for v in array.reshape(-1)]
+        values = [int(v) for v in array.reshape(-1)]
     return f"    {key!r}: ({str(array.dtype)!r}, {list(array.shape)!r}, {_literal(values)}),\n"
 
 

@@ -16,6 +16,7 @@ Standard library only: the core, the report and the batch writers all use it.
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -74,6 +75,18 @@ def safe_data(value: Any, encoding: str = "utf-8") -> Any:
         return [safe_data(v, encoding) for v in value]
     if isinstance(value, tuple):
         return tuple(safe_data(v, encoding) for v in value)
+    return value
+
+
+def json_ready(value: Any) -> Any:
+    """``value`` with every non-finite float spelled "nan", "inf" or "-inf": JSON has no numbers
+    for them, and Python's NaN/Infinity tokens are refused by strict parsers (JavaScript, jq)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "nan" if value != value else ("inf" if value > 0 else "-inf")
+    if isinstance(value, dict):
+        return {k: json_ready(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_ready(v) for v in value]
     return value
 
 

@@ -18,6 +18,8 @@ def test_values_that_differ_are_written_alike_and_differently() -> None:
     assert a != b and len(a) == len(b)
     assert pair_text(float("inf"), 3.0) == ("inf", "3.0")  # a whole number reads exactly
     assert pair_text(2.0**23, 2.0**24) == ("8388608.0", "16777216.0")  # not 8.38861e+06
+    assert pair_text(262144.5, 262145.5) == ("262144.500", "262145.500")  # never a fraction read as whole
+    assert pair_text(0.0, 1e-9) == ("0.0", "1.00000e-09")
 
 
 def test_no_relative_error_against_an_expected_zero() -> None:

@@ -71,3 +71,14 @@ def test_each_exercise_names_its_corpus_at_the_target_rate(verdicts: dict[Path, 
         report = judge_corpus(catalog.get(folder.name), mine)
         assert report.to_name >= 5, f"{folder.name}: too few named files to measure a rate"
         assert report.problems() == [], f"{folder.name}: {report.summary()}; {report.misses}"
+
+
+def test_a_share_under_the_target_never_reads_as_the_target() -> None:
+    """18 of 19 is 94.7%: rounding it to "95%" would hide that it misses the target."""
+    from judge.corpus import CorpusReport
+
+    report = CorpusReport("x", wrong=19, rejected=19, to_name=19, named_right=18,
+                          misses=["corpus a.py: named x, should be y"])
+    assert "18/19 (94.7%)" in report.summary()
+    assert report.problems()[0].startswith("corpus: only 18/19 (94.7%)")
+    assert "corpus a.py: named x, should be y" in report.problems()

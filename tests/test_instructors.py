@@ -53,6 +53,24 @@ def test_validate_passes_an_adequate_exercise(course: Path) -> None:
     assert "adequate" in result.output and f"{pitfalls}/{pitfalls}" in result.output
 
 
+def test_validate_reports_the_share_of_the_corpus_it_names(course: Path) -> None:
+    """Three corpus files, one with a header naming the wrong pitfall: validate grades them all,
+    reports 1 of 2 named (50%, under the 95% target) and says which file it missed."""
+    folder = course / "tests" / "corpus" / "clipping"
+    folder.mkdir(parents=True)
+    corpus = ROOT / "tests" / "corpus" / "clipping"
+    for name in ("correct_numpy_norm.py", "per_tensor_class.py"):
+        shutil.copy(corpus / name, folder / name)
+    text = (corpus / "per_tensor_class.py").read_text().replace("pitfall=per-tensor", "pitfall=sum-of-norms", 1)
+    (folder / "mislabelled.py").write_text(text)
+    result = runner.invoke(app, ["validate", "clipping"])
+    assert result.exit_code == ExitStatus.FAILED, result.output
+    output = " ".join(result.output.split())
+    assert "1/2 (50%) of the wrong submissions named right, 1/1 correct ones accepted, 2/2 wrong ones rejected" \
+        in output, output
+    assert "corpus mislabelled.py: named per-tensor, should be sum-of-norms" in output
+
+
 @pytest.mark.parametrize("kind", KINDS)
 def test_new_then_validate_reports_exactly_the_todos(course: Path, kind: str) -> None:
     """A fresh scaffold of each kind is a working exercise on the author kit: its reference (and

@@ -150,7 +150,7 @@ def test_repro_writes_a_script_that_reproduces_the_failure_and_passes_once_fixed
     shutil.copy(CORPUS / "clipping" / "correct_numpy_norm.py", mine)
     fixed = _run_script(script)
     assert fixed.returncode == 0, fixed.stdout + fixed.stderr
-    assert "The check passes now." in fixed.stdout
+    assert "The check passes now, run on its own." in fixed.stdout
 
     passing = runner.invoke(app, ["run", "clipping", "--repro"])
     assert passing.exit_code == 0
@@ -180,3 +180,114 @@ def test_no_repro_for_a_file_that_does_not_load(tmp_path: Path) -> None:
     verdict = grade(Catalog().get("clipping"), broken)
     with pytest.raises(ReproUnavailable, match="no check failed on an input"):
         repro_script(Catalog().get("clipping"), verdict, broken, tmp_path / "repro.py")
+
+
+def _repro_of(slug: str, learner: Path, tmp_path: Path) -> tuple[Verdict, subprocess.CompletedProcess[str]]:
+    exercise = Catalog().get(slug)
+    verdict = grade(exercise, learner)
+    script = tmp_path / f"repro_{slug}.py"
+    script.write_text(repro_script(exercise, verdict, learner, script))
+    return verdict, _run_script(script)
+
+
+def test_repro_reads_an_integer_observation(tmp_path: Path) -> None:
+    """Dropping the short last group differs first in "number of steps", an int64."""
+    verdict, ran = _repro_of("accumulation", CORPUS / "accumulation" / "full_groups_only.py", tmp_path)
+    failure = verdict.first_failure
+    assert failure is not None and failure.observation == "number of steps"
+    assert ran.returncode == 1, ran.stderr
+    assert f"number of steps: first differs: expected {failure.expected}, got {failure.got}" in ran.stdout
+
+
+LR = """import math
+
+
+def lr_multiplier(step, warmup_steps, total_steps, min_ratio=0.0):
+    if step < warmup_steps:
+        return step / warmup_steps
+    if step == warmup_steps:
+        return {peak}
+    progress = min(1.0, (step - warmup_steps) / (total_steps - warmup_steps))
+    return min_ratio + (1 - min_ratio) * 0.5 * (1 + math.cos(math.pi * progress))
+"""
+
+
+def test_repro_reads_python_floats_as_float64_as_grind_does(tmp_path: Path) -> None:
+    """A peak of 1.000001101 instead of 1: grind fails it (in float64), and so must the script,
+    which shows the value the learner returned, not its float32 rounding."""
+    learner = tmp_path / "lr.py"
+    learner.write_text(LR.format(peak="1.000001101"))
+    verdict, ran = _repro_of("lr-schedule", learner, tmp_path)
+    assert verdict.status.value == "failed", verdict.message
+    assert ran.returncode == 1, ran.stdout + ran.stderr
+    assert "got 1.000001101" in ran.stdout
+    learner.write_text(LR.format(peak="1.0"))
+    again = _run_script(tmp_path / "repro_lr-schedule.py")
+    assert again.returncode == 0 and "The check passes now" in again.stdout, again.stdout + again.stderr
+
+
+def test_repro_says_when_state_between_calls_may_be_why(tmp_path: Path) -> None:
+    """A mutable default that remembers earlier calls fails in grind (all cases, one process)
+    and passes alone: the script says which of the two it is."""
+    learner = tmp_path / "clip.py"
+    learner.write_text((CORPUS / "clipping" / "correct_numpy_norm.py").read_text() + """
+
+_calls = []
+_first = clip_grad_norm_
+
+
+def clip_grad_norm_(parameters, max_norm, norm_type=2.0):
+    _calls.append(1)
+    total = _first(parameters, max_norm, norm_type)
+    return total * 2 if len(_calls) > 1 else total
+""")
+    verdict, ran = _repro_of("clipping", learner, tmp_path)
+    failure = verdict.first_failure
+    assert failure is not None and failure.name != "worked_example"  # the first call is right
+    assert ran.returncode == 0 and "keeps state between calls" in ran.stdout, ran.stdout + ran.stderr
+
+
+def test_a_returned_none_reads_as_grind_says_it(tmp_path: Path) -> None:
+    learner = tmp_path / "clip.py"
+    learner.write_text((CORPUS / "clipping" / "correct_numpy_norm.py").read_text() + """
+
+_inner = clip_grad_norm_
+
+
+def clip_grad_norm_(parameters, max_norm, norm_type=2.0):
+    _inner(parameters, max_norm, norm_type)
+""")
+    _, ran = _repro_of("clipping", learner, tmp_path)
+    assert ran.returncode == 1
+    assert "total_norm: got None where a value was expected (did you forget to return?)" in ran.stdout
+
+
+def test_json_verdicts_are_strict_json_with_non_finite_values(tmp_path: Path) -> None:
+    """NaN and inf in values, series and errors are strings, so strict parsers read the verdict."""
+    learner = tmp_path / "lr.py"
+    learner.write_text(LR.format(peak="float('nan')"))
+    result = runner.invoke(app, ["run", "lr-schedule", "--file", str(learner), "--json"])
+
+    def refuse(token: str) -> None:
+        raise AssertionError(f"non-standard JSON token {token}")
+
+    data = json.loads(result.output, parse_constant=refuse)
+    assert data["status"] == "failed"
+    assert "nan" in json.dumps(data["checks"])
+
+
+def test_repro_is_refused_during_an_interview(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import time
+
+    from judge.interview import start_or_resume
+    from judge.progress import Progress
+    from judge.workspace import progress_path
+
+    monkeypatch.chdir(tmp_path)
+    assert runner.invoke(app, ["init", "ws"]).exit_code == 0
+    monkeypatch.chdir(tmp_path / "ws")
+    with Progress(progress_path(tmp_path / "ws")) as state:
+        start_or_resume(state, Catalog().get("clipping"), time.time())
+    result = runner.invoke(app, ["run", "clipping", "--repro"])
+    assert result.exit_code == 2 and "no repro script until you pass" in result.output
+    assert not (tmp_path / "ws" / "clipping" / "repro_clipping.py").exists()

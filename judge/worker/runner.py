@@ -28,6 +28,8 @@ import types
 from typing import Any
 
 PREVIEW_ELEMENTS = 1024  # larger tensors are summarised in a verdict's input
+INPUT_NUMBERS = 4096  # an input with more numbers has its long lists summarised
+LONG_LIST = 64
 
 
 def _sibling(name: str) -> types.ModuleType:
@@ -148,17 +150,36 @@ def to_array(value: Any, np: Any, torch: Any) -> Any:
 def preview(value: Any, np: Any, torch: Any) -> Any:
     """A JSON-able picture of a case input, for the report (trusted inputs only), whole and
     exact: every number as the shortest decimal that reads back to the same value in its own
-    dtype (0.1 in float32 is "0.1", 2**23 is 8388608.0), no list cut short. Only a tensor past
-    PREVIEW_ELEMENTS entries is summarised; ``grind run --repro`` rebuilds such inputs whole."""
+    dtype (0.1 in float32 is "0.1", 2**23 is 8388608.0), no list cut short. Only an input of
+    more than INPUT_NUMBERS numbers (thousands of steps of a long run) has its long lists
+    summarised, and a tensor past PREVIEW_ELEMENTS entries its values: nobody reads those in a
+    terminal, and ``grind run --repro`` rebuilds them whole."""
+    whole = _preview(value, np, torch, None)
+    if _numbers(whole) <= INPUT_NUMBERS:
+        return whole
+    return _preview(value, np, torch, LONG_LIST)
+
+
+def _numbers(shown: Any) -> int:
+    if isinstance(shown, dict):
+        return sum(_numbers(v) for v in shown.values())
+    if isinstance(shown, list):
+        return sum(_numbers(v) for v in shown)
+    return 1
+
+
+def _preview(value: Any, np: Any, torch: Any, cap: int | None) -> Any:
     if isinstance(value, dict):
-        return {str(k): preview(v, np, torch) for k, v in value.items()}
+        return {str(k): _preview(v, np, torch, cap) for k, v in value.items()}
     if isinstance(value, (list, tuple)) and not all(type(v) in (int, float, bool) for v in value):
-        return [preview(v, np, torch) for v in value]
+        if cap is not None and len(value) > cap:
+            return f"<{len(value)} items: grind run --repro rebuilds them>"
+        return [_preview(v, np, torch, cap) for v in value]
     if isinstance(value, torch.Tensor) and value.requires_grad and value.grad is not None:
-        return {"grad": preview(value.grad, np, torch)}
+        return {"grad": _preview(value.grad, np, torch, cap)}
     if isinstance(value, torch.nn.Module):  # what the module is, and every weight it starts from
         return {"module": " ".join(repr(value).split())[:300],
-                "parameters": {name: preview(p.detach(), np, torch) for name, p in value.named_parameters()}}
+                "parameters": {name: _preview(p.detach(), np, torch, cap) for name, p in value.named_parameters()}}
     if value is None or isinstance(value, (str, bool)):
         return value
     if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
@@ -167,8 +188,8 @@ def preview(value: Any, np: Any, torch: Any) -> Any:
         array = to_array(value, np, torch)
     except BadOutput:
         return repr(value)[:80]
-    if array.size > PREVIEW_ELEMENTS:
-        return f"<{array.dtype} tensor of shape {list(array.shape)}>"
+    if array.size > (PREVIEW_ELEMENTS if cap is None else cap):
+        return f"<{array.dtype} tensor of shape {list(array.shape)}: grind run --repro rebuilds it>"
     return exact_list(array, np)
 
 

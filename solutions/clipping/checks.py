@@ -87,6 +87,10 @@ CASES = [
     case("half_norm", inputs=fixed([[1.0, -4.0], [0.25]], 5.0, norm_type=0.5), call=run_clip),
     # norm_type left out: the default must be 2
     case("default_norm_type", inputs=fixed([[3.0, 4.0], [12.0]], 2.0, norm_type=None), call=run_clip),
+    # more tensors than the random cases make: an answer that looks only at the first few fails
+    case("many_tensors",
+         inputs=fixed([[1.0, -2.0], [3.0], [0.5, 0.5], [-4.0], [2.0, 2.0, 1.0], [6.0], [-1.0, 3.0]], 2.0),
+         call=run_clip),
     case("float64", inputs=fixed([[1.5, -2.5, 3.5], [[0.25, 8.0], [-4.0, 1.0]]], 0.5, dtype=torch.float64),
          call=run_clip),
     case("mixed_shapes_and_scalars", inputs=fixed([5.0, [[1.0, 2.0], [3.0, 4.0]], [[[0.5]], [[-0.5]]], -2.0], 3.0),
