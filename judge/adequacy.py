@@ -22,6 +22,7 @@ import numpy as np
 
 from judge.corpus import CorpusReport, corpus_files, grade_corpus, judge_corpus
 from judge.grade import ORACLE, REFERENCE, Reference, compute_reference, grade, judge_subject
+from judge.kit import kit_problems
 from judge.models import Exercise, Status, Verdict
 from judge.worker.protocol import pitfall_subject
 
@@ -66,6 +67,7 @@ def static_problems(exercise: Exercise) -> list[str]:
             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
                 if "TODO" in line:
                     problems.append(f"TODO left in {path}:{number}: {line.strip()[:100]}")
+    problems += kit_problems(exercise)
     return problems
 
 

@@ -16,6 +16,7 @@ from importlib import metadata
 from pathlib import Path
 
 import judge
+from judge.kit import FOLDER, kit_dir
 from judge.models import Exercise
 
 SETUP = """#!/usr/bin/env bash
@@ -109,6 +110,8 @@ def build(exercise: Exercise, out_dir: Path) -> Path:
                     ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(exercise.solution_dir, source / "solutions" / exercise.slug,
                     ignore=shutil.ignore_patterns("__pycache__"))
+    if kit_dir(exercise).is_dir():  # the checks import it (grind_kit)
+        shutil.copytree(kit_dir(exercise), source / "solutions" / FOLDER, ignore=shutil.ignore_patterns("__pycache__"))
     (source / "pyproject.toml").write_text(
         PYPROJECT.format(version=judge.__version__, dependencies=json.dumps(_dependencies())), encoding="utf-8")
     _executable(folder / "setup.sh", SETUP)

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import judge
+from judge.kit import kit_dir
 from judge.models import Exercise
 from judge.worker import protocol
 from judge.worker.isolation import RUNNER
@@ -60,8 +61,11 @@ def exercise_key(exercise: Exercise, extra: str = "") -> str:
     for part in (judge.__version__, torch_version(), sys.version.split()[0], extra):
         digest.update(part.encode() + b"\0")
     digest.update(RUNNER.read_bytes())
-    for folder in (exercise.exercise_dir, exercise.solution_dir):
-        for path in _folder_files(folder):
+    # The author kit (solutions/_kit) runs with every case: editing it recomputes every reference.
+    kit = kit_dir(exercise)
+    for label, folder in (("exercise", exercise.exercise_dir), ("solution", exercise.solution_dir), ("kit", kit)):
+        digest.update(label.encode() + b"\0")
+        for path in (_folder_files(folder) if folder.is_dir() else []):
             digest.update(str(path.relative_to(folder)).encode() + b"\0")
             digest.update(path.read_bytes() + b"\0")
     return digest.hexdigest()[:32]

@@ -504,12 +504,19 @@ app.add_typer(autograder_app, name="autograder")
 
 
 @app.command()
-def new(slug: str = typer.Argument(..., help="The new exercise's name, e.g. sgd-momentum.")) -> None:
-    """Scaffold a new exercise (both folders) from a template with TODOs."""
+def new(
+    slug: str = typer.Argument(..., help="The new exercise's name, e.g. sgd-momentum."),
+    kind: str = typer.Option("function", "--kind", "-k",
+                             help="What the learner writes: function (of tensors), optimizer (a class run in "
+                                  "lockstep with scripted gradients) or training (a loop driving an optimizer)."),
+) -> None:
+    """Scaffold a new exercise (both folders) on the author kit, from a template with TODOs."""
     from judge.scaffold import new_exercise
 
-    made = new_exercise(Catalog(), slug)
-    typer.echo(f"Created {made.exercise_dir} and {made.solution_dir}:")
+    made = new_exercise(Catalog(), slug, kind)
+    if made.kit_copied is not None:
+        typer.echo(f"Copied grind's author kit to {made.kit_copied} (checks and pitfalls import it as grind_kit).")
+    typer.echo(f"Created {made.exercise_dir} and {made.solution_dir} ({kind}):")
     for path in made.files:
         typer.echo(f"  {path}")
     typer.echo(f"Next: replace every TODO (statement, contract, reference, cases, pitfalls), then run "

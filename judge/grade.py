@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from judge import cache
 from judge.errors import JudgeError
+from judge.kit import kit_dir, kit_modules
 from judge.speed import speed_advice
 from judge.models import CheckResult, CheckStatus, Diagnosis, Exercise, Status, Tolerance, Verdict
 from judge.worker import protocol
@@ -124,6 +125,7 @@ def _job(exercise: Exercise, subjects: list[dict[str, Any]], **extra: Any) -> di
     return {
         "checks_source": exercise.checks_path.read_text(encoding="utf-8"),
         "checks_filename": str(exercise.checks_path),
+        "kit": kit_modules(kit_dir(exercise)),  # grind_kit, for the checks and pitfalls
         "entry": list(exercise.entry),
         "subjects": subjects,
         **extra,

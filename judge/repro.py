@@ -181,7 +181,11 @@ def main():
     torch.manual_seed(0)  # as the judge does before building each case's input
     case = next(c for c in CASES if c["name"] == CASE)
     inputs = case["inputs"](**PARAMS) if "inputs" in case else {{}}
-    subject = _load_learner()
+    import types
+
+    module = _load_learner()
+    # The entry points only, as grind hands them to the case code.
+    subject = types.SimpleNamespace(**{{name: getattr(module, name) for name in ENTRY}})
     print(f"Case {{CASE}}{{' ' + str(PARAMS) if PARAMS else ''}}: your code on the input grind showed as")
     print(f"  {{INPUT_SHOWN}}")
     observed = case["call"](subject, **inputs)
@@ -266,7 +270,7 @@ def repro_script(exercise: Exercise, verdict: Verdict, learner: Path, script: Pa
     header = HEADER.format(slug=exercise.slug, check=check, script=script.name,
                            entry_text=" and ".join(f"`{e}`" for e in exercise.entry))
     checks_source = exercise.checks_path.read_text(encoding="utf-8")
-    banner = (f"\nimport math\nimport sys\n\nimport torch\n\n"
+    banner = ("\nimport math\nimport sys\n\nimport torch\n" + kit_section(exercise, checks_source) + "\n"
               f"# ---------------------------------------------------------------------------------------------\n"
               f"# The exercise's case code, verbatim ({exercise.checks_path.name} of {exercise.slug}).\n\n")
     runner = RUNNER.format(
@@ -275,6 +279,52 @@ def repro_script(exercise: Exercise, verdict: Verdict, learner: Path, script: Pa
         entries={k: [(label, list(shape)) for label, shape in v] for k, v in (instance.entries or {}).items()},
         input_shown=_literal(instance.input), expected=expected)
     return header + banner + checks_source.rstrip() + "\n" + runner
+
+
+KIT_SERVER = '''
+
+def _serve_grind_kit():
+    """Serve GRIND_KIT as the package grind_kit, as grind's child does, for the case code."""
+    import importlib.util
+    import linecache
+
+    class GrindKit:
+        def find_spec(self, name, path=None, target=None):
+            if name not in GRIND_KIT:
+                return None
+            return importlib.util.spec_from_loader(name, self, is_package="." not in name)
+
+        def create_module(self, spec):
+            return None
+
+        def exec_module(self, module):
+            filename, source = GRIND_KIT[module.__name__]
+            module.__file__ = filename
+            linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+            exec(compile(source, filename, "exec"), module.__dict__)
+
+    sys.meta_path.insert(0, GrindKit())
+
+
+_serve_grind_kit()
+'''
+
+
+def kit_section(exercise: Exercise, checks_source: str) -> str:
+    """The author kit (grind_kit), verbatim, and what serves it, when the case code imports it:
+    the script then runs where grind's course folder is not."""
+    from judge.kit import PACKAGE, kit_dir, kit_modules
+
+    modules = kit_modules(kit_dir(exercise))
+    if not modules or PACKAGE not in checks_source:
+        return ""
+    parts = ["\n# ---------------------------------------------------------------------------------------------\n"
+             "# The author kit the case code imports (grind_kit): the course's solutions/_kit, verbatim.\n\n"
+             "GRIND_KIT = {}\n"]
+    for name, (filename, source) in modules.items():
+        lines = "".join(f"    {line!r}\n" for line in source.splitlines(True)) or "    ''\n"
+        parts.append(f"GRIND_KIT[{name!r}] = ({filename!r}, (\n{lines}))\n")
+    return "".join(parts) + KIT_SERVER
 
 
 def write_repro(exercise: Exercise, verdict: Verdict, learner: Path, target: Path) -> Path:

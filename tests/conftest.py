@@ -71,13 +71,16 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
 
 @pytest.fixture()
 def course(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A private course folder holding a copy of clipping that a test may edit or break, with its
-    own cache and state, as an instructor's course would be."""
+    """A private course folder holding a copy of clipping and of the author kit (which its checks
+    import) that a test may edit or break, with its own cache and state, as an instructor's
+    course would be."""
     import shutil
 
     root = tmp_path / "course"
     for part in ("exercises", "solutions"):
         shutil.copytree(ROOT / part / "clipping", root / part / "clipping")
+    shutil.copytree(ROOT / "solutions" / "_kit", root / "solutions" / "_kit",
+                    ignore=shutil.ignore_patterns("__pycache__"))
     monkeypatch.setenv("GRIND_CONTENT", str(root))
     monkeypatch.setenv("GRIND_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("GRIND_STATE_DIR", str(tmp_path / "state"))

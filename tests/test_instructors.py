@@ -22,7 +22,7 @@ from judge.adequacy import check_adequacy
 from judge.batch import grade_class
 from judge.catalog import Catalog
 from judge.cli import app
-from judge.scaffold import TEMPLATES
+from judge.scaffold import KINDS, TEMPLATES
 from judge.status import ExitStatus
 from judge.worker.sandbox import Limits
 
@@ -38,7 +38,7 @@ def test_validate_names_the_pitfall_no_case_catches(course: Path, monkeypatch: p
 
     checks = course / "solutions" / "clipping" / "checks.py"
     text = checks.read_text()
-    line = next(line for line in text.splitlines() if '"name": "all_zero_grads"' in line)
+    line = next(line for line in text.splitlines() if 'case("all_zero_grads"' in line)
     checks.write_text(text.replace(line + "\n", ""))
     reports = []
 
@@ -80,16 +80,36 @@ def test_validate_reports_the_share_of_the_corpus_it_names(course: Path) -> None
     assert "corpus mislabelled.py: named per-tensor, should be sum-of-norms" in output
 
 
-def test_new_then_validate_reports_exactly_the_todos(course: Path) -> None:
-    """A fresh scaffold is a working exercise: validate lists its TODOs and nothing else."""
-    made = runner.invoke(app, ["new", "sgd-demo"])
+@pytest.mark.parametrize("kind", KINDS)
+def test_new_then_validate_reports_exactly_the_todos(course: Path, kind: str) -> None:
+    """A fresh scaffold of each kind is a working exercise on the author kit: its reference (and
+    oracle) pass, its stub fails, its pitfalls are caught and named, and validate lists its TODOs
+    and nothing else."""
+    made = runner.invoke(app, ["new", "demo", "--kind", kind])
     assert made.exit_code == 0, made.output
-    todos = sum(line.count("TODO") > 0 for t in TEMPLATES.rglob("*.tmpl") for line in t.read_text().splitlines())
-    report = check_adequacy(Catalog().get("sgd-demo"))
+    assert "Copied grind's author kit" not in made.output  # the course has one: it is left alone
+    templates = (TEMPLATES / kind).rglob("*.tmpl")
+    todos = sum(line.count("TODO") > 0 for t in templates for line in t.read_text().splitlines())
+    report = check_adequacy(Catalog().get("demo"))
     assert len(report.problems) == todos
     assert all(p.startswith("TODO left in") for p in report.problems), report.problems
-    again = runner.invoke(app, ["new", "sgd-demo"])
+    assert report.pitfalls >= 1 and report.caught == report.pitfalls
+    assert report.verdicts["stub"].status.value == "failed"
+    assert (course / "solutions" / "demo" / "oracle.py").is_file() == (kind != "training")
+    again = runner.invoke(app, ["new", "demo", "--kind", kind])
     assert again.exit_code == ExitStatus.USAGE and "already exists" in again.output
+
+
+def test_new_copies_the_kit_into_a_course_without_one(course: Path) -> None:
+    """A course from before the kit gets grind's own copy, which the scaffold's checks import."""
+    shutil.rmtree(course / "solutions" / "_kit")
+    made = runner.invoke(app, ["new", "demo", "--kind", "optimizer"])
+    assert made.exit_code == 0, made.output
+    assert "Copied grind's author kit" in made.output
+    assert (course / "solutions" / "_kit" / "__init__.py").read_text() == \
+        (ROOT / "solutions" / "_kit" / "__init__.py").read_text()
+    unknown = runner.invoke(app, ["new", "other", "--kind", "scheduler"])
+    assert unknown.exit_code == ExitStatus.USAGE and "function, optimizer, training" in unknown.output
 
 
 def _class_folder(root: Path) -> dict[str, tuple[str, str | None]]:
@@ -216,7 +236,8 @@ def test_autograder_bundle_always_writes_results(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     names = zipfile.ZipFile(out / "clipping-autograder.zip").namelist()
     for needed in ("setup.sh", "run_autograder", "grind/pyproject.toml", "grind/judge/cli.py",
-                   "grind/exercises/clipping/exercise.toml", "grind/solutions/clipping/reference.py"):
+                   "grind/exercises/clipping/exercise.toml", "grind/solutions/clipping/reference.py",
+                   "grind/solutions/_kit/__init__.py"):
         assert needed in names
     run = out / "clipping-autograder" / "run_autograder"
     assert run.stat().st_mode & stat.S_IXUSR

@@ -71,6 +71,7 @@ class Confinement(TypedDict):
 class Job(TypedDict, total=False):
     checks_source: str
     checks_filename: str
+    kit: dict[str, list[str]]  # module name ("grind_kit", "grind_kit.optim") -> [filename, source]
     entry: list[str]
     subjects: list[SubjectSpec]
     token: str  # proves the result was written by this run's runner (never sent back twice)

@@ -710,6 +710,41 @@ def seal_imports() -> None:
     sys.meta_path.insert(0, _NoJudgeImports())
 
 
+class _Kit:
+    """A meta-path finder serving the author kit, shipped in the job as text, as the package
+    ``grind_kit``: ``{"grind_kit": [filename, source], "grind_kit.optim": [...], ...}``. The
+    checks and pitfalls import it. A learner's file may import it too: it is trusted code that
+    holds no exercise's answer (validate refuses a kit defining an entry point), and what a
+    learner patches in it only changes the learner's own observations."""
+
+    def __init__(self, modules: dict[str, list[str]]) -> None:
+        self.modules = modules
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
+        if name not in self.modules:
+            return None
+        import importlib.util
+
+        return importlib.util.spec_from_loader(name, self, origin=self.modules[name][0],
+                                               is_package="." not in name)
+
+    def create_module(self, spec: Any) -> None:
+        return None
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        import linecache
+
+        filename, source = self.modules[module.__name__]
+        module.__file__ = filename
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)  # tracebacks show lines
+        exec(compile(source, filename, "exec"), module.__dict__)
+
+
+def install_kit(modules: dict[str, list[str]] | None) -> None:
+    if modules:
+        sys.meta_path.insert(0, _Kit(modules))
+
+
 class _Run:
     """What the steps of one job share. numpy and torch come in as arguments because this module
     imports neither at load time (they are imported in :func:`execute`, under the limits)."""
@@ -911,6 +946,7 @@ def execute(job: dict[str, Any], control: Any) -> None:
     each subject over every instance, time the learner, write the result and leave without
     running anything the submission may have registered (atexit handlers, threads)."""
     seal_imports()
+    install_kit(job.get("kit"))
     token = job.pop("token")  # out of the job before any learner code can look at it
 
     import numpy as np

@@ -1,51 +1,18 @@
 """Cases for the accumulation exercise.
 
 Each case builds a small float64 model (a Linear layer) and a list of microbatches, hands the
-subject a recording SGD optimizer, and observes what the optimizer saw at every step(): how many
-steps there were and every parameter's gradient at each one. The SGD update is real (lr > 0),
-so a wrong early update also changes the gradients of the later groups.
+subject the kit's recording SGD optimizer (grind_kit.RecordingSGD), and observes what the
+optimizer saw at every step(): how many steps there were and every parameter's gradient at each
+one. The SGD update is real (lr > 0), so a wrong early update also changes the gradients of the
+later groups.
 """
 
 import torch
 import torch.nn.functional as F
 
+from grind_kit import RecordingSGD, case, param_entries
+
 LR = 0.05
-
-
-class RecordingSGD:
-    """Plain SGD (p -= lr * p.grad) that keeps a copy of every parameter's gradient at each
-    step(). It offers what a training loop uses from torch.optim.SGD: step(), zero_grad() and
-    param_groups. (A torch.optim.Optimizer subclass would import torch._dynamo on creation,
-    which costs over a second per process.)"""
-
-    def __init__(self, params, lr=LR):
-        self.param_groups = [{"params": list(params), "lr": lr}]
-        self.state = {}
-        self.recorded = []
-
-    def zero_grad(self, set_to_none=True):
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                if set_to_none:
-                    p.grad = None
-                else:
-                    p.grad.detach_()
-                    p.grad.zero_()
-
-    @torch.no_grad()
-    def step(self, closure=None):
-        grads = []
-        for group in self.param_groups:
-            for p in group["params"]:
-                g = p.grad if p.grad is not None else torch.zeros_like(p)
-                grads.append(g.detach().flatten().clone())
-        self.recorded.append(torch.cat(grads))
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is not None:
-                    p.add_(p.grad, alpha=-group["lr"])
 
 
 def half_squared_error(pred, y):
@@ -122,12 +89,13 @@ def random_inputs(size, seed):
 
 
 def run_epoch(subject, model, microbatches, k, loss, sizes):
-    optimizer = RecordingSGD(model.parameters())
+    optimizer = RecordingSGD(model.parameters(), lr=LR)
     subject.train_epoch(model, microbatches, optimizer, k, LOSSES[loss])
-    count = sum(p.numel() for p in model.parameters())
-    recorded = optimizer.recorded
-    grads = torch.stack(recorded) if recorded else torch.zeros(0, count, dtype=torch.float64)
-    return {"number of steps": len(recorded), "grads per step": grads}
+    return {"number of steps": optimizer.calls, "grads per step": optimizer.grads_per_step()}
+
+
+# "grads per step" rows are the model's parameters flattened in order: name them in verdicts.
+run_epoch.entries = param_entries("grads per step")
 
 
 def padded(lengths_per_microbatch, length):
@@ -135,46 +103,29 @@ def padded(lengths_per_microbatch, length):
 
 
 CASES = [
-    {"name": "worked_example", "kind": "example", "inputs": case_inputs([8, 8, 8, 8, 3], k=2),
-     "call": run_epoch, "shown": ["number of steps"]},
-    {"name": "worked_example_one_group", "kind": "example", "inputs": case_inputs([8, 8, 3], k=3, seed=1),
-     "call": run_epoch, "shown": ["number of steps"]},
-    {"name": "equal_sizes_no_tail", "kind": "edge", "inputs": case_inputs([4, 4, 4, 4, 4, 4], k=3, seed=2),
-     "call": run_epoch},
-    {"name": "tail_of_two_microbatches", "kind": "edge", "inputs": case_inputs([4, 4, 4, 4, 4], k=3, seed=3),
-     "call": run_epoch},
-    {"name": "unequal_sizes_full_groups", "kind": "edge", "inputs": case_inputs([5, 2, 7, 1], k=2, seed=4),
-     "call": run_epoch},
-    {"name": "k_equals_one", "kind": "edge", "inputs": case_inputs([3, 5, 2], k=1, seed=5), "call": run_epoch},
-    {"name": "k_larger_than_the_epoch", "kind": "edge", "inputs": case_inputs([2, 5, 3], k=5, seed=6),
-     "call": run_epoch},
-    {"name": "single_microbatch", "kind": "edge", "inputs": case_inputs([6], k=4, seed=7), "call": run_epoch},
-    {"name": "cross_entropy_classifier", "kind": "edge",
-     "inputs": case_inputs([3, 7, 2, 6, 1], k=2, loss="cross_entropy", seed=8), "call": run_epoch},
-    {"name": "masked_tokens", "kind": "edge",
-     "inputs": case_inputs([4, 4, 4], k=2, seed=9,
-                           masked=padded([[5, 1, 2, 3], [5, 5, 4, 5], [2, 1, 1, 3]], 5)),
-     "call": run_epoch},
-    {"name": "masked_variable_lengths", "kind": "edge",
-     "inputs": case_inputs([3, 2, 4, 1, 3, 2, 2], k=3, loss="cross_entropy", seed=10,
-                           masked=[(6, [6, 2, 1]), (3, [3, 3]), (4, [1, 4, 2, 2]), (2, [1]),
-                                   (5, [5, 3, 1]), (4, [4, 4]), (3, [1, 2])]),
-     "call": run_epoch},
-    {"name": "microbatch_all_padding", "kind": "edge",
-     "inputs": case_inputs([2, 3, 2, 2], k=2, seed=11,
-                           masked=[(4, [4, 2]), (4, [0, 0, 0]), (3, [3, 1]), (3, [2, 2])]),
-     "call": run_epoch},
-    {"name": "random", "kind": "random", "inputs": random_inputs, "call": run_epoch,
-     "sizes": [1, 2, 3, 5, 8, 13, 21], "seeds": 2},
+    case("worked_example", "example", inputs=case_inputs([8, 8, 8, 8, 3], k=2), call=run_epoch,
+         shown=["number of steps"]),
+    case("worked_example_one_group", "example", inputs=case_inputs([8, 8, 3], k=3, seed=1), call=run_epoch,
+         shown=["number of steps"]),
+    case("equal_sizes_no_tail", inputs=case_inputs([4, 4, 4, 4, 4, 4], k=3, seed=2), call=run_epoch),
+    case("tail_of_two_microbatches", inputs=case_inputs([4, 4, 4, 4, 4], k=3, seed=3), call=run_epoch),
+    case("unequal_sizes_full_groups", inputs=case_inputs([5, 2, 7, 1], k=2, seed=4), call=run_epoch),
+    case("k_equals_one", inputs=case_inputs([3, 5, 2], k=1, seed=5), call=run_epoch),
+    case("k_larger_than_the_epoch", inputs=case_inputs([2, 5, 3], k=5, seed=6), call=run_epoch),
+    case("single_microbatch", inputs=case_inputs([6], k=4, seed=7), call=run_epoch),
+    case("cross_entropy_classifier", inputs=case_inputs([3, 7, 2, 6, 1], k=2, loss="cross_entropy", seed=8),
+         call=run_epoch),
+    case("masked_tokens",
+         inputs=case_inputs([4, 4, 4], k=2, seed=9, masked=padded([[5, 1, 2, 3], [5, 5, 4, 5], [2, 1, 1, 3]], 5)),
+         call=run_epoch),
+    case("masked_variable_lengths",
+         inputs=case_inputs([3, 2, 4, 1, 3, 2, 2], k=3, loss="cross_entropy", seed=10,
+                            masked=[(6, [6, 2, 1]), (3, [3, 3]), (4, [1, 4, 2, 2]), (2, [1]),
+                                    (5, [5, 3, 1]), (4, [4, 4]), (3, [1, 2])]),
+         call=run_epoch),
+    case("microbatch_all_padding",
+         inputs=case_inputs([2, 3, 2, 2], k=2, seed=11,
+                            masked=[(4, [4, 2]), (4, [0, 0, 0]), (3, [3, 1]), (3, [2, 2])]),
+         call=run_epoch),
+    case("random", "random", inputs=random_inputs, call=run_epoch, sizes=[1, 2, 3, 5, 8, 13, 21], seeds=2),
 ]
-
-
-def entries(inputs):
-    """Names for the entries of "grads per step" (each row: the model's parameters flattened
-    in order), so a verdict says "param 1 (bias)[0]" instead of an offset into the row."""
-    return {"grads per step": [(f"param {i} ({name})", list(p.shape))
-                               for i, (name, p) in enumerate(inputs["model"].named_parameters())]}
-
-
-for _case in CASES:
-    _case.setdefault("entries", entries)

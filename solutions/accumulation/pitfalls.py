@@ -1,12 +1,14 @@
 """Known-wrong variants of train_epoch. Each one is a whole implementation a learner could
 plausibly write; they share one loop and differ in the details each gets wrong.
 
-Every pitfall is a *delta*: a dict of options of the shared loop ``_epoch`` (its ``"delta"``
-key). Deltas that set different options compose into one implementation making both mistakes:
+Every pitfall is a *delta* (grind_kit.Deltas): a dict of options of the shared loop ``_epoch``
+(its ``"delta"`` key). Deltas that set different options compose into one implementation making both mistakes:
 ``combine("mean-over-k", "empty-microbatch-nan")`` is nanoGPT's ``loss / accumulation_steps``
 with the masked mean written as ``(losses * mask).sum() / mask.sum()``; ``combine`` returns None
 when both set the same option. Pitfalls that are a real library's own convention carry
 ``"library"`` and ``"convention": True``."""
+
+from grind_kit import Deltas
 
 
 def _count(microbatch, padding="skip"):
@@ -75,6 +77,9 @@ def _implementation(options):
     return train_epoch
 
 
+MISTAKES = Deltas.on_options(_implementation)
+
+
 # The pairs grind runs together to name a submission that makes two mistakes at once. Each
 # subject here costs about a second of trusted time, so rather than every pair (combine() can
 # build 64), the ones real loops make: nanoGPT's masked mean, tutorial loops without the mask or
@@ -98,21 +103,12 @@ COMBINE = [
     ("drop-tail", "empty-microbatch-nan"),
 ]
 
-
-def combine(*slugs):
-    """train_epoch making every listed mistake at once, or None when two of them set the same
-    option (then they are alternatives, not a combination)."""
-    deltas = {p["slug"]: p["delta"] for p in PITFALLS}
-    merged = {}
-    for slug in slugs:
-        delta = deltas[slug]
-        if set(delta) & set(merged):
-            return None
-        merged.update(delta)
-    return _implementation(merged)
+# train_epoch making every listed mistake at once, or None when two of them set the same option
+# (then they are alternatives, not a combination).
+combine = MISTAKES.combine
 
 
-PITFALLS = [
+PITFALLS = MISTAKES.pitfalls([
     {
         "slug": "sum-of-means",
         "name": "no 1/k: summing the microbatch means",
@@ -263,7 +259,4 @@ PITFALLS = [
         "hint": "Sum losses[mask] (an empty selection sums to 0 with a zero gradient) and divide by the "
                 "group's count, which is never 0.",
     },
-]
-
-for _pitfall in PITFALLS:
-    _pitfall["impl"] = _implementation(_pitfall["delta"])
+])

@@ -2,7 +2,8 @@
 the judge must name it when it sees it. A small configurable base keeps each mistake to the
 few lines that differ from a correct implementation.
 
-Every pitfall is a *delta*: a dict of methods that override ``_Base`` (its ``"delta"`` key).
+Every pitfall is a *delta* (grind_kit.Deltas): a dict of methods that override ``_Base`` (its
+``"delta"`` key).
 Two deltas that override different methods compose into one optimizer making both mistakes:
 ``combine("eps-before-correction", "decay-after-step")`` builds it (it is what Hugging Face's old
 AdamW does), and returns None when both change the same method. Some pitfalls are a real
@@ -12,6 +13,8 @@ and their explanation says how that library differs from torch.optim.Adam/AdamW.
 import math
 
 import torch
+
+from grind_kit import Deltas
 
 
 class _Base:
@@ -77,29 +80,19 @@ class _Base:
             self._apply(p, p.grad, state, t)
 
 
-def pair(name, **overrides):
-    """Adam and AdamW classes sharing one mistake."""
+def pair(name, overrides):
+    """Adam and AdamW classes sharing one mistake (or several)."""
     adam = type(f"{name}Adam", (_Base,), dict(overrides))
     adamw = type(f"{name}AdamW", (adam,), {"decoupled": True, "default_wd": 1e-2})
     return {"Adam": adam, "AdamW": adamw}
 
 
+MISTAKES = Deltas(pair)
+
 # Which pairs grind runs together to name a submission that makes two mistakes at once: every
 # pair whose deltas override different methods (combine() skips the others).
 COMBINE = "all"
-
-
-def combine(*slugs):
-    """The entry points making every listed mistake at once, or None when two of them override
-    the same method (then they are alternatives, not a combination)."""
-    deltas = {p["slug"]: p["delta"] for p in PITFALLS}
-    merged = {}
-    for slug in slugs:
-        delta = deltas[slug]
-        if set(delta) & set(merged):
-            return None
-        merged.update(delta)
-    return pair("".join(s.title().replace("-", "") for s in slugs), **merged)
+combine = MISTAKES.combine
 
 
 # --- the mistakes ------------------------------------------------------------------------------
@@ -203,7 +196,7 @@ def _second_moment_uncorrected(self, state, t):
     return self.lr * m_hat / (state["v"].sqrt() + self.eps)
 
 
-PITFALLS = [
+PITFALLS = MISTAKES.pitfalls([
     {
         "slug": "no-bias-correction",
         "name": "no bias correction",
@@ -402,7 +395,4 @@ PITFALLS = [
         "hint": "In Adam, add weight_decay * p to the gradient; in both, divide by sqrt(v_hat) + eps with "
                 "v_hat = v / (1 - beta2**t).",
     },
-]
-
-for _pitfall in PITFALLS:
-    _pitfall["impl"] = pair("".join(w.title() for w in _pitfall["slug"].split("-")), **_pitfall["delta"])
+])

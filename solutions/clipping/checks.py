@@ -1,11 +1,13 @@
 """Cases for the clipping exercise.
 
-Each case is a dict: ``inputs(**params)`` builds fresh inputs (seeded), and
+Each case is made by ``grind_kit.case``: ``inputs(**params)`` builds fresh inputs (seeded), and
 ``call(subject, **inputs)`` runs the subject and returns named observations. The same code
 runs against the learner, the reference, the oracle and every pitfall.
 """
 
 import torch
+
+from grind_kit import case
 
 INF = float("inf")
 
@@ -70,38 +72,31 @@ def random_inputs(size, seed):
 
 
 CASES = [
-    {"name": "worked_example", "kind": "example", "inputs": fixed([[3.0, 4.0], [12.0]], 1.0), "call": run_clip},
-    {"name": "all_zero_grads", "kind": "edge", "inputs": fixed([[0.0, 0.0], [0.0]], 1.0), "call": run_clip},
-    {"name": "below_max_norm_unchanged", "kind": "edge", "inputs": fixed([[0.3, 0.4], [0.1]], 5.0),
-     "call": run_clip},
-    {"name": "tiny_total_below_max", "kind": "edge", "inputs": fixed([[0.001, -0.002]], 1.0), "call": run_clip},
-    {"name": "none_grad_skipped", "kind": "edge", "inputs": fixed([[3.0, 4.0], None, [12.0]], 1.0),
-     "call": run_clip},
-    {"name": "bare_tensor", "kind": "edge", "inputs": fixed([[6.0, 8.0]], 2.0, pass_as="bare"), "call": run_clip},
-    {"name": "generator_of_params", "kind": "edge", "inputs": fixed([[3.0, 4.0], [12.0]], 2.0, pass_as="generator"),
-     "call": run_clip},
-    {"name": "inf_norm", "kind": "edge", "inputs": fixed([[1.0, -7.0], [3.0, 2.0]], 2.0, norm_type=INF),
-     "call": run_clip},
-    {"name": "one_norm", "kind": "edge", "inputs": fixed([[1.0, -2.0], [3.0]], 2.0, norm_type=1.0),
-     "call": run_clip},
+    case("worked_example", "example", inputs=fixed([[3.0, 4.0], [12.0]], 1.0), call=run_clip),
+    case("all_zero_grads", inputs=fixed([[0.0, 0.0], [0.0]], 1.0), call=run_clip),
+    case("below_max_norm_unchanged", inputs=fixed([[0.3, 0.4], [0.1]], 5.0), call=run_clip),
+    case("tiny_total_below_max", inputs=fixed([[0.001, -0.002]], 1.0), call=run_clip),
+    case("none_grad_skipped", inputs=fixed([[3.0, 4.0], None, [12.0]], 1.0), call=run_clip),
+    case("bare_tensor", inputs=fixed([[6.0, 8.0]], 2.0, pass_as="bare"), call=run_clip),
+    case("generator_of_params", inputs=fixed([[3.0, 4.0], [12.0]], 2.0, pass_as="generator"),
+         call=run_clip),
+    case("inf_norm", inputs=fixed([[1.0, -7.0], [3.0, 2.0]], 2.0, norm_type=INF), call=run_clip),
+    case("one_norm", inputs=fixed([[1.0, -2.0], [3.0]], 2.0, norm_type=1.0), call=run_clip),
     # p other than 1, 2 and inf: the general formula, with negative entries (|g|, not g)
-    {"name": "three_norm", "kind": "edge", "inputs": fixed([[1.0, -2.0], [3.0, -1.0]], 2.0, norm_type=3.0),
-     "call": run_clip},
-    {"name": "half_norm", "kind": "edge", "inputs": fixed([[1.0, -4.0], [0.25]], 5.0, norm_type=0.5),
-     "call": run_clip},
+    case("three_norm", inputs=fixed([[1.0, -2.0], [3.0, -1.0]], 2.0, norm_type=3.0), call=run_clip),
+    case("half_norm", inputs=fixed([[1.0, -4.0], [0.25]], 5.0, norm_type=0.5), call=run_clip),
     # norm_type left out: the default must be 2
-    {"name": "default_norm_type", "kind": "edge", "inputs": fixed([[3.0, 4.0], [12.0]], 2.0, norm_type=None),
-     "call": run_clip},
+    case("default_norm_type", inputs=fixed([[3.0, 4.0], [12.0]], 2.0, norm_type=None), call=run_clip),
     # more tensors than the random cases make: an answer that looks only at the first few fails
-    {"name": "many_tensors", "kind": "edge",
-     "inputs": fixed([[1.0, -2.0], [3.0], [0.5, 0.5], [-4.0], [2.0, 2.0, 1.0], [6.0], [-1.0, 3.0]], 2.0),
-     "call": run_clip},
-    {"name": "float64", "kind": "edge",
-     "inputs": fixed([[1.5, -2.5, 3.5], [[0.25, 8.0], [-4.0, 1.0]]], 0.5, dtype=torch.float64), "call": run_clip},
-    {"name": "mixed_shapes_and_scalars", "kind": "edge",
-     "inputs": fixed([5.0, [[1.0, 2.0], [3.0, 4.0]], [[[0.5]], [[-0.5]]], -2.0], 3.0), "call": run_clip},
-    {"name": "random", "kind": "random", "inputs": random_inputs, "call": run_clip,
-     "sizes": [1, 2, 3, 5, 8, 13, 32, 100, 1000], "seeds": 2},
+    case("many_tensors",
+         inputs=fixed([[1.0, -2.0], [3.0], [0.5, 0.5], [-4.0], [2.0, 2.0, 1.0], [6.0], [-1.0, 3.0]], 2.0),
+         call=run_clip),
+    case("float64", inputs=fixed([[1.5, -2.5, 3.5], [[0.25, 8.0], [-4.0, 1.0]]], 0.5, dtype=torch.float64),
+         call=run_clip),
+    case("mixed_shapes_and_scalars", inputs=fixed([5.0, [[1.0, 2.0], [3.0, 4.0]], [[[0.5]], [[-0.5]]], -2.0], 3.0),
+         call=run_clip),
+    case("random", "random", inputs=random_inputs, call=run_clip, sizes=[1, 2, 3, 5, 8, 13, 32, 100, 1000],
+         seeds=2),
 ]
 
 # One larger input for speed feedback: a passing answer much slower than the reference here

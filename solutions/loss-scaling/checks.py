@@ -7,9 +7,9 @@ Every case drives the learner's ``LossScaler`` through a mixed-precision trainin
     scaler.step(optimizer)
     scaler.update()
 
-and records, per step, the scale after ``update()``, whether the optimizer really stepped (a
-recording optimizer counts its calls), ``unscale_``'s answer, the gradients the optimizer saw
-and the parameters after the step.
+and records, per step, the scale after ``update()``, whether the optimizer really stepped (the
+kit's recording optimizer, grind_kit.RecordingSGD, counts its calls), ``unscale_``'s answer, the
+gradients the optimizer saw and the parameters after the step.
 
 Two ways to get gradients:
 
@@ -24,6 +24,8 @@ Two ways to get gradients:
 
 import torch
 
+from grind_kit import RecordingSGD, case, flat
+
 # Special values are written as strings in the case inputs ("inf", "-inf", "nan") so that the
 # report can show them; decode() turns them into floats.
 SPECIAL = {"inf": float("inf"), "-inf": float("-inf"), "nan": float("nan")}
@@ -35,38 +37,10 @@ def decode(value):
     return SPECIAL[value] if isinstance(value, str) else float(value)
 
 
-class RecordingSGD:
-    """Plain SGD that remembers how often ``step()`` was called. Duck-typed like a
-    torch.optim optimizer: ``param_groups`` (a list of dicts with "params" and "lr"),
-    ``step()`` and ``zero_grad()``."""
-
-    def __init__(self, groups, lr=0.1):
-        self.param_groups = [{"params": list(g), "lr": lr} for g in groups]
-        self.state = {}
-        self.calls = 0
-
-    def step(self, closure=None):
-        self.calls += 1
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is not None:
-                    # detach(): an in-place update outside autograd
-                    p.detach().add_(p.grad, alpha=-group["lr"])
-
-    def zero_grad(self, set_to_none=True):
-        for group in self.param_groups:
-            for p in group["params"]:
-                p.grad = None
-
-
 def snapshot(value):
     """A plain tensor the subject may mutate later (a scale or found_inf kept in place) is
     copied now; anything else goes to the runner untouched, to be converted strictly there."""
     return value.clone() if type(value) is torch.Tensor else value
-
-
-def _flat(tensors):
-    return torch.cat([t.detach().reshape(-1) for t in tensors])  # cat copies
 
 
 def train(subject, batches, scaler_kwargs, shapes=((2,),), groups=None, unused=False, unscale="always",
@@ -88,7 +62,7 @@ def train(subject, batches, scaler_kwargs, shapes=((2,),), groups=None, unused=F
     grouped = [params[a:b] for a, b in groups] if groups else [params]
     if unused:
         grouped[-1] = grouped[-1] + [torch.zeros(3, requires_grad=True)]
-    opt = RecordingSGD(grouped, lr=lr)
+    opt = RecordingSGD([{"params": group} for group in grouped], lr=lr)
     scaler = subject.LossScaler(**scaler_kwargs)
     obs = {}
     if initial:
@@ -119,8 +93,8 @@ def train(subject, batches, scaler_kwargs, shapes=((2,),), groups=None, unused=F
         scaler.step(opt)
         taken.append(opt.calls > calls)
         if not light:
-            grads.append(_flat([p.grad for p in params]))
-            values.append(_flat(params))
+            grads.append(flat([p.grad for p in params]))
+            values.append(flat(params))
         scaler.update()
         scales.append(snapshot(scaler.get_scale()))
     obs["scale per step"] = scales
@@ -128,8 +102,8 @@ def train(subject, batches, scaler_kwargs, shapes=((2,),), groups=None, unused=F
     if found:
         obs["found_inf per unscale_ call"] = found
     if light:
-        obs["final grads"] = _flat([p.grad for p in params])
-        obs["final params"] = _flat(params)
+        obs["final grads"] = flat([p.grad for p in params])
+        obs["final params"] = flat(params)
     else:
         obs["grads per step"] = grads
         obs["params per step"] = values
@@ -199,54 +173,6 @@ def call(subject, batches, scaler_kwargs, **options):
     return train(subject, batches, scaler_kwargs, **options)
 
 
-EXAMPLE = {"init_scale": 1024.0, "growth_interval": 3}
-
-CASES = [
-    {"name": "worked_example", "kind": "example",
-     "inputs": fixed([C, C, C, C, C, X, C, C, C, C], scaler_kwargs=EXAMPLE), "call": call,
-     "shown": ["scale per step", "step taken per step"]},
-    {"name": "nan_gradient", "kind": "edge",
-     "inputs": fixed([C, N, C, C, C, C], scaler_kwargs={"init_scale": 256.0, "growth_interval": 2}),
-     "call": call},
-    {"name": "negative_inf_gradient", "kind": "edge",
-     "inputs": fixed([C, M, C, C], scaler_kwargs={"init_scale": 256.0, "growth_interval": 2}), "call": call},
-    {"name": "overflow_at_growth_boundary", "kind": "edge",
-     "inputs": fixed([C, C, X, C, C, C, C], scaler_kwargs=EXAMPLE), "call": call},
-    {"name": "consecutive_overflows", "kind": "edge",
-     "inputs": fixed([X, N, X, C, C, C], scaler_kwargs={"init_scale": 1024.0, "growth_interval": 2}),
-     "call": call},
-    {"name": "step_unscales_by_itself", "kind": "edge",
-     "inputs": fixed([C, C, X, C, C, C], scaler_kwargs={"init_scale": 64.0, "growth_interval": 2},
-                     unscale="never"), "call": call},
-    {"name": "unscale_only_on_some_steps", "kind": "edge",
-     "inputs": fixed([C, C, C, X, C, C, C], scaler_kwargs={"init_scale": 64.0, "growth_interval": 2},
-                     unscale="alternate"), "call": call},
-    {"name": "custom_factors", "kind": "edge",
-     "inputs": fixed([C, C, C, X, C, C], scaler_kwargs={"init_scale": 100.0, "growth_factor": 3.0,
-                                                        "backoff_factor": 0.25, "growth_interval": 2}),
-     "call": call},
-    {"name": "growth_interval_one", "kind": "edge",
-     "inputs": fixed([C, C, X, C, C], scaler_kwargs={"init_scale": 8.0, "growth_interval": 1}), "call": call},
-    {"name": "groups_and_a_missing_grad", "kind": "edge",
-     "inputs": fixed([[[1.0, 2.0], [[0.5]]], [[-1.0, 4.0], [["inf"]]], [[2.0, 2.0], [[-3.0]]]] * 2,
-                     shapes=((2,), (1, 1)), groups=((0, 1), (1, 2)), unused=True,
-                     scaler_kwargs={"init_scale": 512.0, "growth_interval": 2}), "call": call},
-    # the first gradient is entirely inf or NaN and a finite one follows it: it must be unscaled too
-    {"name": "overflow_before_a_finite_gradient", "kind": "edge",
-     "inputs": fixed([[[1.0], [2.0, -4.0]], [["inf"], [2.0, -4.0]], [[1.0], [2.0, -4.0]], [["nan"], [6.0, 1.0]],
-                      [[1.0], [2.0, -4.0]]],
-                     shapes=((1,), (2,)), scaler_kwargs={"init_scale": 128.0, "growth_interval": 2}), "call": call},
-    # no ceiling: the scale keeps doubling past 2**24
-    {"name": "large_scale_keeps_growing", "kind": "edge",
-     "inputs": fixed([C] * 6, scaler_kwargs={"init_scale": 2.0 ** 22, "growth_interval": 1}, initial=True),
-     "call": call},
-    {"name": "fp16_overflow_after_scaling", "kind": "edge", "inputs": fp16_inputs, "call": call},
-    {"name": "defaults_long_run", "kind": "edge", "inputs": long_run_inputs, "call": call},
-    {"name": "random", "kind": "random", "inputs": random_inputs, "call": call,
-     "sizes": [3, 8, 20, 60, 150], "seeds": 2},
-]
-
-
 def entries(inputs):
     """Names for the entries of the flattened gradients and parameters (the parameters in the
     order of ``shapes``), so a verdict says "param 1[0, 2]" instead of an offset."""
@@ -254,5 +180,47 @@ def entries(inputs):
     return {key: pieces for key in ("grads per step", "params per step", "final grads", "final params")}
 
 
-for _case in CASES:
-    _case.setdefault("entries", entries)
+call.entries = entries  # every case below calls call(): grind_kit.case takes its entries from it
+
+
+EXAMPLE = {"init_scale": 1024.0, "growth_interval": 3}
+
+CASES = [
+    case("worked_example", "example", inputs=fixed([C, C, C, C, C, X, C, C, C, C], scaler_kwargs=EXAMPLE),
+         call=call, shown=["scale per step", "step taken per step"]),
+    case("nan_gradient",
+         inputs=fixed([C, N, C, C, C, C], scaler_kwargs={"init_scale": 256.0, "growth_interval": 2}), call=call),
+    case("negative_inf_gradient",
+         inputs=fixed([C, M, C, C], scaler_kwargs={"init_scale": 256.0, "growth_interval": 2}), call=call),
+    case("overflow_at_growth_boundary", inputs=fixed([C, C, X, C, C, C, C], scaler_kwargs=EXAMPLE), call=call),
+    case("consecutive_overflows",
+         inputs=fixed([X, N, X, C, C, C], scaler_kwargs={"init_scale": 1024.0, "growth_interval": 2}), call=call),
+    case("step_unscales_by_itself",
+         inputs=fixed([C, C, X, C, C, C], scaler_kwargs={"init_scale": 64.0, "growth_interval": 2},
+                      unscale="never"), call=call),
+    case("unscale_only_on_some_steps",
+         inputs=fixed([C, C, C, X, C, C, C], scaler_kwargs={"init_scale": 64.0, "growth_interval": 2},
+                      unscale="alternate"), call=call),
+    case("custom_factors",
+         inputs=fixed([C, C, C, X, C, C], scaler_kwargs={"init_scale": 100.0, "growth_factor": 3.0,
+                                                         "backoff_factor": 0.25, "growth_interval": 2}),
+         call=call),
+    case("growth_interval_one",
+         inputs=fixed([C, C, X, C, C], scaler_kwargs={"init_scale": 8.0, "growth_interval": 1}), call=call),
+    case("groups_and_a_missing_grad",
+         inputs=fixed([[[1.0, 2.0], [[0.5]]], [[-1.0, 4.0], [["inf"]]], [[2.0, 2.0], [[-3.0]]]] * 2,
+                      shapes=((2,), (1, 1)), groups=((0, 1), (1, 2)), unused=True,
+                      scaler_kwargs={"init_scale": 512.0, "growth_interval": 2}), call=call),
+    # the first gradient is entirely inf or NaN and a finite one follows it: it must be unscaled too
+    case("overflow_before_a_finite_gradient",
+         inputs=fixed([[[1.0], [2.0, -4.0]], [["inf"], [2.0, -4.0]], [[1.0], [2.0, -4.0]], [["nan"], [6.0, 1.0]],
+                       [[1.0], [2.0, -4.0]]],
+                      shapes=((1,), (2,)), scaler_kwargs={"init_scale": 128.0, "growth_interval": 2}), call=call),
+    # no ceiling: the scale keeps doubling past 2**24
+    case("large_scale_keeps_growing",
+         inputs=fixed([C] * 6, scaler_kwargs={"init_scale": 2.0 ** 22, "growth_interval": 1}, initial=True),
+         call=call),
+    case("fp16_overflow_after_scaling", inputs=fp16_inputs, call=call),
+    case("defaults_long_run", inputs=long_run_inputs, call=call),
+    case("random", "random", inputs=random_inputs, call=call, sizes=[3, 8, 20, 60, 150], seeds=2),
+]

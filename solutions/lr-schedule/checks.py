@@ -12,6 +12,8 @@ learner's own file, so this case code may use it.
 import torch
 from torch.optim.lr_scheduler import LambdaLR
 
+from grind_kit import case
+
 # The first torch optimizer in a process imports torch._dynamo (over a second). Building one
 # here, while the checks load, keeps that cost off the learner's clock and the reference's timing.
 torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
@@ -69,26 +71,25 @@ def random_inputs(size, seed):
 
 CASES = [
     # warmup 4, decay over 8 steps, floor 10% of max_lr: the numbers in the statement.
-    {"name": "worked_example", "kind": "example", "inputs": fixed(4, 12, 0.1, 0.01, 16), "call": run_schedule},
-    {"name": "no_warmup", "kind": "edge", "inputs": fixed(0, 8, 0.1, 0.02, 11), "call": run_schedule},
-    {"name": "one_warmup_step", "kind": "edge", "inputs": fixed(1, 6, 0.2, 0.1, 9), "call": run_schedule},
-    {"name": "decay_to_zero_floor", "kind": "edge", "inputs": fixed(3, 10, 0.0, 0.05, 14), "call": run_schedule},
-    {"name": "single_decay_step", "kind": "edge", "inputs": fixed(9, 10, 0.1, 0.3, 13), "call": run_schedule},
-    {"name": "one_step_total", "kind": "edge", "inputs": fixed(0, 1, 0.25, 1.0, 4), "call": run_schedule},
+    case("worked_example", "example", inputs=fixed(4, 12, 0.1, 0.01, 16), call=run_schedule),
+    case("no_warmup", inputs=fixed(0, 8, 0.1, 0.02, 11), call=run_schedule),
+    case("one_warmup_step", inputs=fixed(1, 6, 0.2, 0.1, 9), call=run_schedule),
+    case("decay_to_zero_floor", inputs=fixed(3, 10, 0.0, 0.05, 14), call=run_schedule),
+    case("single_decay_step", inputs=fixed(9, 10, 0.1, 0.3, 13), call=run_schedule),
+    case("one_step_total", inputs=fixed(0, 1, 0.25, 1.0, 4), call=run_schedule),
     # min_ratio left out: the default must be 0 (a floor of 0.1 is a common habit)
-    {"name": "min_ratio_left_out", "kind": "edge", "inputs": fixed(2, 8, None, 0.05, 11), "call": run_schedule},
-    {"name": "far_past_the_end", "kind": "edge",
-     "inputs": fixed(2, 6, 0.1, 1.0, 8, probe_steps=(6, 7, 10, 14, 100, 10_000)), "call": run_schedule},
+    case("min_ratio_left_out", inputs=fixed(2, 8, None, 0.05, 11), call=run_schedule),
+    case("far_past_the_end", inputs=fixed(2, 6, 0.1, 1.0, 8, probe_steps=(6, 7, 10, 14, 100, 10_000)),
+         call=run_schedule),
     # The two phases probed apart, so that a warmup mistake and a decay mistake made together are
     # each seen on a check of its own (the other cases mix both phases in one observation).
-    {"name": "warmup_alone", "kind": "edge", "inputs": fixed(8, 40, 0.1, 1.0, 0, probe_steps=(0, 1, 3, 4, 7)),
-     "call": run_schedule},
-    {"name": "decay_alone", "kind": "edge",
-     "inputs": fixed(5, 15, 0.2, 1.0, 0, probe_steps=(5, 7, 10, 13, 14, 16, 18, 25)), "call": run_schedule},
-    {"name": "long_run", "kind": "edge",
-     "inputs": fixed(300, 3000, 0.1, 3e-4, 0, probe_steps=(0, 1, 150, 299, 300, 301, 1650, 2999, 3000, 3001,
-                                                          6000)),
-     "call": run_schedule},
-    {"name": "random", "kind": "random", "inputs": random_inputs, "call": run_schedule,
-     "sizes": [1, 2, 3, 5, 8, 13, 30, 100, 500], "seeds": 2},
+    case("warmup_alone", inputs=fixed(8, 40, 0.1, 1.0, 0, probe_steps=(0, 1, 3, 4, 7)), call=run_schedule),
+    case("decay_alone", inputs=fixed(5, 15, 0.2, 1.0, 0, probe_steps=(5, 7, 10, 13, 14, 16, 18, 25)),
+         call=run_schedule),
+    case("long_run",
+         inputs=fixed(300, 3000, 0.1, 3e-4, 0,
+                      probe_steps=(0, 1, 150, 299, 300, 301, 1650, 2999, 3000, 3001, 6000)),
+         call=run_schedule),
+    case("random", "random", inputs=random_inputs, call=run_schedule, sizes=[1, 2, 3, 5, 8, 13, 30, 100, 500],
+         seeds=2),
 ]

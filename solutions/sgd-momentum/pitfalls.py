@@ -1,14 +1,16 @@
 """Known-wrong SGD variants: whole optimizers a learner could plausibly write. A small base
 class keeps each mistake to the few lines that differ from a correct implementation.
 
-Every pitfall is a *delta*: a dict of methods that override ``_Base`` (its ``"delta"`` key).
-Two deltas that override different methods compose into one optimizer making both mistakes
-(``combine("dampening-ignored", "decay-after-momentum")``); ``combine`` returns None when both
-change the same method. Pitfalls that are a real library's own convention carry ``"library"``
-and ``"convention": True``, and their explanation says how that library differs from
+Every pitfall is a *delta* (grind_kit.Deltas): a dict of methods that override ``_Base`` (its
+``"delta"`` key). Two deltas that override different methods compose into one optimizer making
+both mistakes (``combine("dampening-ignored", "decay-after-momentum")``); ``combine`` returns None
+when both change the same method. Pitfalls that are a real library's own convention carry
+``"library"`` and ``"convention": True``, and their explanation says how that library differs from
 torch.optim.SGD."""
 
 import torch
+
+from grind_kit import Deltas
 
 
 class _Base:
@@ -71,28 +73,13 @@ class _Base:
             p.sub_(self.lr * self._update(p, g))
 
 
-def variant(name, **overrides):
-    """One mistake, as the entry-point dict the judge expects. (A bare class would be read as a
-    module holding the entry points, not as the entry point itself.)"""
-    return {"SGD": type(name, (_Base,), dict(overrides))}
-
+# Each mistake is an SGD class: _Base with the delta's methods overridden, as {"SGD": cls}.
+MISTAKES = Deltas.on_class(_Base, "SGD")
 
 # Which pairs grind runs together to name a submission that makes two mistakes at once: every
 # pair whose deltas override different methods (combine() skips the others).
 COMBINE = "all"
-
-
-def combine(*slugs):
-    """The SGD making every listed mistake at once, or None when two of them override the same
-    method (then they are alternatives, not a combination)."""
-    deltas = {p["slug"]: p["delta"] for p in PITFALLS}
-    merged = {}
-    for slug in slugs:
-        delta = deltas[slug]
-        if set(delta) & set(merged):
-            return None
-        merged.update(delta)
-    return variant("".join(s.title().replace("-", "") for s in slugs), **merged)
+combine = MISTAKES.combine
 
 
 # --- the mistakes ------------------------------------------------------------------------------
@@ -177,7 +164,7 @@ def _zero_grad_assumes_tensor(self):
         p.grad.zero_()  # AttributeError: a gradient that is still None has no zero_()
 
 
-PITFALLS = [
+PITFALLS = MISTAKES.pitfalls([
     {
         "slug": "zero-initialised-buffer",
         "name": "velocity started at zero (dampening on the first step)",
@@ -334,7 +321,4 @@ PITFALLS = [
                        "gradient, so it is multiplied by lr and accumulated by the velocity.",
         "hint": "g = p.grad + weight_decay * p, before the velocity; never touch p except through p -= lr * direction.",
     },
-]
-
-for _pitfall in PITFALLS:
-    _pitfall["impl"] = variant("".join(w.title() for w in _pitfall["slug"].split("-")), **_pitfall["delta"])
+])
