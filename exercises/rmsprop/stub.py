@@ -1,0 +1,23 @@
+"""RMSprop. Run `grind run rmsprop` to check your answer."""
+
+import torch
+
+
+class RMSprop:
+    """RMSprop over a list (or any iterable) of parameters, like torch.optim.RMSprop.
+
+    alpha is the decay of the running mean of squared gradients, eps is added to its square
+    root, weight_decay is an L2 penalty (weight_decay * p joins the gradient), momentum > 0 keeps
+    a velocity of normalised steps, and centered=True normalises by the gradient's variance.
+    """
+
+    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False):
+        raise NotImplementedError("write RMSprop.__init__")
+
+    def zero_grad(self):
+        """Clear every parameter's gradient (set it to None, or to zeros)."""
+        raise NotImplementedError("write RMSprop.zero_grad")
+
+    def step(self):
+        """Update every parameter that has a gradient, in place. Skip those whose .grad is None."""
+        raise NotImplementedError("write RMSprop.step")
