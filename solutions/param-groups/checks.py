@@ -180,7 +180,7 @@ class Block(nn.Module):
         self.attn = Attention(dim, bias=bias)
         self.norm2 = norm(dim)
         self.mlp = nn.Sequential(nn.Linear(dim, 2 * dim, bias=bias), nn.GELU(), nn.Linear(2 * dim, dim, bias=bias))
-        self.scale = LayerScale(dim) if layer_scale else nn.Identity()
+        self.layer_scale = LayerScale(dim) if layer_scale else nn.Identity()
 
 
 class TinyLM(nn.Module):
