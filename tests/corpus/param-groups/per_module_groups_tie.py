@@ -7,7 +7,7 @@ NORMS = (nn.LayerNorm, nn.GroupNorm, nn.RMSNorm, nn.modules.batchnorm._NormBase)
 
 def param_groups(model, weight_decay):
     out = []
-    for name, module in model.named_modules():
+    for _, module in model.named_modules():
         for attr, p in module.named_parameters(recurse=False):
             if p.requires_grad:
                 off = isinstance(module, NORMS) or attr == "bias"
