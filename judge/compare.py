@@ -245,5 +245,7 @@ def _compare_values(key: str, want: np.ndarray, have: np.ndarray, tol: Tolerance
         to_json_value(have),
         float(abs_err.max()),
         float(rel_err.max()) if has_rel.any() else None,
-        series_of(want, have, step_base),
+        # A 1-D observation whose entries are named pieces (one value per parameter) is not a
+        # sequence over steps: no "step: expected / yours" table or curve for it.
+        None if entries else series_of(want, have, step_base),
     )

@@ -38,3 +38,14 @@ def test_matching_infinities_are_equal_and_do_not_inflate_the_error() -> None:
 def test_an_infinity_where_a_number_was_expected_is_an_infinite_error() -> None:
     mismatch = compare({"g": np.array([1.0])}, {"g": np.array([np.inf])}, tol)
     assert mismatch is not None and mismatch.max_abs_err == float("inf")
+
+
+def test_named_entries_are_not_a_sequence_over_steps() -> None:
+    """One value per named parameter is compared and named, but not shown as a curve over steps."""
+    want, have = {"weight decay": np.array([0.1, 0.0, 0.0, 0.1])}, {"weight decay": np.array([0.1, 0.0, 0.1, 0.1])}
+    plain = compare(want, have, tol)
+    assert plain is not None and plain.series is not None
+    entries = {"weight decay": [("0.weight", []), ("0.bias", []), ("1.weight", []), ("2.weight", [])]}
+    named = compare(want, have, tol, 1, entries)
+    assert named is not None and named.series is None
+    assert "first differs at 1.weight" in named.message
