@@ -56,9 +56,9 @@ LEAVES_SOMETHING = re.compile(r"poison|setsid|kill|classmate|outside|delete|fork
 # Attacks made of values, text, exceptions and tricks on the guards or the child's own runner module:
 # they touch no file, descriptor, process, signal, limit, clock or result file, so the isolation
 # level cannot change their verdict, and they are marked ``level_independent``. CI runs the whole
-# suite as root (bubblewrap) and then, in "laptop mode" (an unprivileged user, Landlock only),
-# deselects these (``-m "not level_independent"``): every attack the level can matter for runs in
-# both. A file not named here runs in both modes.
+# suite as root (bubblewrap) and, in "laptop mode" (an unprivileged user, Landlock only), skips
+# these (``--skip-level-independent``, see tests/conftest.py): every attack the level can matter
+# for runs in both. A file not named here runs in both modes.
 LEVEL_INDEPENDENT = frozenset({
     "bom_correct", "latin1_file", "empty_file", "syntax_error", "import_error", "missing_function",
     "raises_at_import", "raises_in_function", "exception_str_raises", "markup_in_message",
