@@ -15,7 +15,9 @@ escaping to init.
 SPEC keys: ``mode`` (cold, warm or batch), ``out`` (where the report goes), ``cache`` (becomes
 GRIND_CACHE_DIR; the test passes it in the environment too, as a user's shell would), ``tmp``
 (tempfile's folder: every temp dir grind makes lands there, so leftovers can be seen),
-``limit_s``, ``memory_mb``; for cold/warm ``attacker`` (the submission to grade) and
+``limit_s``, ``memory_mb``; for cold/warm ``attacker`` (the submission to grade) or ``attackers``
+(several, graded one after another by the same worker, each followed by the correct and the
+wrong submission; roles then read "attacker:NAME", NAME being the attacker's folder) and
 ``neighbours`` (folder for the correct and wrong submissions graded after it); ``probe`` (true:
 first prove that a submission cannot signal this process or the test, and stop if it can); for
 batch ``class_dir``, ``results_dir`` and ``jobs``.
@@ -277,9 +279,13 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
     plan = [("before", correct)] if worker is not None else []  # starts the server: its processes are known
     if spec.get("probe"):
         plan.append(("probe", probe))
-    plan.append(("attacker", Path(spec["attacker"])))
-    if spec.get("neighbours_after", True):
-        plan += [("correct", correct), ("wrong", wrong)]
+    # One attacker, or (``attackers``) several one after another, each followed by the neighbours;
+    # then a role is suffixed with the name of the attacker's folder ("attacker:NAME").
+    for attacker in [Path(a) for a in spec.get("attackers", [spec.get("attacker")])]:
+        suffix = f":{attacker.parent.name}" if "attackers" in spec else ""
+        plan.append(("attacker" + suffix, attacker))
+        if spec.get("neighbours_after", True):
+            plan += [("correct" + suffix, correct), ("wrong" + suffix, wrong)]
     try:
         for role, path in plan:
             entry = grade_once(exercise, path, limits, worker, role)

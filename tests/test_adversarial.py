@@ -69,8 +69,12 @@ LEVEL_INDEPENDENT = frozenset({
     "forbidden_getattr", "forbidden_module_alias", "forbidden_partial", "forbidden_unhook",
     "patch_comparisons", "patch_runner", "inject_observation_key",
 })
-HOSTILE = [pytest.param(p, id=p.stem, marks=[pytest.mark.level_independent] if p.stem in LEVEL_INDEPENDENT else [])
-           for p in FILES]
+# Every file in cold mode, and in warm mode each with a warm worker of its own, except the
+# level-independent ones: they are graded in warm mode one after another by one warm worker (see
+# test_level_independent_attacks_one_after_another_in_one_warm_worker).
+HOSTILE = [pytest.param(p, mode, id=f"{p.stem}-{mode}",
+                        marks=[pytest.mark.level_independent] if p.stem in LEVEL_INDEPENDENT else [])
+           for p in FILES for mode in ("cold", "warm") if not (mode == "warm" and p.stem in LEVEL_INDEPENDENT)]
 
 
 def _header(path: Path) -> tuple[set[str], str | None, str | None]:
@@ -132,7 +136,7 @@ def _kill_tree(pid: int) -> None:
         pass
 
 
-def run_harness(spec: dict[str, Any], folder: Path) -> dict[str, Any]:
+def run_harness(spec: dict[str, Any], folder: Path, backstop_s: float = HARNESS_BACKSTOP_S) -> dict[str, Any]:
     """Run tests/adversarial_harness.py on ``spec`` and return its report. GRIND_CACHE_DIR is
     in its environment from the start, as in a user's shell (a submission may look there)."""
     spec = dict(spec, out=str(folder / "report.json"))
@@ -142,11 +146,11 @@ def run_harness(spec: dict[str, Any], folder: Path) -> dict[str, Any]:
     proc = subprocess.Popen([sys.executable, str(HARNESS), str(spec_path)], cwd=folder, env=env,
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     try:
-        output, _ = proc.communicate(timeout=HARNESS_BACKSTOP_S)
+        output, _ = proc.communicate(timeout=backstop_s)
     except subprocess.TimeoutExpired:
         _kill_tree(proc.pid)
         output, _ = proc.communicate()
-        pytest.fail(f"the harness did not finish in {HARNESS_BACKSTOP_S} s:\n{output.decode(errors='replace')[-4000:]}")
+        pytest.fail(f"the harness did not finish in {backstop_s:g} s:\n{output.decode(errors='replace')[-4000:]}")
     report_path = Path(spec["out"])
     if not report_path.is_file():
         pytest.fail(f"the harness wrote no report (exit {proc.returncode}):\n{output.decode(errors='replace')[-4000:]}")
@@ -209,9 +213,13 @@ def test_the_suite_is_large_enough() -> None:
     assert len(FILES) >= 25
 
 
-def test_every_level_independent_attack_exists() -> None:
-    """A renamed file would quietly run in both modes again; a stale name here says so."""
+def test_every_level_independent_attack_exists_and_needs_nothing() -> None:
+    """A stale name here would drop nothing silently (the file would run alone in both modes),
+    but say so; and a level-independent attack needs no level and signals nothing."""
     assert LEVEL_INDEPENDENT <= {p.stem for p in FILES}, LEVEL_INDEPENDENT - {p.stem for p in FILES}
+    for path in FILES:
+        if path.stem in LEVEL_INDEPENDENT:
+            assert not _needs(path) and not _dangerous(path), path.name
 
 
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
@@ -223,8 +231,7 @@ def test_every_file_has_a_header_the_suite_understands(path: Path) -> None:
     assert not unknown, f"{path.name}: unknown '# needs:' words {unknown}; use {'|'.join(LEVELS)}"
 
 
-@pytest.mark.parametrize("mode", ["cold", "warm"])
-@pytest.mark.parametrize("path", HOSTILE)
+@pytest.mark.parametrize("path, mode", HOSTILE)
 def test_hostile_submission_gets_its_verdict_and_leaves_no_trace(
     path: Path, mode: str, tmp_path: Path, pristine_cache: Path
 ) -> None:
@@ -277,6 +284,56 @@ def test_hostile_submission_gets_its_verdict_and_leaves_no_trace(
         leftovers = list(tmp.iterdir())
         if leftovers:
             problems.append(f"temp dirs left behind: {leftovers}")
+    assert not problems, "\n".join(problems) + f"\n--- harness output ---\n{report.get('output', '')}"
+
+
+@pytest.mark.level_independent
+def test_level_independent_attacks_one_after_another_in_one_warm_worker(tmp_path: Path, pristine_cache: Path) -> None:
+    """Warm mode for the level-independent attacks (LEVEL_INDEPENDENT: values, text, exceptions,
+    guard tricks, none touching anything outside its own fork): one warm worker grades them one
+    after another, as ``grind grade`` grades a class, after a correct student and with a correct
+    and a wrong student right after each. Each attacker gets an acceptable verdict (and pitfall)
+    and leaves its workspace untouched, no process and no temp dir behind; the worker passes the
+    correct student and fails the wrong one after every attacker. One server start for all of
+    them, not one each; each attacker's failure is named."""
+    paths = [p for p in FILES if p.stem in LEVEL_INDEPENDENT]
+    workspaces, before = {}, {}
+    for path in paths:
+        workspace = tmp_path / "workspaces" / path.stem
+        workspace.mkdir(parents=True)
+        shutil.copyfile(path, workspace / "clipping.py")
+        (workspace / "canary.txt").write_text("the learner's other work")
+        workspaces[path.stem], before[path.stem] = workspace, _snapshot(workspace)
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    report = run_harness({
+        "mode": "warm", "attackers": [str(workspaces[p.stem] / "clipping.py") for p in paths],
+        "limit_s": LIMITS.wall_s, "memory_mb": LIMITS.memory_mb,
+        "cache": str(_private_cache(pristine_cache, tmp_path / "cache")), "tmp": str(tmp),
+        "neighbours": str(tmp_path / "others" / "students"), "probe": False, "neighbours_after": True,
+    }, tmp_path, backstop_s=HARNESS_BACKSTOP_S * 2)
+
+    grades = {g["role"]: g for g in report.get("grades", [])}
+    problems = _grade_problems(grades.get("before"), "before", {"passed"})
+    for path in paths:
+        expected, pitfall, _ = _header(path)
+        mine = [*_grade_problems(grades.get(f"attacker:{path.stem}"), "attacker", expected),
+                *_grade_problems(grades.get(f"correct:{path.stem}"), "correct", {"passed"}),
+                *_grade_problems(grades.get(f"wrong:{path.stem}"), "wrong", {"failed"})]
+        attacker = grades.get(f"attacker:{path.stem}") or {}
+        if pitfall and attacker.get("status") in expected and attacker.get("pitfall") != pitfall:
+            mine.append(f"the attacker was diagnosed as {attacker.get('pitfall')}, not {pitfall}")
+        if _snapshot(workspaces[path.stem]) != before[path.stem]:
+            mine.append("the learner's workspace changed")
+        problems += [f"{path.name}: {problem}" for problem in mine]
+    hung = any(g.get("hung") for g in grades.values())
+    if report.get("error") and not hung:
+        problems.append(f"the harness failed: {report['error']}\n{report.get('traceback', '')}")
+    if not hung:
+        if report.get("survivors_at_exit"):
+            problems.append(f"processes were still alive at the end: {report['survivors_at_exit']}")
+        if list(tmp.iterdir()):
+            problems.append(f"temp dirs left behind: {list(tmp.iterdir())}")
     assert not problems, "\n".join(problems) + f"\n--- harness output ---\n{report.get('output', '')}"
 
 
