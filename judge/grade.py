@@ -506,7 +506,8 @@ def run_learner(exercise: Exercise, source: str, filename: str, limits: Limits |
     return run_job(job, limits, hidden_from_learners(exercise))
 
 
-def verdict_from_outcome(exercise: Exercise, ref: Reference, outcome: RunOutcome, filename: str) -> Verdict:
+def verdict_from_outcome(exercise: Exercise, ref: Reference, outcome: RunOutcome, filename: str,
+                         worker: WarmWorker | None = None) -> Verdict:
     if outcome.status == "timeout":
         line = _timeout_line(outcome.timeout_trace, filename)
         case = (outcome.last_case or "").split(" ", 1)[-1]
@@ -519,7 +520,7 @@ def verdict_from_outcome(exercise: Exercise, ref: Reference, outcome: RunOutcome
         verdict = _error_verdict(exercise, Status.CRASHED, f"The submission crashed the worker: {outcome.message}.")
     else:
         try:
-            verdict = _judge_learner(exercise, ref, outcome, filename)
+            verdict = _judge_learner(exercise, ref, outcome, filename, worker)
         except (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError) as exc:
             # protocol.parse_result already refused every malformed shape; whatever still gets
             # here was forged from inside the child, so it is the submission's failure, as data.
@@ -529,10 +530,15 @@ def verdict_from_outcome(exercise: Exercise, ref: Reference, outcome: RunOutcome
     return verdict
 
 
-def pair_source(exercise: Exercise) -> PairSource:
+def pair_source(exercise: Exercise, worker: WarmWorker | None = None) -> PairSource:
     """Combined pitfalls on demand: each pair ("a+b") is run once in a trusted child, only when
     a diagnosis asks for it, and cached beside the reference (running every pair of adam's
-    eighteen mistakes up front would cost a learner's first run half a minute)."""
+    eighteen mistakes up front would cost a learner's first run half a minute).
+
+    With the ``worker`` that graded the learner (watch, batch grading), the pairs run as one
+    more fork of it rather than in a process that imports torch again: a pair job carries its
+    own sources and runs only the judge's code, and a fork of the server inherits nothing from
+    the learner's earlier job (each job is a fresh copy-on-write fork, killed with all it left)."""
 
     def fetch(names: list[str]) -> dict[str, SubjectRun]:
         key = cache.exercise_key(exercise)
@@ -546,18 +552,22 @@ def pair_source(exercise: Exercise) -> PairSource:
             else:
                 found.update(_split(*hit))
         if missing:
-            found.update(_run_pairs(exercise, key, missing))
+            found.update(_run_pairs(exercise, key, missing, worker))
         return found
 
     return fetch
 
 
-def _run_pairs(exercise: Exercise, key: str, names: list[str]) -> dict[str, SubjectRun]:
+def _run_pairs(exercise: Exercise, key: str, names: list[str],
+               worker: WarmWorker | None = None) -> dict[str, SubjectRun]:
     subjects = [{"kind": "pitfalls", "path": str(exercise.pitfalls_path),
                  "source": exercise.pitfalls_path.read_text(encoding="utf-8")}]
     budget = exercise.time_limit * (2 + len(names) * 2) + 30
-    outcome = run_job(_job(exercise, subjects, combinations=names),
-                      Limits(wall_s=budget, memory_mb=max(exercise.memory_mb, 4096)))
+    job = _job(exercise, subjects, combinations=names)
+    limits = Limits(wall_s=budget, memory_mb=max(exercise.memory_mb, 4096))
+    outcome = worker.run_job(job, limits) if worker is not None else None
+    if outcome is None or outcome.result is None:  # no worker, or it failed: a process of its own
+        outcome = run_job(job, limits)
     if outcome.result is None:
         return {}  # a diagnosis without pairs is still a diagnosis: never fail the verdict for it
     result, runs = outcome.result, _split(outcome.result, outcome.observations)
@@ -583,12 +593,13 @@ def _run_pairs(exercise: Exercise, key: str, names: list[str]) -> dict[str, Subj
     return found
 
 
-def _judge_learner(exercise: Exercise, ref: Reference, outcome: RunOutcome, filename: str) -> Verdict:
+def _judge_learner(exercise: Exercise, ref: Reference, outcome: RunOutcome, filename: str,
+                   worker: WarmWorker | None = None) -> Verdict:
     assert outcome.result is not None
     run = _split(outcome.result, outcome.observations).get(LEARNER)
     if run is None:
         return _error_verdict(exercise, Status.CRASHED, "The worker returned no observations for the submission.")
-    verdict = judge_subject(exercise, ref, run, pairs=pair_source(exercise))
+    verdict = judge_subject(exercise, ref, run, pairs=pair_source(exercise, worker))
     speed = outcome.result.speed
     if verdict.passed and speed is not None:
         advice = speed_advice(asdict(speed), source_of(filename))
@@ -639,7 +650,7 @@ def grade(exercise: Exercise, path: Path, *, source: str | None = None, limits: 
             ref_future = pool.submit(reference_for, exercise, key)
             outcome = run_learner(exercise, source, filename, limits, worker, speed)
             ref = ref_future.result()
-    verdict = verdict_from_outcome(exercise, ref, outcome, filename)
+    verdict = verdict_from_outcome(exercise, ref, outcome, filename, worker)
     verdict.submission, verdict.duration_s = str(path), time.monotonic() - started
     verdict.isolation = outcome.isolation
     return verdict

@@ -37,12 +37,18 @@ def _session_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
 # node ids the scheduler sees), so the scheduler groups node ids itself: first match wins, and a
 # test matching nothing is a unit of its own, as with plain ``-n``.
 XDIST_UNITS = [
-    (re.compile(r"tests/test_corpus\.py::"), "corpus"),  # ``verdicts``: every corpus file graded
+    # Everything graded per exercise is one unit: its corpus (``graded(slug)``, one warm worker),
+    # its golden submissions (one warm worker) and its adequacy report. The unit's tests then share
+    # the reference and the pitfall pairs a diagnosis computes, instead of two xdist workers
+    # computing the same cache entries side by side; with one unit per exercise the exercises
+    # still spread over the workers.
+    (re.compile(r"tests/test_corpus\.py::test_corpus_file_gets_its_status\[([\w-]+)/"), "exercise-{0}"),
+    (re.compile(r"tests/test_corpus\.py::test_each_exercise_names_its_corpus_at_the_target_rate\[([\w-]+)\]"),
+     "exercise-{0}"),
+    (re.compile(r"tests/test_exercises\.py::test_golden_submission\[([\w-]+)/"), "exercise-{0}"),
+    (re.compile(r"tests/test_exercises\.py::test_\w+\[([\w-]+)\]$"), "exercise-{0}"),
     (re.compile(r"tests/test_landlock\.py::"), "landlock"),  # ``confined``, ``unprivileged``: torch children
     (re.compile(r"tests/test_report\.py::"), "report"),  # two graded verdicts the module renders
-    # one warm worker per exercise for its golden submissions, one adequacy report per exercise
-    (re.compile(r"tests/test_exercises\.py::test_golden_submission\[([\w-]+)/"), "golden-{0}"),
-    (re.compile(r"tests/test_exercises\.py::test_\w+\[([\w-]+)\]$"), "adequacy-{0}"),
 ]
 
 

@@ -15,7 +15,7 @@ from judge import cache
 from judge.catalog import Catalog
 from judge.grade import reference_for
 
-from .conftest import SUBMISSIONS
+from .conftest import ROOT, SUBMISSIONS
 
 
 def test_editing_the_reference_invalidates_the_cache(course: Path) -> None:
@@ -75,3 +75,27 @@ def test_cache_clear_empties_the_cache(course: Path) -> None:
     reference_for(Catalog().get("clipping"))
     assert cache.clear() == 1
     assert list(cache.cache_root().iterdir()) == []
+
+
+def test_pairs_run_in_the_graders_warm_worker_and_are_cached(course: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """A compound diagnosis graded with a warm worker computes its pitfall pairs as one more fork
+    of that worker, not in a new process importing torch (the corpus and golden tests, watch and
+    batch grading all grade warm); the pairs it computed are cached like cold ones."""
+    from judge import grade as grade_module
+    from judge.grade import grade, hidden_from_learners
+    from judge.worker.sandbox import WarmWorker
+
+    exercise = Catalog().get("clipping")
+    reference_for(exercise)  # the reference itself is a cold trusted job, as always
+    cold = []
+    real_run_job = grade_module.run_job
+    monkeypatch.setattr(grade_module, "run_job", lambda *a, **k: cold.append(a) or real_run_job(*a, **k))
+    path = ROOT / "tests" / "corpus" / "clipping" / "per_tensor_summed_total.py"
+    with WarmWorker(hidden_from_learners(exercise)) as worker:
+        verdict = grade(exercise, path, worker=worker)
+    assert {d.slug for d in verdict.diagnoses} == {"per-tensor", "sum-of-norms"}, verdict.diagnoses
+    assert cold == [], "a pair job started a process of its own"
+    key = cache.exercise_key(exercise)
+    assert any(cache.load(f"clipping.pair.{name}", key) is not None
+               for name in ("per-tensor+sum-of-norms", "sum-of-norms+per-tensor"))

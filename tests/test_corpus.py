@@ -6,19 +6,17 @@ where the behaviour comes from; a library look-alike names the library and the b
 imitates and copies no library code).
 
 No correct file may be rejected, no wrong one accepted, and at least ``TARGET`` of the wrong
-files that expect a name must get exactly the right one(s), overall and per exercise: the
-same figures ``grind validate`` reports.
+files that expect a name must get exactly the right one(s), in each exercise: the same figures
+``grind validate`` reports.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Iterator
-
 import pytest
 
 from judge.catalog import Catalog
-from judge.corpus import TARGET, expectation, grade_corpus, judge_corpus, named
+from judge.corpus import expectation, grade_corpus, judge_corpus
 from judge.corpus import corpus_files as _files
 from judge.models import Verdict
 
@@ -30,14 +28,20 @@ def corpus_files(slug: str | None = None) -> list[Path]:
     return [f for folder in folders for f in _files(folder)]
 
 
-@pytest.fixture(scope="module")
-def verdicts() -> Iterator[dict[Path, Verdict]]:
-    """Every corpus file graded once, one warm worker per exercise (as a class would be)."""
-    results: dict[Path, Verdict] = {}
-    catalog = Catalog()
-    for folder in sorted(p for p in CORPUS.iterdir() if p.is_dir()):
-        results.update(grade_corpus(catalog.get(folder.name), folder))
-    yield results
+_GRADED: dict[str, dict[Path, Verdict]] = {}
+
+
+def graded(slug: str) -> dict[Path, Verdict]:
+    """One exercise's corpus graded once per xdist worker, with one warm worker (as a class would
+    be). Per exercise rather than all at once, so that the exercises' corpora are spread over the
+    xdist workers (see ``XDIST_UNITS`` in conftest.py: one unit per exercise)."""
+    if slug not in _GRADED:
+        _GRADED[slug] = grade_corpus(Catalog().get(slug), CORPUS / slug)
+    return _GRADED[slug]
+
+
+def slugs() -> list[str]:
+    return sorted(p.name for p in CORPUS.iterdir() if p.is_dir())
 
 
 def test_every_exercise_has_a_corpus() -> None:
@@ -47,30 +51,26 @@ def test_every_exercise_has_a_corpus() -> None:
 
 
 @pytest.mark.parametrize("path", corpus_files(), ids=lambda p: f"{p.parent.name}/{p.stem}")
-def test_corpus_file_gets_its_status(path: Path, verdicts: dict[Path, Verdict]) -> None:
+def test_corpus_file_gets_its_status(path: Path) -> None:
     """Correct code is never rejected, and wrong code is never accepted."""
     status, _ = expectation(path)
-    verdict = verdicts[path]
+    verdict = graded(path.parent.name)[path]
     assert verdict.status.value == status, f"{verdict.status.value}: {verdict.message} {verdict.first_failure}"
 
 
-def test_the_corpus_is_named_at_the_target_rate(verdicts: dict[Path, Verdict]) -> None:
-    wrong = {p: expectation(p)[1] for p in verdicts if expectation(p)[0] == "failed" and expectation(p)[1]}
-    assert len(wrong) >= 30, "the corpus is too small to measure a rate"
-    misses = {f"{p.parent.name}/{p.stem}": (sorted(want or ()), sorted(named(verdicts[p])))
-              for p, want in wrong.items() if named(verdicts[p]) != want}
-    rate = 1 - len(misses) / len(wrong)
-    assert rate >= TARGET, f"named {rate:.0%} of {len(wrong)}; misses (wanted, got): {misses}"
+def test_the_corpus_is_large_enough_to_measure_a_rate() -> None:
+    """Each exercise is held to the target below; a share of each at least TARGET makes the share of
+    all of them at least TARGET too (a weighted mean), so only the size is checked overall."""
+    wrong = [p for p in corpus_files() if expectation(p)[0] == "failed" and expectation(p)[1]]
+    assert len(wrong) >= 30, f"only {len(wrong)} wrong files with a name to measure a rate on"
 
 
-def test_each_exercise_names_its_corpus_at_the_target_rate(verdicts: dict[Path, Verdict]) -> None:
+@pytest.mark.parametrize("slug", slugs())
+def test_each_exercise_names_its_corpus_at_the_target_rate(slug: str) -> None:
     """The per-exercise figures validate prints: every exercise on its own reaches the target."""
-    catalog = Catalog()
-    for folder in sorted(p for p in CORPUS.iterdir() if p.is_dir()):
-        mine = {p: v for p, v in verdicts.items() if p.parent == folder}
-        report = judge_corpus(catalog.get(folder.name), mine)
-        assert report.to_name >= 5, f"{folder.name}: too few named files to measure a rate"
-        assert report.problems() == [], f"{folder.name}: {report.summary()}; {report.misses}"
+    report = judge_corpus(Catalog().get(slug), graded(slug))
+    assert report.to_name >= 5, f"{slug}: too few named files to measure a rate"
+    assert report.problems() == [], f"{slug}: {report.summary()}; {report.misses}"
 
 
 def test_a_share_under_the_target_never_reads_as_the_target() -> None:
@@ -82,3 +82,16 @@ def test_a_share_under_the_target_never_reads_as_the_target() -> None:
     assert "18/19 (94.7%)" in report.summary()
     assert report.problems()[0].startswith("corpus: only 18/19 (94.7%)")
     assert "corpus a.py: named x, should be y" in report.problems()
+
+
+def test_an_exercises_graded_tests_form_one_xdist_unit() -> None:
+    """Its corpus, golden submissions and adequacy report share one xdist worker (and so its
+    cached reference and pairs); two exercises do not."""
+    from tests.conftest import xdist_unit
+
+    units = {xdist_unit(n) for n in ("tests/test_corpus.py::test_corpus_file_gets_its_status[adam/x]",
+                                     "tests/test_corpus.py::test_each_exercise_names_its_corpus_at_the_target_rate[adam]",
+                                     "tests/test_exercises.py::test_golden_submission[adam/y]",
+                                     "tests/test_exercises.py::test_stub_fails[adam]")}
+    assert units == {"exercise-adam"}
+    assert xdist_unit("tests/test_corpus.py::test_corpus_file_gets_its_status[clipping/x]") == "exercise-clipping"

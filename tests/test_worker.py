@@ -102,3 +102,21 @@ def test_a_warm_worker_outlives_the_thread_that_started_it() -> None:
             thread.join()
     assert statuses == [Status.PASSED, Status.PASSED]
     assert servers[0] is not None and servers[0] == servers[1]
+
+
+def test_a_warm_job_inherits_the_optimizer_machinery(tmp_path: Path) -> None:
+    """The first torch optimizer in a process imports torch._dynamo (as long as importing torch).
+    The warm server builds one before any fork, so a job of an optimizer exercise does not pay
+    it again: the learner's module sees torch._dynamo already imported."""
+    from judge.grade import hidden_from_learners
+    from judge.worker.sandbox import WarmWorker
+
+    exercise = Catalog().get("clipping")
+    correct = Path(__file__).parent / "submissions" / "clipping" / "correct_loop.py"
+    learner = tmp_path / "clip.py"
+    learner.write_text("import sys\nprint('dynamo already imported:', 'torch._dynamo' in sys.modules)\n"
+                       + correct.read_text())
+    with WarmWorker(hidden_from_learners(exercise)) as worker:
+        verdict = grade(exercise, learner, worker=worker)
+    assert verdict.status is Status.PASSED, verdict.message
+    assert "dynamo already imported: True" in verdict.stdout, verdict.stdout
