@@ -29,8 +29,10 @@ from grind_kit.optim import (
     flat,
     lockstep,
     log_scales,
+    OptimizerPlumbing,
     make_params,
     param_entries,
+    plumbing_pitfalls,
     script,
     seeded,
     sometimes,
@@ -38,7 +40,7 @@ from grind_kit.optim import (
 from grind_kit.training import RecordingSGD, linear_problem, training_inputs, training_loop
 
 __all__ = [
-    "STEPS", "CaseError", "Deltas", "RecordingSGD", "UsesTorchOptimizer", "camel", "case", "construct",
-    "entry_name", "flat", "linear_problem", "lockstep", "log_scales", "make_params", "param_entries", "script",
+    "STEPS", "CaseError", "Deltas", "OptimizerPlumbing", "RecordingSGD", "UsesTorchOptimizer", "camel", "case", "construct",
+    "entry_name", "flat", "linear_problem", "lockstep", "log_scales", "make_params", "param_entries", "plumbing_pitfalls", "script",
     "seeded", "sometimes", "training_inputs", "training_loop",
 ]

@@ -130,3 +130,64 @@ def log_scales(shape, seed, low=-10.0, high=5.0):
 def sometimes(start, period):
     """For ``none_when``: no gradient before step ``start`` and on every ``period``-th step."""
     return lambda t: t < start or t % period == 0
+
+
+class OptimizerPlumbing:
+    """The plumbing a hand-written optimizer in a pitfalls file shares with every other one:
+    ``params`` kept as a list, ``zero_grad`` setting each gradient to None, a gradient read
+    as ``p.grad`` (None: skip the parameter). Mistakes in this plumbing are the same whatever
+    the algorithm, so they live here once too: :func:`plumbing_pitfalls`.
+
+    A pitfalls file's ``_Base`` inherits it and sets ``self.params = self._keep(params)``. No
+    algorithm is here, so a learner who imports it gains nothing."""
+
+    def _keep(self, params):
+        return list(params)
+
+    def _iter(self):
+        return self.params
+
+    def zero_grad(self):
+        for p in self._iter():
+            p.grad = None
+
+    def _grad(self, p):
+        return p.grad  # None: skip this parameter
+
+
+def _keep_generator(self, params):
+    return params  # model.parameters() is a generator: the first loop over it empties it
+
+
+def _zero_grad_assumes_tensor(self):
+    for p in self._iter():
+        p.grad.zero_()  # AttributeError: a gradient that is still None has no zero_()
+
+
+_PLUMBING_PITFALLS = {
+    "params-generator-consumed": {
+        "slug": "params-generator-consumed",
+        "name": "keeping the parameter generator",
+        "delta": {"_keep": _keep_generator},
+        "explanation": "The optimizer stored model.parameters() as given. That is a generator: the first loop over "
+                       "it (here zero_grad) used it up, and every later loop saw no parameters at all, so nothing "
+                       "was ever updated. Turn the parameters into a list once, in the constructor.",
+        "hint": "self.params = list(params).",
+    },
+    "zero-grad-on-none": {
+        "slug": "zero-grad-on-none",
+        "name": "zero_grad that fails on a missing gradient",
+        "delta": {"zero_grad": _zero_grad_assumes_tensor},
+        "explanation": "zero_grad called p.grad.zero_() on every parameter. Before the first backward() "
+                       "every .grad is None, so the first call raised AttributeError. torch's zero_grad "
+                       "sets each gradient to None (or zeroes it only when it is not None).",
+        "hint": "for p in self.params: p.grad = None (or: if p.grad is not None: p.grad.zero_()).",
+    },
+}
+
+
+def plumbing_pitfalls(*slugs):
+    """The pitfall entries (deltas of :class:`OptimizerPlumbing`) for the plumbing mistakes named,
+    to splice into a pitfalls file's list: ``*plumbing_pitfalls("zero-grad-on-none")``. Each
+    call returns fresh dicts, so an exercise may adjust its copy."""
+    return [dict(_PLUMBING_PITFALLS[slug], delta=dict(_PLUMBING_PITFALLS[slug]["delta"])) for slug in slugs]

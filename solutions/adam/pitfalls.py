@@ -14,10 +14,10 @@ import math
 
 import torch
 
-from grind_kit import Deltas
+from grind_kit import Deltas, OptimizerPlumbing, plumbing_pitfalls
 
 
-class _Base:
+class _Base(OptimizerPlumbing):
     decoupled = False
     default_wd = 0.0
 
@@ -28,16 +28,6 @@ class _Base:
         self.beta1, self.beta2 = betas
         self.state = {}
         self.t = 0  # only the shared-counter variants use this
-
-    def _keep(self, params):
-        return list(params)
-
-    def _iter(self):
-        return self.params
-
-    def zero_grad(self):
-        for p in self._iter():
-            p.grad = None
 
     # --- the pieces a mistake changes -------------------------------------------------------
     def _tick(self, state):
@@ -180,15 +170,6 @@ def _zero_grad_rebinds(self):
     for p in self._iter():
         g = p.grad
         g = None  # rebinds the local name only; p.grad keeps its value  # noqa: F841
-
-
-def _keep_generator(self, params):
-    return params  # model.parameters() is a generator: the first loop over it empties it
-
-
-def _zero_grad_assumes_tensor(self):
-    for p in self._iter():
-        p.grad.zero_()  # AttributeError: a gradient that is still None has no zero_()
 
 
 def _second_moment_uncorrected(self, state, t):
@@ -336,24 +317,7 @@ PITFALLS = MISTAKES.pitfalls([
                        "every update used the sum of all past gradients.",
         "hint": "Assign to the attribute: p.grad = None (or p.grad.zero_() when it is not None).",
     },
-    {
-        "slug": "params-generator-consumed",
-        "name": "keeping the parameter generator",
-        "delta": {"_keep": _keep_generator},
-        "explanation": "The optimizer stored model.parameters() as given. That is a generator: the first loop "
-                       "over it (here zero_grad) used it up, and every later loop saw no parameters at all, "
-                       "so nothing was ever updated. Turn the parameters into a list once, in the constructor.",
-        "hint": "self.params = list(params).",
-    },
-    {
-        "slug": "zero-grad-on-none",
-        "name": "zero_grad that fails on a missing gradient",
-        "delta": {"zero_grad": _zero_grad_assumes_tensor},
-        "explanation": "zero_grad called p.grad.zero_() on every parameter. Before the first backward() "
-                       "every .grad is None, so the first call raised AttributeError. torch's zero_grad "
-                       "sets each gradient to None (or zeroes it only when it is not None).",
-        "hint": "for p in self.params: p.grad = None (or: if p.grad is not None: p.grad.zero_()).",
-    },
+    *plumbing_pitfalls("params-generator-consumed", "zero-grad-on-none"),
     {
         "slug": "second-moment-uncorrected",
         "name": "only the first moment bias-corrected",

@@ -11,27 +11,17 @@ that library differs from torch.optim.RMSprop."""
 
 import torch
 
-from grind_kit import Deltas
+from grind_kit import Deltas, OptimizerPlumbing, plumbing_pitfalls
 
 
-class _Base:
+class _Base(OptimizerPlumbing):
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False):
         self.params = self._keep(params)
         self.lr, self.alpha, self.eps = lr, alpha, eps
         self.weight_decay, self.momentum, self.centered = weight_decay, momentum, centered
         self.state = {}
 
-    def _keep(self, params):
-        return list(params)
-
-    def zero_grad(self):
-        for p in self.params:
-            p.grad = None
-
     # --- the pieces a mistake changes -------------------------------------------------------
-    def _grad(self, p):
-        return p.grad  # None: skip this parameter
-
     def _init_square(self, p):
         return torch.zeros_like(p)
 
@@ -156,10 +146,6 @@ def _decay_ignored(self, p, g):
 
 def _none_as_zero(self, p):
     return torch.zeros_like(p) if p.grad is None else p.grad
-
-
-def _keep_generator(self, params):
-    return params  # model.parameters() is a generator: the first loop over it empties it
 
 
 PITFALLS = MISTAKES.pitfalls([
@@ -306,13 +292,5 @@ PITFALLS = MISTAKES.pitfalls([
                        "entirely: it does not move and none of its averages change.",
         "hint": "if p.grad is None: continue, before touching the parameter's state.",
     },
-    {
-        "slug": "params-generator-consumed",
-        "name": "keeping the parameter generator",
-        "delta": {"_keep": _keep_generator},
-        "explanation": "The optimizer stored model.parameters() as given. That is a generator: the first loop over "
-                       "it (here zero_grad) used it up, and every later loop saw no parameters at all, so nothing "
-                       "was ever updated. Turn the parameters into a list once, in the constructor.",
-        "hint": "self.params = list(params).",
-    },
+    *plumbing_pitfalls("params-generator-consumed"),
 ])

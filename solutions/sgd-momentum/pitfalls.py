@@ -10,27 +10,17 @@ torch.optim.SGD."""
 
 import torch
 
-from grind_kit import Deltas
+from grind_kit import Deltas, OptimizerPlumbing, plumbing_pitfalls
 
 
-class _Base:
+class _Base(OptimizerPlumbing):
     def __init__(self, params, lr=1e-3, momentum=0.0, dampening=0.0, weight_decay=0.0, nesterov=False):
         self.params = self._keep(params)
         self.lr, self.momentum, self.dampening = lr, momentum, dampening
         self.weight_decay, self.nesterov = weight_decay, nesterov
         self.buffers = {}
 
-    def _keep(self, params):
-        return list(params)
-
-    def zero_grad(self):
-        for p in self.params:
-            p.grad = None
-
     # --- the pieces a mistake changes -------------------------------------------------------
-    def _grad(self, p):
-        return p.grad  # None: skip this parameter
-
     def _decay(self, p, g):
         return g + self.weight_decay * p if self.weight_decay else g
 
@@ -141,10 +131,6 @@ def _aliased_buffer(self, g):
     return g  # the gradient tensor itself, no copy
 
 
-def _keep_generator(self, params):
-    return params  # model.parameters() is a generator: the first loop over it empties it
-
-
 def _damp_defaults_to_momentum(self):
     return self.dampening or self.momentum  # Lua Torch: damp = config.dampening or mom
 
@@ -157,11 +143,6 @@ def _decay_weights_without_lr(self, p, g):
 
 def _always_velocity(self):
     return True  # no `if momentum` guard: with momentum 0 dampening still scales later gradients
-
-
-def _zero_grad_assumes_tensor(self):
-    for p in self.params:
-        p.grad.zero_()  # AttributeError: a gradient that is still None has no zero_()
 
 
 PITFALLS = MISTAKES.pitfalls([
@@ -267,24 +248,7 @@ PITFALLS = MISTAKES.pitfalls([
                        "update in turn corrupts p.grad. torch stores a clone.",
         "hint": "buf = g.clone() (or torch.clone(g).detach()) on the first step.",
     },
-    {
-        "slug": "params-generator-consumed",
-        "name": "keeping the parameter generator",
-        "delta": {"_keep": _keep_generator},
-        "explanation": "The optimizer stored model.parameters() as given. That is a generator: the first loop over "
-                       "it (here zero_grad) used it up, and every later loop saw no parameters at all, so nothing "
-                       "was ever updated. Turn the parameters into a list once, in the constructor.",
-        "hint": "self.params = list(params).",
-    },
-    {
-        "slug": "zero-grad-on-none",
-        "name": "zero_grad that fails on a missing gradient",
-        "delta": {"zero_grad": _zero_grad_assumes_tensor},
-        "explanation": "zero_grad called p.grad.zero_() on every parameter. Before the first backward() "
-                       "every .grad is None, so the first call raised AttributeError. torch's zero_grad "
-                       "sets each gradient to None (or zeroes it only when it is not None).",
-        "hint": "for p in self.params: p.grad = None (or: if p.grad is not None: p.grad.zero_()).",
-    },
+    *plumbing_pitfalls("params-generator-consumed", "zero-grad-on-none"),
     {
         "slug": "dampening-without-momentum",
         "name": "dampening applied with momentum 0",
