@@ -30,11 +30,11 @@ def _loop(model, microbatches, loss_fn, optimizer, scaler, scheduler, accum_step
         last = (i + 1) % accum_steps == 0
         if unscale == "microbatch":
             scaler.unscale_(optimizer)               # GradScaler refuses the second one
-        if schedule == "microbatch":
-            scheduler.step()
         if not last:
             if update == "microbatch":
                 scaler.update()                      # no inf check recorded yet: GradScaler refuses
+            if schedule == "microbatch":
+                scheduler.step()
             continue
         if clip_scaled:
             torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)   # still S times too large
@@ -59,6 +59,8 @@ def _loop(model, microbatches, loss_fn, optimizer, scaler, scheduler, accum_step
             scheduler.step()
         elif schedule == "unchanged" and after == before:
             scheduler.step()
+        elif schedule == "microbatch":
+            scheduler.step()                          # the loop's last line, after the update branch
         if zero == "group":
             optimizer.zero_grad()
 
