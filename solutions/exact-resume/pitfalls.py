@@ -108,7 +108,7 @@ PITFALLS = MISTAKES.pitfalls([
     {
         "slug": "tutorial-checkpoint",
         "name": "model, optimizer and epoch only (the classic general checkpoint)",
-        "library": "PyTorch's 'saving a general checkpoint' recipe",
+        "library": "the PyTorch tutorial",
         "convention": True,
         "delta": {"scheduler": False, "scaler": False, "counter": False, "position": "epoch", "best": False,
                   "rng": ()},
@@ -194,28 +194,30 @@ PITFALLS = MISTAKES.pitfalls([
     },
     {
         "slug": "epoch-restarted",
-        "name": "the epoch restarted from its first batch",
-        "library": "Lightning (a dataloader without state) and Hugging Face's Trainer with ignore_data_skip",
+        "name": "the epoch restarted from its first batch (as with ignore_data_skip=True)",
+        "library": "the Hugging Face Trainer",
+        "convention": True,
         "delta": {"position": "epoch"},
         "explanation": "The epoch was restored but not the position inside it, so the resumed run read the "
                        "interrupted epoch again from its first batch: the batches seen before the save were "
-                       "trained on twice and the run drifted from there. Lightning resumes this way when the "
-                       "dataloader keeps no state (it warns that the checkpoint ended before the epoch did), "
-                       "and so does Hugging Face's Trainer with ignore_data_skip=True; its default skips the "
-                       "batches already seen. At an epoch boundary the two agree, which is why only mid-epoch "
-                       "saves catch it.",
+                       "trained on twice and the run drifted from there. The Hugging Face Trainer does this "
+                       "on purpose with ignore_data_skip=True (faster to restart, documented as not giving "
+                       "the results of the interrupted run; its default skips the batches already seen), and "
+                       "Lightning warns that a checkpoint which ended before its epoch did can give unreliable "
+                       "results when the dataloader keeps no position. At an epoch boundary the two agree, "
+                       "which is why only mid-epoch saves catch it.",
         "hint": "Save run.batch (the next batch to read in the epoch) and set it back with run.epoch.",
     },
     {
         "slug": "set-epoch-forgotten",
         "name": "set_epoch not called on resume",
-        "library": "Hugging Face's Trainer before v4.1 (PR #8878)",
+        "library": "the old Hugging Face Trainer",
         "delta": {"set_epoch": False},
         "explanation": "The epoch and the position came back, but the fresh sampler was never told which epoch "
                        "it is in, so the rest of the interrupted epoch was read in epoch 0's order (the loop "
                        "calls set_epoch only when an epoch begins). Saves in epoch 0 or at an epoch boundary "
-                       "hide it. Hugging Face's Trainer had exactly this bug until its data order was made to "
-                       "replay the shuffles of the epochs already trained.",
+                       "hide it. The Hugging Face Trainer had exactly this bug until late 2020 (PR #8878): a "
+                       "resumed run shuffled as in epoch 0, so only resumes from the first epoch were exact.",
         "hint": "In load_state, after setting run.epoch, call run.sampler.set_epoch(run.epoch).",
     },
     {
