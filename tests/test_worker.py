@@ -104,19 +104,24 @@ def test_a_warm_worker_outlives_the_thread_that_started_it() -> None:
     assert servers[0] is not None and servers[0] == servers[1]
 
 
-def test_a_warm_job_inherits_the_optimizer_machinery(tmp_path: Path) -> None:
+def test_a_warm_job_inherits_the_optimizer_machinery_when_its_checks_use_torch_optim(course: Path) -> None:
     """The first torch optimizer in a process imports torch._dynamo (as long as importing torch).
-    The warm server builds one before any fork, so a job of an optimizer exercise does not pay
-    it again: the learner's module sees torch._dynamo already imported."""
+    When an exercise's checks name torch.optim, the warm server builds one before forking the
+    first job, so no job pays for it again; when they do not (clipping), nobody pays for it."""
     from judge.grade import hidden_from_learners
     from judge.worker.sandbox import WarmWorker
 
-    exercise = Catalog().get("clipping")
+    learner = course / "clip.py"
     correct = Path(__file__).parent / "submissions" / "clipping" / "correct_loop.py"
-    learner = tmp_path / "clip.py"
     learner.write_text("import sys\nprint('dynamo already imported:', 'torch._dynamo' in sys.modules)\n"
                        + correct.read_text())
-    with WarmWorker(hidden_from_learners(exercise)) as worker:
-        verdict = grade(exercise, learner, worker=worker)
-    assert verdict.status is Status.PASSED, verdict.message
-    assert "dynamo already imported: True" in verdict.stdout, verdict.stdout
+    checks = course / "solutions" / "clipping" / "checks.py"
+    seen = []
+    for note in ("", "\n# these cases build no torch.optim optimizer\n"):
+        checks.write_text(checks.read_text() + note)
+        exercise = Catalog().get("clipping")
+        with WarmWorker(hidden_from_learners(exercise)) as worker:
+            verdict = grade(exercise, learner, worker=worker)
+        assert verdict.status is Status.PASSED, verdict.message
+        seen.append("dynamo already imported: True" in verdict.stdout)
+    assert seen == [False, True]

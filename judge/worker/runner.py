@@ -496,6 +496,12 @@ def main() -> None:
     execute(job, control)
 
 
+def uses_torch_optim(job: dict[str, Any]) -> bool:
+    """Whether a job's checks (trusted text from grind, never the learner's) name torch.optim:
+    then the warm server builds one optimizer before forking it (see serve)."""
+    return "torch.optim" in str(job.get("checks_source", ""))
+
+
 def serve() -> None:
     """Warm mode: import torch once, then run each job (one JSON line on stdin) in a fresh fork.
 
@@ -520,18 +526,21 @@ def serve() -> None:
     import torch
 
     torch.set_num_threads(1)
-    # The first torch optimizer built in a process imports torch._dynamo, which costs about as
-    # much as importing torch. Most exercises build one in every job (the optimizers, the LR
-    # schedule, accumulation, loss scaling), so each forked job paid it again: lr-schedule graded
-    # at 1.0 submission/s against clipping's 8.1. Built here once, before any fork (no learner
-    # code has run yet), every job inherits it.
-    torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+    optimizers_ready = False
     out = sys.stdout
     print(json.dumps({"ready": True}), file=out, flush=True)
     for line in sys.stdin:
         if not line.strip():
             continue
         request = json.loads(line)
+        if not optimizers_ready and uses_torch_optim(request["job"]):
+            # The first torch optimizer built in a process imports torch._dynamo, which costs
+            # about as much as importing torch, and every forked job paid it again: lr-schedule
+            # graded at 1.0 submission/s against clipping's 8.1. Built here once, in the server,
+            # before this job's fork (the job's clock has not started), every later job inherits
+            # it; an exercise whose checks never name torch.optim does not pay for it at all.
+            torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+            optimizers_ready = True
         workdir = request["job"]["out_dir"]
         cgroup = request.get("cgroup")
         go_r, go_w = os.pipe()
