@@ -129,10 +129,13 @@ def diagnosis_lines(verdict: Verdict) -> list[tuple[str, list[str]]]:
     return blocks
 
 
-def render_verdict(console: Console, verdict: Verdict, exercise: Exercise, hints: HintInfo | None = None) -> None:
+def render_verdict(console: Console, verdict: Verdict, exercise: Exercise, hints: HintInfo | None = None,
+                   lead: list[str] | None = None) -> None:
     """The verdict as a panel: one line per check, then the first failure in detail, the
-    diagnosed pitfall with its explanation, and the next hint on offer."""
+    diagnosed pitfall with its explanation, and the next hint on offer. ``lead`` notices say
+    what was graded (e.g. the untouched stub, outside a workspace): they come before it all."""
     verdict = printable(verdict, console.encoding)
+    lead = [terminal_safe(n, console.encoding) for n in lead or []]
     status_word = verdict.status.value.upper()
     title = f"{exercise.slug} · {exercise.title}"
     details = _detail_lines(verdict)
@@ -140,10 +143,11 @@ def render_verdict(console: Console, verdict: Verdict, exercise: Exercise, hints
     failure = verdict.first_failure
 
     if not console.is_terminal:
-        out = [f"{title}: {status_word}", verdict.message]
-        for check, message in zip(verdict.checks, _messages(verdict)):
+        out = [f"Note: {n}" for n in lead] + [f"{title}: {status_word}", verdict.message]
+        for status, name, kind, message in _check_rows(verdict):
             message = f": {message}" if message else ""
-            out.append(f"  {PLAIN_MARK[check.status]:5} {check.name} ({check.kind}){message}")
+            kind = f" ({kind})" if kind else ""
+            out.append(f"  {PLAIN_MARK[status]:5} {name}{kind}{message}")
         if failure is not None and details:
             out.append(f"First failure: {failure.name}")
             out += [f"  {label}: {text}" for label, text in details]
@@ -163,7 +167,7 @@ def render_verdict(console: Console, verdict: Verdict, exercise: Exercise, hints
         console.print("\n".join(line for line in out if line), markup=False, highlight=False, soft_wrap=True)
         return
 
-    parts: list[Any] = []
+    parts: list[Any] = [Text(notice, style="yellow") for notice in lead]
     if verdict.message:
         parts.append(Text(verdict.message, style="bold" if verdict.checks else ""))
     if verdict.checks:
@@ -172,10 +176,10 @@ def render_verdict(console: Console, verdict: Verdict, exercise: Exercise, hints
         table.add_column(no_wrap=True, overflow="ellipsis", max_width=34)
         table.add_column(style="dim", no_wrap=True)
         table.add_column(overflow="fold")
-        for check, message in zip(verdict.checks, _messages(verdict)):
-            mark, style = MARK[check.status]
+        for status, name, kind, message in _check_rows(verdict):
+            mark, style = MARK[status]
             # Learner-made strings (names, exception messages) are Text, never rich markup.
-            table.add_row(Text(mark, style=style), Text(check.name), Text(check.kind), Text(message))
+            table.add_row(Text(mark, style=style), Text(name), Text(kind), Text(message))
         parts.append(table)
     if failure is not None and details:
         parts.append(Text(f"\nFirst failure: {failure.name}", style="bold"))
@@ -256,6 +260,30 @@ def _messages(verdict: Verdict) -> list[str]:
         out.append("same error" if core == previous and check.status is CheckStatus.ERROR else check.message)
         previous = core
     return out
+
+
+def _check_rows(verdict: Verdict) -> list[tuple[CheckStatus, str, str, str]]:
+    """(status, name, kind, message) per line of the check list. A run of checks that fail with
+    the previous failure's error is one line with their count (an untouched stub raises the
+    same NotImplementedError in every case: once is enough to read it)."""
+    rows: list[tuple[CheckStatus, str, str, str]] = []
+    repeats = 0
+
+    def flush() -> None:
+        nonlocal repeats
+        if repeats:
+            rows.append((CheckStatus.ERROR, f"… {repeats} more check{'s' if repeats > 1 else ''}", "",
+                         "same error"))
+        repeats = 0
+
+    for check, message in zip(verdict.checks, _messages(verdict)):
+        if message == "same error":
+            repeats += 1
+            continue
+        flush()
+        rows.append((check.status, check.name, check.kind, message))
+    flush()
+    return rows
 
 
 def _output_lines(verdict: Verdict) -> list[str]:

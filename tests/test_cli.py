@@ -181,3 +181,87 @@ def test_every_command_is_documented_in_the_readme() -> None:
         assert f"grind {name}" in readme, name
     for status in ExitStatus:
         assert f"| {int(status)} |" in readme, status
+
+
+def _workspace(in_tmp: Path) -> Path:
+    assert invoke("init", "ws").exit_code == 0
+    os.chdir(in_tmp / "ws")
+    return in_tmp / "ws"
+
+
+def test_hint_all_still_shows_the_hints_revealed_before_a_pass(in_tmp: Path) -> None:
+    """A pass closes the sitting, but the hints seen in it stay readable with --all."""
+    ws = _workspace(in_tmp)
+    invoke("hint", "clipping")
+    invoke("hint", "clipping")
+    (ws / "clipping" / "clipping.py").write_text((SUBMISSIONS / "clipping" / "correct_loop.py").read_text())
+    assert invoke("run", "clipping").exit_code == ExitStatus.PASSED
+    shown = invoke("hint", "clipping", "--all").output
+    assert "No hints revealed yet" not in shown
+    assert "Hint 1 of 5" in shown and "Hint 2 of 5" in shown and "Hint 3 of 5" not in shown
+
+
+def test_progress_and_list_outside_a_workspace_say_where_progress_lives(in_tmp: Path) -> None:
+    """Outside a workspace, one line says that progress is kept in a workspace; --json stays JSON."""
+    for command in (["progress"], ["list"]):
+        result = invoke(*command)
+        assert result.exit_code == 0
+        notes = [line for line in result.output.splitlines() if "progress lives in a workspace" in line]
+        assert len(notes) == 1 and "grind init" in notes[0]
+        assert json.loads(runner.invoke(app, [*command, "--json"]).stdout) is not None
+    _workspace(in_tmp)
+    assert "progress lives in a workspace" not in invoke("progress").output
+
+
+def test_file_given_a_directory_says_it_is_a_directory(in_tmp: Path) -> None:
+    result = invoke("run", "clipping", "--file", str(in_tmp))
+    assert result.exit_code == ExitStatus.USAGE and "is a directory" in result.output
+    assert "no such file" not in result.output
+
+
+def test_usage_errors_with_json_are_json_on_stdout(in_tmp: Path) -> None:
+    """With --json a script gets a JSON error on stdout and exit 2, from grind's checks and click's."""
+    for args in (["run", "cliping", "--json"], ["run", "clipping", "--json", "--bogus"],
+                 ["run", "clipping", "--json", "-f", "nope.py"]):
+        result = runner.invoke(app, args)
+        assert result.exit_code == ExitStatus.USAGE, args
+        error = json.loads(result.stdout)["error"]
+        assert error["kind"] == "usage" and error["exit_code"] == 2 and error["message"]
+
+
+def test_minutes_without_interview_is_refused(in_tmp: Path) -> None:
+    for args in (["run", "clipping", "--minutes", "5"], ["practice", "--minutes", "5"]):
+        result = invoke(*args)
+        assert result.exit_code == ExitStatus.USAGE, args
+        lines = [line for line in result.output.splitlines() if line.strip()]
+        assert len(lines) == 1 and lines[0].startswith("grind: --minutes") and "--interview" in lines[0]
+
+
+def test_run_without_a_name_is_one_grind_line(in_tmp: Path) -> None:
+    """No click box: one `grind:` line naming what is missing, exit 2."""
+    result = invoke("run")
+    assert result.exit_code == ExitStatus.USAGE
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("grind: ") and "grind list" in lines[0]
+    assert "╭" not in result.output and "Usage:" not in result.output
+
+
+def test_a_refused_or_unanswered_confirmation_exits_2_everywhere(in_tmp: Path) -> None:
+    """No, or no answer at all (end of input), is the same exit code in every command that asks."""
+    _workspace(in_tmp)
+    for args in (["progress", "--reset"], ["reset", "clipping"], ["reset", "--all"], ["solution", "clipping"]):
+        for answer in ("n\n", ""):
+            result = invoke(*args, input=answer)
+            assert result.exit_code == ExitStatus.USAGE, (args, answer, result.output)
+            assert "Aborted" not in result.output
+
+
+def test_untouched_stub_verdict_is_short_and_says_no_workspace_first(in_tmp: Path) -> None:
+    """The note comes first; the repeated error is one line with a count; the error shows its code line."""
+    result = invoke("run", "accumulation")
+    assert result.exit_code == ExitStatus.FAILED
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert lines[0].startswith("Note: No grind workspace here")
+    assert sum("same error" in line for line in lines) == 1
+    assert any("more checks: same error" in line for line in lines)
+    assert any('raise NotImplementedError("write train_epoch"))' in line for line in lines), lines
