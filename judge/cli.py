@@ -483,8 +483,11 @@ def practice(
 
 
 def _loop(root: Path, state: Progress, manual: bool) -> Any:
+    from judge.environment import require_torch
     from judge.report import WatchView
     from judge.watch import open_loop
+
+    require_torch()  # before the screen is taken over: every check in the loop needs it
 
     def listing() -> list[tuple[Exercise, str]]:
         return [(e, state.status(e.slug)) for e in Catalog().load_all()[0]]
@@ -524,13 +527,20 @@ def doctor(as_json: bool = typer.Option(False, "--json", help="Print the report 
     """Show how submissions are isolated on this machine, and how to isolate them better."""
     from judge.worker.isolation import doctor as doctor_report
 
+    from judge.environment import install_advice, torch_version
+
     info = doctor_report()
+    info["torch"] = torch_version()
+    if info["torch"] is None:
+        info["torch_advice"] = install_advice()
     if as_json:
         typer.echo(json.dumps(info, indent=2))
-        return
-    from judge.report import render_doctor
+    else:
+        from judge.report import render_doctor
 
-    render_doctor(console(), info)
+        render_doctor(console(), info)
+    if info["torch"] is None:
+        raise typer.Exit(int(ExitStatus.ENVIRONMENT))
 
 
 @cache_app.command("clear")

@@ -537,6 +537,11 @@ def render_doctor(console: Console, info: dict[str, Any]) -> None:
                                                                  else "bold yellow")))
     console.print(Text("Layers: " + " + ".join(info["layers"])))
     console.print(Text("Submissions run as: " + info["child_user"]))
+    if info.get("torch"):
+        console.print(Text(f"torch: {info['torch']} ({info['python']})"))
+    elif "torch" in info:
+        console.print(Text(f"torch: missing in {info['python']}: grading needs it; {info['torch_advice']}",
+                           style="bold red"))
     for note in info["notes"]:
         console.print(Text("Note: " + note))
     for level, lines in info["guarantees"].items():

@@ -265,3 +265,30 @@ def test_untouched_stub_verdict_is_short_and_says_no_workspace_first(in_tmp: Pat
     assert sum("same error" in line for line in lines) == 1
     assert any("more checks: same error" in line for line in lines)
     assert any('raise NotImplementedError("write train_epoch"))' in line for line in lines), lines
+
+
+NO_TORCH = """
+import sys
+class _NoTorch:
+    def find_spec(self, name, path=None, target=None):
+        if name == "torch" or name.startswith("torch."):
+            raise ModuleNotFoundError("No module named 'torch'")
+        return None
+sys.meta_path.insert(0, _NoTorch())
+sys.argv = ["grind", *sys.argv[1:]]
+from judge.cli import main
+main()
+"""
+
+
+def test_without_torch_run_and_doctor_say_how_to_install_it(in_tmp: Path) -> None:
+    """In a Python without torch: exit 5 (environment), the missing package and the pip command."""
+    import subprocess
+    import sys
+
+    for args in (["run", "clipping"], ["doctor"]):
+        done = subprocess.run([sys.executable, "-c", NO_TORCH, *args], capture_output=True, text=True, timeout=60)
+        assert done.returncode == ExitStatus.ENVIRONMENT == 5, (args, done.stdout, done.stderr)
+        said = done.stdout + done.stderr
+        assert "torch" in said and "pip install torch" in said and "Traceback" not in said, said
+        assert "reference failed" not in said
