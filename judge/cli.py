@@ -264,6 +264,8 @@ def run(
         verdict.notices += notices
     if recording:
         recorded = record_verdict(state, sitting, verdict, source, started_at=started, ended_at=time.time())
+        if recorded.repeat:
+            verdict.notices.append("Same file as your last graded attempt: not counted as another try.")
         if recorded.interview_passed:
             verdict.notices.append(f"Interview passed in {_clock(sitting.time_to_pass)}.")
         if recorded.review is not None:

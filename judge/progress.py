@@ -453,6 +453,17 @@ class Progress:
             rows = self._rows(f"SELECT {columns} FROM attempts WHERE exercise = ? ORDER BY ended_at, id", (slug,))
         return [Attempt(*row) for row in rows]
 
+    def last_attempt(self, slug: str) -> Attempt | None:
+        rows = self._rows("SELECT exercise, started_at, ended_at, verdict, checks_passed, checks_total, pitfall, "
+                          "hints_used, mode, submission_hash, sitting_started_at, id FROM attempts "
+                          "WHERE exercise = ? ORDER BY ended_at DESC, id DESC LIMIT 1", (slug,))
+        return Attempt(*rows[0]) if rows else None
+
+    def passed_with(self, slug: str, submission_hash: str) -> bool:
+        """Whether exactly this source has passed ``slug`` before."""
+        return bool(self._rows("SELECT 1 FROM attempts WHERE exercise = ? AND verdict = 'passed' AND "
+                               "submission_hash = ? LIMIT 1", (slug, submission_hash)))
+
     def _last_pass(self, slug: str) -> float | None:
         rows = self._rows("SELECT MAX(ended_at) FROM attempts WHERE exercise = ? AND verdict = 'passed'", (slug,))
         return rows[0][0] if rows else None

@@ -364,3 +364,36 @@ def test_eight_concurrent_writers_lose_no_rows(tmp_path: Path) -> None:
         assert writer.returncode == 0, err[-2000:]
     tags = _stored_tags(db)
     assert sorted(tags) == sorted(f"w{n}:{i}" for n in range(8) for i in range(40))
+
+
+# -- what counts as a try, and as a best time -------------------------------------------------------
+
+
+def test_an_identical_regrade_is_not_another_try_and_a_known_answer_sets_no_best_time(tmp_path: Path) -> None:
+    """Tries count graded changes, not re-grades of the same file; re-saving a file that passed
+    before, in a sitting grind did not reset, times nothing. A practice sitting from the stub does."""
+    from judge.catalog import Catalog
+    from judge.practice import Sitting, record_verdict
+
+    clipping = Catalog().get("clipping")
+    passed = verdict(Status.PASSED, 12, 12, None)
+    t0 = 1_700_000_000.0
+    with Progress(tmp_path / "p.db") as progress:
+        watch = Sitting(clipping, tmp_path / "c.py", "watch", t0)
+        record_verdict(progress, watch, verdict(), "v1", started_at=t0 + 10, ended_at=t0 + 11)
+        assert record_verdict(progress, watch, verdict(), "v1", started_at=t0 + 20, ended_at=t0 + 21).repeat
+        record_verdict(progress, watch, passed, "v2", started_at=t0 + 600, ended_at=t0 + 601)
+        record_verdict(progress, watch, passed, "v2", started_at=t0 + 700, ended_at=t0 + 701)
+        assert len(progress.attempts("clipping")) == 2
+        assert progress.overview(["clipping"]).exercises[0].best_time_s == 601
+
+        later = t0 + 5 * DAY  # a new watch session, the known answer saved again at once
+        again = Sitting(clipping, tmp_path / "c.py", "watch", later)
+        record_verdict(progress, again, passed, "v2", started_at=later + 1, ended_at=later + 2)
+        assert len(progress.attempts("clipping")) == 3
+        assert progress.overview(["clipping"]).exercises[0].best_time_s == 601
+
+        review = t0 + 9 * DAY  # a practice sitting starts from the stub: typing it again counts
+        fresh = Sitting(clipping, tmp_path / "c.py", "practice", review, fresh=True)
+        record_verdict(progress, fresh, passed, "v2", started_at=review + 100, ended_at=review + 120)
+        assert progress.overview(["clipping"]).exercises[0].best_time_s == 120
