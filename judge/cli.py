@@ -200,9 +200,9 @@ def list_command(as_json: bool = typer.Option(False, "--json", help="Print the l
 def show(name: str = NAME) -> None:
     """Print an exercise's statement."""
     exercise = _exercise(name)
-    from judge.report import render_text
+    from judge.report import render_statement
 
-    render_text(console(), exercise.title, exercise.statement_path.read_text(encoding="utf-8"))
+    render_statement(console(), exercise.title, exercise.statement_path.read_text(encoding="utf-8"))
 
 
 @app.command()

@@ -221,12 +221,34 @@ def _series_view(console: Console, series: dict[str, Any], label: str) -> Any:
         plt.clear_figure()
         plt.plot_size(max(40, min(console.width - 12, 100)), 14)
         plt.theme("clear")
-        plt.plot([i + base for i in range(len(expected))], expected, label="reference", color="green")
-        plt.plot([i + base for i in range(len(got))], got, label="yours", color="red")
-        plt.title(label)
+        # No plotext legend: at 80 columns it sits on the curves. The title names the colours.
+        plt.plot(*_stepped(expected, base), color="green")
+        plt.plot(*_stepped(got, base), color="red")
+        plt.xticks(_whole_ticks(base, base + max(len(expected), len(got)) - 1))
+        plt.title(f"{label}: reference (green), yours (red)")
         plt.xlabel("step")
         return Text.from_ansi(plt.build())
     return _series_table(expected, got, label, base)
+
+
+def _stepped(values: list[float], base: int) -> tuple[list[float], list[float]]:
+    """A per-step series as a staircase: each value holds until the next step (a loss scale
+    that halves is a drop, not a ramp between two steps)."""
+    xs: list[float] = []
+    ys: list[float] = []
+    for i, value in enumerate(values):
+        if i:
+            xs.append(i + base)
+            ys.append(values[i - 1])
+        xs.append(i + base)
+        ys.append(value)
+    return xs, ys
+
+
+def _whole_ticks(first: int, last: int, most: int = 8) -> list[int]:
+    """Whole-number step ticks, at most ``most`` of them, evenly spaced."""
+    stride = max(1, -(-(last - first) // max(1, most - 1)))
+    return list(range(first, last + 1, stride))
 
 
 def _series_table(expected: list[float], got: list[float], label: str, base: int = 0) -> Group:
@@ -234,9 +256,9 @@ def _series_table(expected: list[float], got: list[float], label: str, base: int
     table = Table(box=None, padding=(0, 2))
     for column in ("step", "expected", "yours"):
         table.add_column(column, justify="right")
+    table.add_column("", width=1, no_wrap=True)  # the marker, in a column of its own: numbers stay aligned
     for i in range(max(0, first - 2), min(len(expected), first + 4)):
-        marker = " ◀" if i == first else ""
-        table.add_row(str(i + base), number(expected[i]), number(got[i]) + marker)
+        table.add_row(str(i + base), number(expected[i]), number(got[i]), "◀" if i == first else "")
     return Group(Text(f"{label} around the first difference:", style="bold"), table)
 
 
@@ -326,6 +348,21 @@ def render_text(console: Console, title: str, body: str, syntax: bool = False) -
 
 
 # -- progress, practice sessions and the watch loop -------------------------------------------
+
+def minutes_text(minutes: float) -> str:
+    """"1 minute", "1.5 minutes", "25 minutes"."""
+    return f"{minutes:g} minute{'' if minutes == 1 else 's'}"
+
+
+def render_statement(console: Console, title: str, body: str) -> None:
+    """An exercise's statement, rendered as Markdown; its own "# heading" is the title, so the
+    title is printed only when the statement has none."""
+    from rich.markdown import Markdown
+
+    if not body.lstrip().startswith("# "):
+        console.print(Text(title, style="bold"))
+    console.print(Markdown(body))
+
 
 def clock_text(seconds: float | None) -> str:
     """12:34, or 1:02:03 past an hour; an em dash when unknown."""
@@ -470,7 +507,7 @@ class WatchView:
             self._say(f"Started from a fresh file; your previous one is saved as {sitting.backup}.", "dim")
         if sitting.interview is not None and sitting.interview.ended_at is None:
             minutes = (sitting.interview.deadline - sitting.interview.started_at) / 60
-            self._say(f"Interview: {minutes:g} minutes on the clock, from memory. No hints and no solution until "
+            self._say(f"Interview: {minutes_text(minutes)} on the clock, from memory. No hints and no solution until "
                       "you pass or the time is up.", "bold yellow")
         for note in sitting.notes:
             self._say(note, "yellow")

@@ -292,3 +292,39 @@ def test_without_torch_run_and_doctor_say_how_to_install_it(in_tmp: Path) -> Non
         said = done.stdout + done.stderr
         assert "torch" in said and "pip install torch" in said and "Traceback" not in said, said
         assert "reference failed" not in said
+
+
+def test_show_renders_the_statement_as_markdown_with_the_title_once(in_tmp: Path) -> None:
+    result = invoke("show", "clipping")
+    assert result.exit_code == 0
+    assert result.output.count("Gradient clipping by global norm") == 1
+    assert not [line for line in result.output.splitlines() if line.startswith("#")]  # rendered, not raw
+
+
+def test_series_display_whole_step_ticks_steps_as_steps_no_legend_and_aligned_marker() -> None:
+    """The plot: whole-number step ticks, a halving scale drawn as a drop (not a ramp), no legend
+    box over the curves at 80 columns; without colour, the ◀ marker keeps the numbers aligned."""
+    import re
+    from io import StringIO
+
+    from rich.console import Console
+
+    from judge.report import _series_view, minutes_text
+
+    expected, got = [65536.0] * 4 + [32768.0] * 4 + [16384.0] * 8, [65536.0] * 16
+    out = StringIO()
+    colour = Console(file=out, width=80, force_terminal=True, color_system="standard")
+    colour.print(_series_view(colour, {"expected": expected, "got": got}, "loss scale"))
+    plot = re.sub(r"\x1b\[[0-9;]*m", "", out.getvalue()).splitlines()
+    ticks = plot[plot.index(next(line for line in plot if line.strip() == "step")) - 1]
+    assert ticks.split() == [str(n) for n in range(0, 16, 3)], ticks
+    assert "reference (green)" in plot[0] and not any("yours" in line for line in plot[1:])
+    drop = [line for line in plot if "▌" in line or "▐" in line]  # vertical drops at steps 4 and 8
+    assert len(drop) >= 4
+
+    out = StringIO()
+    plain = Console(file=out, width=80, no_color=True, force_terminal=True)
+    plain.print(_series_view(plain, {"expected": expected, "got": got}, "loss scale"))
+    rows = [line for line in out.getvalue().splitlines() if "65536.0" in line]
+    assert len({line.rindex("65536.0") for line in rows}) == 1 and any("◀" in line for line in rows)
+    assert minutes_text(1) == "1 minute" and minutes_text(25) == "25 minutes"
