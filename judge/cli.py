@@ -23,7 +23,7 @@ from typer.core import TyperGroup
 
 from judge import __version__
 from judge.catalog import Catalog, unknown_name_message
-from judge.errors import JudgeError, UsageError
+from judge.errors import EnvironmentProblem, JudgeError, UsageError
 from judge.models import Exercise, Status, Verdict
 from judge.progress import Progress
 from judge.status import ExitStatus
@@ -53,7 +53,9 @@ class GrindGroup(TyperGroup):
         except JudgeError as exc:
             if _want_traceback(ctx):
                 raise
-            _fail(ctx, exc.message, exc.exit_status, "usage" if isinstance(exc, UsageError) else "grind")
+            kind = ("usage" if isinstance(exc, UsageError) else
+                    "environment" if isinstance(exc, EnvironmentProblem) else "grind")
+            _fail(ctx, exc.message, exc.exit_status, kind)
         except KeyboardInterrupt:
             typer.echo("grind: interrupted", err=True)
             raise typer.Exit(130) from None
