@@ -39,7 +39,7 @@ def test_list_shows_clipping_with_its_metadata(in_tmp: Path) -> None:
 
 def test_list_json(in_tmp: Path) -> None:
     """`grind list --json` is machine-readable."""
-    data = json.loads(invoke("list", "--json").output)
+    data = json.loads(invoke("list", "--json").stdout)  # stderr has the no-workspace note
     assert {"slug": "clipping", "status": "new"}.items() <= next(d for d in data if d["slug"] == "clipping").items()
 
 
