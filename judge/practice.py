@@ -59,11 +59,15 @@ class Recorded:
     repeat: bool = False  # the same file as the sitting's last attempt: not stored again
 
 
-def _repeat_of(progress: Progress, sitting: Sitting, source_digest: str, at: float) -> Attempt | None:
-    """The sitting's latest attempt, when it graded exactly this source: re-grading an unchanged
-    file (a save without a change, a second ``grind run``) is not another try."""
+def _repeat_of(progress: Progress, sitting: Sitting, verdict: Verdict, source_digest: str,
+               at: float) -> Attempt | None:
+    """The sitting's latest attempt, when it graded exactly this source to the same verdict:
+    re-grading an unchanged file (a save without a change, a second ``grind run``) is not
+    another try. A different verdict on the same file (a timeout on a busy machine, then a
+    pass) is recorded."""
     previous = progress.last_attempt(sitting.slug)
-    if previous is None or previous.submission_hash != source_digest or at - previous.ended_at > SITTING_GAP_S:
+    if previous is None or previous.submission_hash != source_digest or at - previous.ended_at > SITTING_GAP_S \
+            or previous.verdict != verdict.status.value:
         return None
     if sitting.fresh and sitting.started_at is not None and previous.ended_at < sitting.started_at:
         return None  # grind reset the file for this sitting: typing it again is a new try
@@ -83,7 +87,7 @@ def record_verdict(progress: Progress, sitting: Sitting, verdict: Verdict, sourc
                    started_at: float, ended_at: float) -> Recorded:
     """Store the attempt that ``verdict`` stands for and settle a pass (interview, review)."""
     slug = sitting.slug
-    repeat = _repeat_of(progress, sitting, source_hash(source), started_at)
+    repeat = _repeat_of(progress, sitting, verdict, source_hash(source), started_at)
     if repeat is not None:
         return Recorded(repeat, None, repeat=True)
     in_interview = sitting.interview_running(started_at)
