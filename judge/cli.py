@@ -23,7 +23,7 @@ from typer.core import TyperGroup
 
 from judge import __version__
 from judge.catalog import Catalog, unknown_name_message
-from judge.errors import JudgeError, UsageError
+from judge.errors import EnvironmentProblem, JudgeError, UsageError
 from judge.models import Exercise, Status, Verdict
 from judge.progress import Progress
 from judge.status import ExitStatus
@@ -42,24 +42,70 @@ VERDICT_EXIT = {
 class GrindGroup(TyperGroup):
     """Adds the single error boundary around every command."""
 
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        # Remember --json before the command's own parsing can fail: its usage errors are JSON too.
+        ctx.meta["grind_json"] = "--json" in args
+        return super().parse_args(ctx, args)
+
     def invoke(self, ctx: Any) -> Any:
         try:
             return super().invoke(ctx)
         except JudgeError as exc:
             if _want_traceback(ctx):
                 raise
-            typer.echo(f"grind: {exc.message}", err=True)
-            raise typer.Exit(int(exc.exit_status)) from None
+            kind = ("usage" if isinstance(exc, UsageError) else
+                    "environment" if isinstance(exc, EnvironmentProblem) else "grind")
+            _fail(ctx, exc.message, exc.exit_status, kind)
         except KeyboardInterrupt:
             typer.echo("grind: interrupted", err=True)
             raise typer.Exit(130) from None
         except (typer.Exit, typer.Abort):
             raise
         except Exception as exc:  # noqa: BLE001 - the boundary: a bug is one line, not a traceback
+            if _is_click_usage_error(exc) and not _want_traceback(ctx):
+                _usage_error(ctx, exc)
             if _want_traceback(ctx) or type(exc).__module__.startswith(("click", "typer")):
                 raise
             typer.echo(f"grind: internal error: {type(exc).__name__}: {exc} (rerun with --traceback)", err=True)
             raise typer.Exit(int(ExitStatus.JUDGE_ERROR)) from None
+
+
+def _is_click_usage_error(exc: BaseException) -> bool:
+    """click's UsageError family (typer may vendor click, so matched by shape, not by class)."""
+    return (type(exc).__module__.startswith(("click", "typer")) and getattr(exc, "exit_code", None) == 2
+            and hasattr(exc, "format_message"))
+
+
+def _usage_error(ctx: Any, exc: Any) -> None:
+    """A command's arguments were wrong: one grind line (or JSON), not click's boxed error."""
+    sub = getattr(exc, "ctx", None)
+    command = f"grind {sub.info_name}" if sub is not None and sub is not ctx else "grind"
+    param = getattr(exc, "param", None)
+    if type(exc).__name__ == "MissingParameter" and getattr(param, "name", None) == "name":
+        message = f"which exercise? '{command} NAME', e.g. '{command} clipping' ('grind list' shows them)"
+    else:
+        message = f"{exc.format_message()} (see '{command} --help')"
+    _fail(ctx, message, ExitStatus.USAGE, "usage")
+
+
+def _fail(ctx: Any, message: str, status: ExitStatus, kind: str) -> None:
+    """One line on stderr, or with --json one JSON object on stdout; then the exit code."""
+    if ctx.meta.get("grind_json"):
+        typer.echo(json.dumps({"error": {"kind": kind, "message": message, "exit_code": int(status)}}, indent=2))
+    else:
+        typer.echo(f"grind: {message}", err=True)
+    raise typer.Exit(int(status)) from None
+
+
+def _confirm(question: str, refused: str = "Nothing changed.") -> None:
+    """Ask; a no (or no answer: end of input, Ctrl-C) exits with the usage code everywhere."""
+    try:
+        if typer.confirm(question, default=False):
+            return
+    except typer.Abort:
+        typer.echo("")
+    typer.echo(refused)
+    raise typer.Exit(int(ExitStatus.USAGE))
 
 
 def _want_traceback(ctx: Any) -> bool:
@@ -111,7 +157,15 @@ def main_callback(
 
 def _state() -> tuple[Path | None, Progress]:
     root = find_workspace()
-    return root, Progress(progress_path(root))
+    return root, Progress(progress_path(root), warn=_warn)
+
+
+def _warn(message: str) -> None:
+    typer.echo(f"grind: warning: {message}", err=True)
+
+
+OUTSIDE_WORKSPACE = ("No grind workspace here: progress lives in a workspace (its .grind folder); this shows only "
+                     "runs made outside one. 'grind init' makes one.")
 
 
 def _workspace_root() -> Path:
@@ -128,7 +182,9 @@ def _exercise(name: str) -> Exercise:
 @app.command("list")
 def list_command(as_json: bool = typer.Option(False, "--json", help="Print the list as JSON.")) -> None:
     """List the exercises, with title, topic, difficulty and your status."""
-    _, state = _state()
+    root, state = _state()
+    if root is None:
+        typer.echo(f"grind: {OUTSIDE_WORKSPACE}", err=True)
     exercises, problems = Catalog().load_all()
     for problem in problems:
         typer.echo(f"grind: skipped a broken exercise: {problem.message}", err=True)
@@ -146,9 +202,9 @@ def list_command(as_json: bool = typer.Option(False, "--json", help="Print the l
 def show(name: str = NAME) -> None:
     """Print an exercise's statement."""
     exercise = _exercise(name)
-    from judge.report import render_text
+    from judge.report import render_statement
 
-    render_text(console(), exercise.title, exercise.statement_path.read_text(encoding="utf-8"))
+    render_statement(console(), exercise.title, exercise.statement_path.read_text(encoding="utf-8"))
 
 
 @app.command()
@@ -171,6 +227,8 @@ def run(
 
     exercise = _exercise(name)
     root, state = _state()
+    if minutes is not None and not interview:
+        raise UsageError("--minutes sets an interview's length: add --interview, or leave --minutes out")
     if interview:
         if file is not None or as_json or repro:
             raise UsageError("--interview works on the workspace's file, interactively (without --file, --json "
@@ -181,6 +239,8 @@ def run(
         _refuse_during_interview(state, exercise, "repro script")
     notices = []
     if file is not None:
+        if file.is_dir():
+            raise UsageError(f"{file} is a directory: --file takes the .py file to grade")
         if not file.is_file():
             raise UsageError(f"{file}: no such file")
         path = file
@@ -202,9 +262,12 @@ def run(
 
     source, unreadable = read_source(path)  # not UTF-8: grade() reads it again and says so, as a verdict
     verdict = grade(exercise, path, source=None if unreadable else source, speed=True)
-    verdict.notices += notices
+    if as_json:
+        verdict.notices += notices
     if recording:
         recorded = record_verdict(state, sitting, verdict, source, started_at=started, ended_at=time.time())
+        if recorded.repeat:
+            verdict.notices.append("Same file as your last graded attempt: not counted as another try.")
         if recorded.interview_passed:
             verdict.notices.append(f"Interview passed in {_clock(sitting.time_to_pass)}.")
         if recorded.review is not None:
@@ -214,7 +277,7 @@ def run(
                                    "('grind practice' asks for it then).")
     if repro:  # beside the learner's file; the untouched stub's folder is grind's, so then here
         verdict.notices.append(_write_repro(exercise, verdict, path, path.parent if recording else Path.cwd()))
-    _print_verdict(verdict, exercise, state, as_json)
+    _print_verdict(verdict, exercise, state, as_json, lead=notices)
     raise typer.Exit(int(VERDICT_EXIT[verdict.status]))
 
 
@@ -233,7 +296,8 @@ def _write_repro(exercise: Exercise, verdict: Verdict, learner: Path, folder: Pa
     return f"Wrote {written}: python {shlex.quote(str(written))} re-runs the failing check on your code, outside grind."
 
 
-def _print_verdict(verdict: Verdict, exercise: Exercise, state: Progress, as_json: bool) -> None:
+def _print_verdict(verdict: Verdict, exercise: Exercise, state: Progress, as_json: bool,
+                   lead: list[str] | None = None) -> None:
     if as_json:
         typer.echo(json.dumps(verdict.to_json(), indent=2))
         return
@@ -241,7 +305,7 @@ def _print_verdict(verdict: Verdict, exercise: Exercise, state: Progress, as_jso
 
     hints = None if state.running_interview(exercise.slug) else HintInfo(state.hints_shown(exercise.slug),
                                                                           len(exercise.hints))
-    render_verdict(console(), verdict, exercise, hints)
+    render_verdict(console(), verdict, exercise, hints, lead=lead)
 
 
 def _clock(seconds: float | None) -> str:
@@ -273,9 +337,10 @@ def hint(
     total = len(exercise.hints)
     out = console()
     if show_all:
-        if shown == 0:
+        revealed = min(total, state.hints_revealed(exercise.slug))  # a pass does not take them back
+        if revealed == 0:
             typer.echo(f"No hints revealed yet. 'grind hint {exercise.slug}' shows the first.")
-        for i in range(shown):
+        for i in range(revealed):
             render_text(out, f"Hint {i + 1} of {total}", exercise.hints[i])
         return
     if shown >= total:
@@ -298,10 +363,8 @@ def solution(
     _, state = _state()
     _refuse_during_interview(state, exercise, "solution")
     if not state.passed(exercise.slug) and not force:
-        if not typer.confirm(f"You have not passed '{exercise.slug}' yet. Reveal the reference anyway?",
-                             default=False):
-            typer.echo("Kept hidden. 'grind hint' gives a nudge instead.")
-            raise typer.Exit(int(ExitStatus.USAGE))
+        _confirm(f"You have not passed '{exercise.slug}' yet. Reveal the reference anyway?",
+                 "Kept hidden. 'grind hint' gives a nudge instead.")
     render_text(console(), f"Reference solution: {exercise.slug}",
                 exercise.reference_path.read_text(encoding="utf-8"), syntax=True)
 
@@ -323,9 +386,8 @@ def reset(
     exercise = _exercise(name)  # type: ignore[arg-type]
     root = _workspace_root()
     target = learner_file(root, exercise)
-    if not yes and not typer.confirm(f"Replace {target} with the stub?", default=False):
-        typer.echo("Nothing changed.")
-        raise typer.Exit(int(ExitStatus.USAGE))
+    if not yes:
+        _confirm(f"Replace {target} with the stub?")
     backup = reset_exercise(root, exercise)
     typer.echo(f"Restored the stub in {target}." + (f" Your previous file is saved as {backup}." if backup else ""))
 
@@ -335,10 +397,9 @@ def _reset_all(yes: bool) -> None:
     exercises, problems = Catalog().load_all()
     for problem in problems:
         typer.echo(f"grind: skipped a broken exercise: {problem.message}", err=True)
-    if not yes and not typer.confirm(f"Replace every exercise's file in {root} with its stub "
-                                     f"({len(exercises)} files; each is backed up first)?", default=False):
-        typer.echo("Nothing changed.")
-        raise typer.Exit(int(ExitStatus.USAGE))
+    if not yes:
+        _confirm(f"Replace every exercise's file in {root} with its stub "
+                 f"({len(exercises)} files; each is backed up first)?")
     backups = [b for b in (reset_exercise(root, e) for e in exercises) if b is not None]
     typer.echo(f"Restored {len(exercises)} stubs." +
                (f" Your previous files are saved in {backups[0].parent}." if backups else ""))
@@ -351,11 +412,12 @@ def progress(
     yes: bool = typer.Option(False, "--yes", "-y", help="With --reset: do not ask for confirmation."),
 ) -> None:
     """Your progress: status, best time, attempts, last practised and next review per exercise."""
-    _, state = _state()
+    root, state = _state()
+    if root is None:
+        typer.echo(f"grind: {OUTSIDE_WORKSPACE}", err=True)
     if reset_all:
-        if not yes and not typer.confirm(f"Forget every attempt, hint and review in {state.path}?", default=False):
-            typer.echo("Nothing changed.")
-            raise typer.Exit(int(ExitStatus.USAGE))
+        if not yes:
+            _confirm(f"Forget every attempt, hint and review in {state.path}?")
         state.reset()
         typer.echo("Progress cleared.")
         return
@@ -405,6 +467,8 @@ def practice(
     """A spaced-repetition session: the exercises due for review, then new ones."""
     from judge import scheduling
 
+    if minutes is not None and not interview:
+        raise UsageError("--minutes sets an interview's length: add --interview, or leave --minutes out")
     root = _workspace_root()
     _, state = _state()
     exercises, problems = Catalog().load_all()
@@ -423,8 +487,11 @@ def practice(
 
 
 def _loop(root: Path, state: Progress, manual: bool) -> Any:
+    from judge.environment import require_torch
     from judge.report import WatchView
     from judge.watch import open_loop
+
+    require_torch()  # before the screen is taken over: every check in the loop needs it
 
     def listing() -> list[tuple[Exercise, str]]:
         return [(e, state.status(e.slug)) for e in Catalog().load_all()[0]]
@@ -464,13 +531,20 @@ def doctor(as_json: bool = typer.Option(False, "--json", help="Print the report 
     """Show how submissions are isolated on this machine, and how to isolate them better."""
     from judge.worker.isolation import doctor as doctor_report
 
+    from judge.environment import install_advice, torch_version
+
     info = doctor_report()
+    info["torch"] = torch_version()
+    if info["torch"] is None:
+        info["torch_advice"] = install_advice()
     if as_json:
         typer.echo(json.dumps(info, indent=2))
-        return
-    from judge.report import render_doctor
+    else:
+        from judge.report import render_doctor
 
-    render_doctor(console(), info)
+        render_doctor(console(), info)
+    if info["torch"] is None:
+        raise typer.Exit(int(ExitStatus.ENVIRONMENT))
 
 
 @cache_app.command("clear")

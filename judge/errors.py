@@ -27,3 +27,9 @@ class UsageError(JudgeError):
 
 class ManifestError(JudgeError):
     """An exercise folder is malformed. The message names the file and the key."""
+
+
+class EnvironmentProblem(JudgeError):
+    """This Python lacks something grading needs (torch): fixed by installing, not by editing."""
+
+    exit_status = ExitStatus.ENVIRONMENT

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from judge import cache
+from judge.environment import require_torch
 from judge.errors import JudgeError
 from judge.kit import kit_dir, kit_modules
 from judge.speed import speed_advice
@@ -625,6 +626,7 @@ def grade(exercise: Exercise, path: Path, *, source: str | None = None, limits: 
     process that already imported torch; without one, a fresh process starts. ``speed`` also
     times a passing submission against the reference on the exercise's larger SPEED case
     (practice only: it hands the reference to the child, briefly, before the learner's code)."""
+    require_torch()  # before anything runs: a missing torch is not the learner's failure
     started = time.monotonic()
     filename = str(path.resolve())
     if source is None:

@@ -20,7 +20,7 @@ from pathlib import Path
 from judge import interview as interviews
 from judge import scheduling
 from judge.models import Exercise, Verdict
-from judge.progress import Attempt, Interview, Progress
+from judge.progress import SITTING_GAP_S, Attempt, Interview, Progress, source_hash
 from judge.scheduling import Review
 from judge.workspace import learner_file, start_fresh
 
@@ -56,6 +56,22 @@ class Recorded:
     attempt: Attempt
     review: Review | None
     interview_passed: bool = False
+    repeat: bool = False  # the same file as the sitting's last attempt: not stored again
+
+
+def _repeat_of(progress: Progress, sitting: Sitting, verdict: Verdict, source_digest: str,
+               at: float) -> Attempt | None:
+    """The sitting's latest attempt, when it graded exactly this source to the same verdict:
+    re-grading an unchanged file (a save without a change, a second ``grind run``) is not
+    another try. A different verdict on the same file (a timeout on a busy machine, then a
+    pass) is recorded."""
+    previous = progress.last_attempt(sitting.slug)
+    if previous is None or previous.submission_hash != source_digest or at - previous.ended_at > SITTING_GAP_S \
+            or previous.verdict != verdict.status.value:
+        return None
+    if sitting.fresh and sitting.started_at is not None and previous.ended_at < sitting.started_at:
+        return None  # grind reset the file for this sitting: typing it again is a new try
+    return previous
 
 
 def _sitting_start(progress: Progress, sitting: Sitting, at: float) -> float | None:
@@ -71,8 +87,15 @@ def record_verdict(progress: Progress, sitting: Sitting, verdict: Verdict, sourc
                    started_at: float, ended_at: float) -> Recorded:
     """Store the attempt that ``verdict`` stands for and settle a pass (interview, review)."""
     slug = sitting.slug
+    repeat = _repeat_of(progress, sitting, verdict, source_hash(source), started_at)
+    if repeat is not None:
+        return Recorded(repeat, None, repeat=True)
     in_interview = sitting.interview_running(started_at)
     begun = _sitting_start(progress, sitting, started_at)
+    if verdict.passed and not sitting.fresh and progress.passed_with(slug, source_hash(source)):
+        # a file that passed before, graded again in a sitting grind did not start from the stub:
+        # recorded, but it times nothing (else re-saving a known answer would set a best time)
+        begun = None
     hints = progress.hints_shown(slug, since=begun)  # read before the pass closes the sitting
     # after the clock ran out, an interview sitting goes on as practice: it no longer counts as
     # an interview time

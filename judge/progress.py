@@ -21,6 +21,7 @@ produces is stored as the opaque JSON that ``judge.scheduling`` gives it.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import time
 from contextlib import contextmanager
@@ -204,6 +205,14 @@ class Overview:
         }
 
 
+def _corrupt(exc: sqlite3.DatabaseError) -> bool:
+    """A damaged or foreign file, as opposed to a busy one (locked) or one we may not open."""
+    text = str(exc).lower()
+    if isinstance(exc, sqlite3.OperationalError):
+        return "malformed" in text or "not a database" in text
+    return "locked" not in text and "busy" not in text
+
+
 def iso(ts: float | None) -> str | None:
     return None if ts is None else datetime.fromtimestamp(ts).astimezone().isoformat(timespec="seconds")
 
@@ -223,10 +232,13 @@ class Progress:
     """The progress database at ``path``. Reads of a database that does not exist yet return
     the empty answers without creating it, so ``grind list`` leaves no file behind."""
 
-    def __init__(self, path: Path, *, clock: Callable[[], float] = time.time, timeout: float = 30.0) -> None:
+    def __init__(self, path: Path, *, clock: Callable[[], float] = time.time, timeout: float = 30.0,
+                 warn: Callable[[str], None] | None = None) -> None:
         self.path = path
         self.clock = clock
         self.timeout = timeout
+        self.warn = warn
+        self.warnings: list[str] = []  # what was said through ``warn`` (kept when there is none)
         self._conn: sqlite3.Connection | None = None
 
     # -- connection and schema ---------------------------------------------------------------
@@ -238,17 +250,52 @@ class Progress:
             return None
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            # isolation_level=None: no implicit transactions; every write below says where its
-            # transaction begins and ends.
-            conn = sqlite3.connect(str(self.path), timeout=self.timeout, isolation_level=None)
-            self._wal(conn)
-            conn.execute("PRAGMA synchronous=FULL")
-            self._migrate(conn)
+            conn = self._open()
         except sqlite3.DatabaseError as exc:
-            raise JudgeError(f"{self.path}: cannot use the progress database ({exc}); move it away to start "
-                             "afresh") from None
+            if not _corrupt(exc):
+                raise JudgeError(f"{self.path}: cannot use the progress database ({exc})") from None
+            # A damaged file must not stop grading, and must not be lost either: keep it beside
+            # the fresh one, and say so once.
+            kept = self._move_aside()
+            self._say(f"{self.path} was damaged ({exc}); kept it as {kept.name} and started a fresh one.")
+            try:
+                conn = self._open()
+            except sqlite3.DatabaseError as again:
+                raise JudgeError(f"{self.path}: cannot use the progress database ({again})") from None
         self._conn = conn
         return conn
+
+    def _open(self) -> sqlite3.Connection:
+        # isolation_level=None: no implicit transactions; every write below says where its
+        # transaction begins and ends.
+        conn = sqlite3.connect(str(self.path), timeout=self.timeout, isolation_level=None)
+        try:
+            self._wal(conn)
+            conn.execute("PRAGMA synchronous=FULL")
+            conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+            self._migrate(conn)
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    def _move_aside(self) -> Path:
+        """Rename the damaged database (and its WAL files) to ``progress.db.corrupt-TIME``."""
+        stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(self.clock()))
+        kept, n = self.path.with_name(f"{self.path.name}.corrupt-{stamp}"), 1
+        while kept.exists():
+            kept, n = self.path.with_name(f"{self.path.name}.corrupt-{stamp}-{n}"), n + 1
+        for suffix in ("", "-wal", "-shm"):
+            try:
+                os.replace(f"{self.path}{suffix}", f"{kept}{suffix}")
+            except FileNotFoundError:  # another grind moved it first, or there was no WAL
+                pass
+        return kept
+
+    def _say(self, message: str) -> None:
+        self.warnings.append(message)
+        if self.warn is not None:
+            self.warn(message)
 
     @staticmethod
     def _wal(conn: sqlite3.Connection) -> None:
@@ -406,6 +453,17 @@ class Progress:
             rows = self._rows(f"SELECT {columns} FROM attempts WHERE exercise = ? ORDER BY ended_at, id", (slug,))
         return [Attempt(*row) for row in rows]
 
+    def last_attempt(self, slug: str) -> Attempt | None:
+        rows = self._rows("SELECT exercise, started_at, ended_at, verdict, checks_passed, checks_total, pitfall, "
+                          "hints_used, mode, submission_hash, sitting_started_at, id FROM attempts "
+                          "WHERE exercise = ? ORDER BY ended_at DESC, id DESC LIMIT 1", (slug,))
+        return Attempt(*rows[0]) if rows else None
+
+    def passed_with(self, slug: str, submission_hash: str) -> bool:
+        """Whether exactly this source has passed ``slug`` before."""
+        return bool(self._rows("SELECT 1 FROM attempts WHERE exercise = ? AND verdict = 'passed' AND "
+                               "submission_hash = ? LIMIT 1", (slug, submission_hash)))
+
     def _last_pass(self, slug: str) -> float | None:
         rows = self._rows("SELECT MAX(ended_at) FROM attempts WHERE exercise = ? AND verdict = 'passed'", (slug,))
         return rows[0][0] if rows else None
@@ -417,6 +475,17 @@ class Progress:
         floor = max(t for t in (self._last_pass(slug), since, -1.0) if t is not None)
         rows = self._rows("SELECT COUNT(*) FROM hints WHERE exercise = ? AND shown_at >= ?", (slug, floor))
         return int(rows[0][0]) if rows else 0
+
+    def hints_revealed(self, slug: str) -> int:
+        """How many hints the learner has seen on ``slug``: the most revealed in any one sitting
+        (the hints are revealed in order, so this many stay readable with ``grind hint --all``
+        even after a pass has closed the sitting they were revealed in)."""
+        passes = [t for (t,) in self._rows("SELECT ended_at FROM attempts WHERE exercise = ? AND verdict = 'passed' "
+                                            "ORDER BY ended_at", (slug,))]
+        counts = [0] * (len(passes) + 1)
+        for (shown_at,) in self._rows("SELECT shown_at FROM hints WHERE exercise = ?", (slug,)):
+            counts[sum(1 for t in passes if t <= shown_at)] += 1  # the sitting it was revealed in
+        return max(counts)
 
     def passed(self, slug: str) -> bool:
         return self._last_pass(slug) is not None

@@ -129,10 +129,13 @@ def diagnosis_lines(verdict: Verdict) -> list[tuple[str, list[str]]]:
     return blocks
 
 
-def render_verdict(console: Console, verdict: Verdict, exercise: Exercise, hints: HintInfo | None = None) -> None:
+def render_verdict(console: Console, verdict: Verdict, exercise: Exercise, hints: HintInfo | None = None,
+                   lead: list[str] | None = None) -> None:
     """The verdict as a panel: one line per check, then the first failure in detail, the
-    diagnosed pitfall with its explanation, and the next hint on offer."""
+    diagnosed pitfall with its explanation, and the next hint on offer. ``lead`` notices say
+    what was graded (e.g. the untouched stub, outside a workspace): they come before it all."""
     verdict = printable(verdict, console.encoding)
+    lead = [terminal_safe(n, console.encoding) for n in lead or []]
     status_word = verdict.status.value.upper()
     title = f"{exercise.slug} · {exercise.title}"
     details = _detail_lines(verdict)
@@ -140,10 +143,11 @@ def render_verdict(console: Console, verdict: Verdict, exercise: Exercise, hints
     failure = verdict.first_failure
 
     if not console.is_terminal:
-        out = [f"{title}: {status_word}", verdict.message]
-        for check, message in zip(verdict.checks, _messages(verdict)):
+        out = [f"Note: {n}" for n in lead] + [f"{title}: {status_word}", verdict.message]
+        for status, name, kind, message in _check_rows(verdict):
             message = f": {message}" if message else ""
-            out.append(f"  {PLAIN_MARK[check.status]:5} {check.name} ({check.kind}){message}")
+            kind = f" ({kind})" if kind else ""
+            out.append(f"  {PLAIN_MARK[status]:5} {name}{kind}{message}")
         if failure is not None and details:
             out.append(f"First failure: {failure.name}")
             out += [f"  {label}: {text}" for label, text in details]
@@ -163,7 +167,7 @@ def render_verdict(console: Console, verdict: Verdict, exercise: Exercise, hints
         console.print("\n".join(line for line in out if line), markup=False, highlight=False, soft_wrap=True)
         return
 
-    parts: list[Any] = []
+    parts: list[Any] = [Text(notice, style="yellow") for notice in lead]
     if verdict.message:
         parts.append(Text(verdict.message, style="bold" if verdict.checks else ""))
     if verdict.checks:
@@ -172,10 +176,10 @@ def render_verdict(console: Console, verdict: Verdict, exercise: Exercise, hints
         table.add_column(no_wrap=True, overflow="ellipsis", max_width=34)
         table.add_column(style="dim", no_wrap=True)
         table.add_column(overflow="fold")
-        for check, message in zip(verdict.checks, _messages(verdict)):
-            mark, style = MARK[check.status]
+        for status, name, kind, message in _check_rows(verdict):
+            mark, style = MARK[status]
             # Learner-made strings (names, exception messages) are Text, never rich markup.
-            table.add_row(Text(mark, style=style), Text(check.name), Text(check.kind), Text(message))
+            table.add_row(Text(mark, style=style), Text(name), Text(kind), Text(message))
         parts.append(table)
     if failure is not None and details:
         parts.append(Text(f"\nFirst failure: {failure.name}", style="bold"))
@@ -217,12 +221,34 @@ def _series_view(console: Console, series: dict[str, Any], label: str) -> Any:
         plt.clear_figure()
         plt.plot_size(max(40, min(console.width - 12, 100)), 14)
         plt.theme("clear")
-        plt.plot([i + base for i in range(len(expected))], expected, label="reference", color="green")
-        plt.plot([i + base for i in range(len(got))], got, label="yours", color="red")
-        plt.title(label)
+        # No plotext legend: at 80 columns it sits on the curves. The title names the colours.
+        plt.plot(*_stepped(expected, base), color="green")
+        plt.plot(*_stepped(got, base), color="red")
+        plt.xticks(_whole_ticks(base, base + max(len(expected), len(got)) - 1))
+        plt.title(f"{label}: reference (green), yours (red)")
         plt.xlabel("step")
         return Text.from_ansi(plt.build())
     return _series_table(expected, got, label, base)
+
+
+def _stepped(values: list[float], base: int) -> tuple[list[float], list[float]]:
+    """A per-step series as a staircase: each value holds until the next step (a loss scale
+    that halves is a drop, not a ramp between two steps)."""
+    xs: list[float] = []
+    ys: list[float] = []
+    for i, value in enumerate(values):
+        if i:
+            xs.append(i + base)
+            ys.append(values[i - 1])
+        xs.append(i + base)
+        ys.append(value)
+    return xs, ys
+
+
+def _whole_ticks(first: int, last: int, most: int = 8) -> list[int]:
+    """Whole-number step ticks, at most ``most`` of them, evenly spaced."""
+    stride = max(1, -(-(last - first) // max(1, most - 1)))
+    return list(range(first, last + 1, stride))
 
 
 def _series_table(expected: list[float], got: list[float], label: str, base: int = 0) -> Group:
@@ -230,9 +256,9 @@ def _series_table(expected: list[float], got: list[float], label: str, base: int
     table = Table(box=None, padding=(0, 2))
     for column in ("step", "expected", "yours"):
         table.add_column(column, justify="right")
+    table.add_column("", width=1, no_wrap=True)  # the marker, in a column of its own: numbers stay aligned
     for i in range(max(0, first - 2), min(len(expected), first + 4)):
-        marker = " ◀" if i == first else ""
-        table.add_row(str(i + base), number(expected[i]), number(got[i]) + marker)
+        table.add_row(str(i + base), number(expected[i]), number(got[i]), "◀" if i == first else "")
     return Group(Text(f"{label} around the first difference:", style="bold"), table)
 
 
@@ -256,6 +282,30 @@ def _messages(verdict: Verdict) -> list[str]:
         out.append("same error" if core == previous and check.status is CheckStatus.ERROR else check.message)
         previous = core
     return out
+
+
+def _check_rows(verdict: Verdict) -> list[tuple[CheckStatus, str, str, str]]:
+    """(status, name, kind, message) per line of the check list. A run of checks that fail with
+    the previous failure's error is one line with their count (an untouched stub raises the
+    same NotImplementedError in every case: once is enough to read it)."""
+    rows: list[tuple[CheckStatus, str, str, str]] = []
+    repeats = 0
+
+    def flush() -> None:
+        nonlocal repeats
+        if repeats:
+            rows.append((CheckStatus.ERROR, f"… {repeats} more check{'s' if repeats > 1 else ''}", "",
+                         "same error"))
+        repeats = 0
+
+    for check, message in zip(verdict.checks, _messages(verdict)):
+        if message == "same error":
+            repeats += 1
+            continue
+        flush()
+        rows.append((check.status, check.name, check.kind, message))
+    flush()
+    return rows
 
 
 def _output_lines(verdict: Verdict) -> list[str]:
@@ -298,6 +348,21 @@ def render_text(console: Console, title: str, body: str, syntax: bool = False) -
 
 
 # -- progress, practice sessions and the watch loop -------------------------------------------
+
+def minutes_text(minutes: float) -> str:
+    """"1 minute", "1.5 minutes", "25 minutes"."""
+    return f"{minutes:g} minute{'' if minutes == 1 else 's'}"
+
+
+def render_statement(console: Console, title: str, body: str) -> None:
+    """An exercise's statement, rendered as Markdown; its own "# heading" is the title, so the
+    title is printed only when the statement has none."""
+    from rich.markdown import Markdown
+
+    if not body.lstrip().startswith("# "):
+        console.print(Text(title, style="bold"))
+    console.print(Markdown(body))
+
 
 def clock_text(seconds: float | None) -> str:
     """12:34, or 1:02:03 past an hour; an em dash when unknown."""
@@ -442,7 +507,7 @@ class WatchView:
             self._say(f"Started from a fresh file; your previous one is saved as {sitting.backup}.", "dim")
         if sitting.interview is not None and sitting.interview.ended_at is None:
             minutes = (sitting.interview.deadline - sitting.interview.started_at) / 60
-            self._say(f"Interview: {minutes:g} minutes on the clock, from memory. No hints and no solution until "
+            self._say(f"Interview: {minutes_text(minutes)} on the clock, from memory. No hints and no solution until "
                       "you pass or the time is up.", "bold yellow")
         for note in sitting.notes:
             self._say(note, "yellow")
@@ -509,6 +574,11 @@ def render_doctor(console: Console, info: dict[str, Any]) -> None:
                                                                  else "bold yellow")))
     console.print(Text("Layers: " + " + ".join(info["layers"])))
     console.print(Text("Submissions run as: " + info["child_user"]))
+    if info.get("torch"):
+        console.print(Text(f"torch: {info['torch']} ({info['python']})"))
+    elif "torch" in info:
+        console.print(Text(f"torch: missing in {info['python']}: grading needs it; {info['torch_advice']}",
+                           style="bold red"))
     for note in info["notes"]:
         console.print(Text("Note: " + note))
     for level, lines in info["guarantees"].items():

@@ -17,3 +17,4 @@ class ExitStatus(IntEnum):
     USAGE = 2  # bad command line, unknown exercise, missing file (click's own convention is 2 too)
     LEARNER_ERROR = 3  # the submission could not be graded: syntax/import error, crash, timeout
     JUDGE_ERROR = 4  # a bug or broken exercise on grind's side
+    ENVIRONMENT = 5  # this Python lacks what grading needs (torch): install it, then run again

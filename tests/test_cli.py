@@ -39,7 +39,7 @@ def test_list_shows_clipping_with_its_metadata(in_tmp: Path) -> None:
 
 def test_list_json(in_tmp: Path) -> None:
     """`grind list --json` is machine-readable."""
-    data = json.loads(invoke("list", "--json").output)
+    data = json.loads(invoke("list", "--json").stdout)  # stderr has the no-workspace note
     assert {"slug": "clipping", "status": "new"}.items() <= next(d for d in data if d["slug"] == "clipping").items()
 
 
@@ -181,3 +181,150 @@ def test_every_command_is_documented_in_the_readme() -> None:
         assert f"grind {name}" in readme, name
     for status in ExitStatus:
         assert f"| {int(status)} |" in readme, status
+
+
+def _workspace(in_tmp: Path) -> Path:
+    assert invoke("init", "ws").exit_code == 0
+    os.chdir(in_tmp / "ws")
+    return in_tmp / "ws"
+
+
+def test_hint_all_still_shows_the_hints_revealed_before_a_pass(in_tmp: Path) -> None:
+    """A pass closes the sitting, but the hints seen in it stay readable with --all."""
+    ws = _workspace(in_tmp)
+    invoke("hint", "clipping")
+    invoke("hint", "clipping")
+    (ws / "clipping" / "clipping.py").write_text((SUBMISSIONS / "clipping" / "correct_loop.py").read_text())
+    assert invoke("run", "clipping").exit_code == ExitStatus.PASSED
+    shown = invoke("hint", "clipping", "--all").output
+    assert "No hints revealed yet" not in shown
+    assert "Hint 1 of 5" in shown and "Hint 2 of 5" in shown and "Hint 3 of 5" not in shown
+
+
+def test_progress_and_list_outside_a_workspace_say_where_progress_lives(in_tmp: Path) -> None:
+    """Outside a workspace, one line says that progress is kept in a workspace; --json stays JSON."""
+    for command in (["progress"], ["list"]):
+        result = invoke(*command)
+        assert result.exit_code == 0
+        notes = [line for line in result.output.splitlines() if "progress lives in a workspace" in line]
+        assert len(notes) == 1 and "grind init" in notes[0]
+        assert json.loads(runner.invoke(app, [*command, "--json"]).stdout) is not None
+    _workspace(in_tmp)
+    assert "progress lives in a workspace" not in invoke("progress").output
+
+
+def test_file_given_a_directory_says_it_is_a_directory(in_tmp: Path) -> None:
+    result = invoke("run", "clipping", "--file", str(in_tmp))
+    assert result.exit_code == ExitStatus.USAGE and "is a directory" in result.output
+    assert "no such file" not in result.output
+
+
+def test_usage_errors_with_json_are_json_on_stdout(in_tmp: Path) -> None:
+    """With --json a script gets a JSON error on stdout and exit 2, from grind's checks and click's."""
+    for args in (["run", "cliping", "--json"], ["run", "clipping", "--json", "--bogus"],
+                 ["run", "clipping", "--json", "-f", "nope.py"]):
+        result = runner.invoke(app, args)
+        assert result.exit_code == ExitStatus.USAGE, args
+        error = json.loads(result.stdout)["error"]
+        assert error["kind"] == "usage" and error["exit_code"] == 2 and error["message"]
+
+
+def test_minutes_without_interview_is_refused(in_tmp: Path) -> None:
+    for args in (["run", "clipping", "--minutes", "5"], ["practice", "--minutes", "5"]):
+        result = invoke(*args)
+        assert result.exit_code == ExitStatus.USAGE, args
+        lines = [line for line in result.output.splitlines() if line.strip()]
+        assert len(lines) == 1 and lines[0].startswith("grind: --minutes") and "--interview" in lines[0]
+
+
+def test_run_without_a_name_is_one_grind_line(in_tmp: Path) -> None:
+    """No click box: one `grind:` line naming what is missing, exit 2."""
+    result = invoke("run")
+    assert result.exit_code == ExitStatus.USAGE
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("grind: ") and "grind list" in lines[0]
+    assert "╭" not in result.output and "Usage:" not in result.output
+
+
+def test_a_refused_or_unanswered_confirmation_exits_2_everywhere(in_tmp: Path) -> None:
+    """No, or no answer at all (end of input), is the same exit code in every command that asks."""
+    _workspace(in_tmp)
+    for args in (["progress", "--reset"], ["reset", "clipping"], ["reset", "--all"], ["solution", "clipping"]):
+        for answer in ("n\n", ""):
+            result = invoke(*args, input=answer)
+            assert result.exit_code == ExitStatus.USAGE, (args, answer, result.output)
+            assert "Aborted" not in result.output
+
+
+def test_untouched_stub_verdict_is_short_and_says_no_workspace_first(in_tmp: Path) -> None:
+    """The note comes first; the repeated error is one line with a count; the error shows its code line."""
+    result = invoke("run", "accumulation")
+    assert result.exit_code == ExitStatus.FAILED
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert lines[0].startswith("Note: No grind workspace here")
+    assert sum("same error" in line for line in lines) == 1
+    assert any("more checks: same error" in line for line in lines)
+    assert any('raise NotImplementedError("write train_epoch"))' in line for line in lines), lines
+
+
+NO_TORCH = """
+import sys
+class _NoTorch:
+    def find_spec(self, name, path=None, target=None):
+        if name == "torch" or name.startswith("torch."):
+            raise ModuleNotFoundError("No module named 'torch'")
+        return None
+sys.meta_path.insert(0, _NoTorch())
+sys.argv = ["grind", *sys.argv[1:]]
+from judge.cli import main
+main()
+"""
+
+
+def test_without_torch_run_and_doctor_say_how_to_install_it(in_tmp: Path) -> None:
+    """In a Python without torch: exit 5 (environment), the missing package and the pip command."""
+    import subprocess
+    import sys
+
+    for args in (["run", "clipping"], ["doctor"]):
+        done = subprocess.run([sys.executable, "-c", NO_TORCH, *args], capture_output=True, text=True, timeout=60)
+        assert done.returncode == ExitStatus.ENVIRONMENT == 5, (args, done.stdout, done.stderr)
+        said = done.stdout + done.stderr
+        assert "torch" in said and "pip install torch" in said and "Traceback" not in said, said
+        assert "reference failed" not in said
+
+
+def test_show_renders_the_statement_as_markdown_with_the_title_once(in_tmp: Path) -> None:
+    result = invoke("show", "clipping")
+    assert result.exit_code == 0
+    assert result.output.count("Gradient clipping by global norm") == 1
+    assert not [line for line in result.output.splitlines() if line.startswith("#")]  # rendered, not raw
+
+
+def test_series_display_whole_step_ticks_steps_as_steps_no_legend_and_aligned_marker() -> None:
+    """The plot: whole-number step ticks, a halving scale drawn as a drop (not a ramp), no legend
+    box over the curves at 80 columns; without colour, the ◀ marker keeps the numbers aligned."""
+    import re
+    from io import StringIO
+
+    from rich.console import Console
+
+    from judge.report import _series_view, minutes_text
+
+    expected, got = [65536.0] * 4 + [32768.0] * 4 + [16384.0] * 8, [65536.0] * 16
+    out = StringIO()
+    colour = Console(file=out, width=80, force_terminal=True, color_system="standard")
+    colour.print(_series_view(colour, {"expected": expected, "got": got}, "loss scale"))
+    plot = re.sub(r"\x1b\[[0-9;]*m", "", out.getvalue()).splitlines()
+    ticks = plot[plot.index(next(line for line in plot if line.strip() == "step")) - 1]
+    assert ticks.split() == [str(n) for n in range(0, 16, 3)], ticks
+    assert "reference (green)" in plot[0] and not any("yours" in line for line in plot[1:])
+    drop = [line for line in plot if "▌" in line or "▐" in line]  # vertical drops at steps 4 and 8
+    assert len(drop) >= 4
+
+    out = StringIO()
+    plain = Console(file=out, width=80, no_color=True, force_terminal=True)
+    plain.print(_series_view(plain, {"expected": expected, "got": got}, "loss scale"))
+    rows = [line for line in out.getvalue().splitlines() if "65536.0" in line]
+    assert len({line.rindex("65536.0") for line in rows}) == 1 and any("◀" in line for line in rows)
+    assert minutes_text(1) == "1 minute" and minutes_text(25) == "25 minutes"

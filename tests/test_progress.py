@@ -100,12 +100,46 @@ def test_a_newer_schema_is_refused_in_one_line(tmp_path: Path) -> None:
         Progress(db).record_hint("clipping")
 
 
-def test_a_file_that_is_not_a_database_is_a_judge_error(tmp_path: Path) -> None:
-    """A corrupt or foreign file gives one line naming it, not a sqlite traceback."""
+def test_a_corrupt_database_is_moved_aside_and_a_fresh_one_started(tmp_path: Path) -> None:
+    """A damaged file is kept (renamed, named in one warning), and grind goes on with a fresh one."""
     db = tmp_path / "p.db"
     db.write_bytes(b"this is not sqlite" * 100)
-    with pytest.raises(JudgeError, match="p.db: cannot use the progress database"):
-        Progress(db).status("clipping")
+    said: list[str] = []
+    with Progress(db, warn=said.append) as progress:
+        assert progress.status("clipping") == "new"
+        progress.record_hint("clipping")
+        assert progress.hints_shown("clipping") == 1
+    (kept,) = tmp_path.glob("p.db.corrupt-*")
+    assert kept.read_bytes() == b"this is not sqlite" * 100
+    assert len(said) == 1 and kept.name in said[0] and "\n" not in said[0]
+
+
+def test_a_corrupt_database_does_not_stop_grading_or_reset(workspace: Path) -> None:
+    """`grind run` grades and records, and `grind progress --reset` works, on a damaged progress.db."""
+    db = workspace / ".grind" / "progress.db"
+    db.parent.mkdir(exist_ok=True)
+    db.write_bytes(b"garbage" * 500)
+    ran = runner.invoke(app, ["run", "clipping"])
+    assert ran.exit_code == ExitStatus.FAILED, ran.output
+    assert "kept it as progress.db.corrupt-" in ran.output and "FAILED" in ran.output
+    assert Progress(db).status("clipping") == "attempted"
+    for wal in db.parent.glob("progress.db-*"):
+        wal.unlink()
+    db.write_bytes(b"garbage" * 500)
+    reset = runner.invoke(app, ["progress", "--reset", "--yes"])
+    assert reset.exit_code == 0 and "Progress cleared" in reset.output
+    assert len(list(db.parent.glob("progress.db.corrupt-*"))) == 2
+
+
+def test_hints_revealed_stay_readable_after_a_pass(tmp_path: Path) -> None:
+    """The hints seen in a sitting stay revealed once it ends with a pass (for `grind hint --all`)."""
+    with Progress(tmp_path / "p.db") as progress:
+        progress.record_hint("clipping", at=10.0)
+        progress.record_hint("clipping", at=20.0)
+        progress.record_attempt(attempt(at=30.0, status="passed"))
+        assert progress.hints_revealed("clipping") == 2
+        progress.record_hint("clipping", at=40.0)
+        assert progress.hints_revealed("clipping") == 2 and progress.hints_shown("clipping") == 1
 
 
 def test_reads_do_not_create_the_database(tmp_path: Path) -> None:
@@ -330,3 +364,36 @@ def test_eight_concurrent_writers_lose_no_rows(tmp_path: Path) -> None:
         assert writer.returncode == 0, err[-2000:]
     tags = _stored_tags(db)
     assert sorted(tags) == sorted(f"w{n}:{i}" for n in range(8) for i in range(40))
+
+
+# -- what counts as a try, and as a best time -------------------------------------------------------
+
+
+def test_an_identical_regrade_is_not_another_try_and_a_known_answer_sets_no_best_time(tmp_path: Path) -> None:
+    """Tries count graded changes, not re-grades of the same file; re-saving a file that passed
+    before, in a sitting grind did not reset, times nothing. A practice sitting from the stub does."""
+    from judge.catalog import Catalog
+    from judge.practice import Sitting, record_verdict
+
+    clipping = Catalog().get("clipping")
+    passed = verdict(Status.PASSED, 12, 12, None)
+    t0 = 1_700_000_000.0
+    with Progress(tmp_path / "p.db") as progress:
+        watch = Sitting(clipping, tmp_path / "c.py", "watch", t0)
+        record_verdict(progress, watch, verdict(), "v1", started_at=t0 + 10, ended_at=t0 + 11)
+        assert record_verdict(progress, watch, verdict(), "v1", started_at=t0 + 20, ended_at=t0 + 21).repeat
+        record_verdict(progress, watch, passed, "v2", started_at=t0 + 600, ended_at=t0 + 601)
+        record_verdict(progress, watch, passed, "v2", started_at=t0 + 700, ended_at=t0 + 701)
+        assert len(progress.attempts("clipping")) == 2
+        assert progress.overview(["clipping"]).exercises[0].best_time_s == 601
+
+        later = t0 + 5 * DAY  # a new watch session, the known answer saved again at once
+        again = Sitting(clipping, tmp_path / "c.py", "watch", later)
+        record_verdict(progress, again, passed, "v2", started_at=later + 1, ended_at=later + 2)
+        assert len(progress.attempts("clipping")) == 3
+        assert progress.overview(["clipping"]).exercises[0].best_time_s == 601
+
+        review = t0 + 9 * DAY  # a practice sitting starts from the stub: typing it again counts
+        fresh = Sitting(clipping, tmp_path / "c.py", "practice", review, fresh=True)
+        record_verdict(progress, fresh, passed, "v2", started_at=review + 100, ended_at=review + 120)
+        assert progress.overview(["clipping"]).exercises[0].best_time_s == 120

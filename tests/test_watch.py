@@ -206,6 +206,7 @@ def test_keys_hint_list_and_a_pass_never_moves_on_by_itself(ws: Path) -> None:
     time.sleep(0.3)
     assert running["thread"].is_alive()  # passed, and still here
     grade.gate.clear()
+    sitting.path.write_text("solution, tidied\n")  # an unchanged file re-graded is not another try
     loop.events.put(Key("\n"))
     assert grade.started.acquire(timeout=WAIT_S) and grade.started.acquire(timeout=WAIT_S)
     loop.events.put(Key("n"))

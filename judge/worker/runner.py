@@ -229,6 +229,10 @@ def load_source(source: str, filename: str, name: str, guards: Any = None) -> ty
     module = types.ModuleType(name)
     module.__file__ = filename
     sys.modules[name] = module
+    import linecache
+
+    # The file itself may be out of reach in the child: the error line shows the code from here.
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     code = compile(source, filename, "exec")
     if guards is not None:
         guards.adopt_code(code, from_file=True)
