@@ -215,9 +215,9 @@ PITFALLS = MISTAKES.pitfalls([
         "delta": {"clip": "each_backward"},
         "explanation": "The gradients were clipped after every backward(), while the group was still being "
                        "accumulated. Each clip only saw a partial sum, and the group's last microbatch was added "
-                       "after the last clip, so the gradient the optimizer applied was not clipped: its global norm "
-                       "could be well over max_norm. Clipping belongs between the group's last backward and "
-                       "the step.",
+                       "after the last clip, so what the optimizer applied was neither the group's gradient nor a "
+                       "clipped one: scaled partial sums plus an unclipped last share, whose global norm can land "
+                       "above or below max_norm. Clipping belongs between the group's last backward and the step.",
         "hint": "Call clip_grad_norm_ once per group, after the inner loop over its microbatches, right before "
                 "optimizer.step().",
     },
