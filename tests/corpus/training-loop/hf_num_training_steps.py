@@ -1,5 +1,5 @@
 # expect: failed pitfall=total-in-microbatches
-# source: transformers' example scripts before the fix: num_training_steps = len(train_dataloader) * num_epochs while the scheduler steps only on accumulation boundaries (look-alike written for this corpus; the schedule itself is the exercise's)
+# source: the common num_training_steps = len(train_dataloader) * num_epochs, not divided by the accumulation steps while the scheduler only steps on update boundaries (HF-style names; written for this corpus, the schedule itself is the exercise's)
 import copy
 import math
 
@@ -28,7 +28,7 @@ def fit(model, train, val, make_optimizer, loss_fn, *, epochs, micro_size, accum
 
     completed_steps = 0
     best_metric, best_weights = math.inf, None
-    for epoch in range(epochs):
+    for _epoch in range(epochs):
         model.train()
         for start in range(0, len(train_dataloader), accumulation):
             chunk = train_dataloader[start:start + accumulation]

@@ -1,5 +1,5 @@
 # expect: failed pitfall=lambda-lr-warmup
-# source: transformers' get_cosine_with_min_lr_schedule_with_warmup multiplier as a LambdaLR would apply it (step / warmup from 0, cosine over total - warmup); look-alike written for this corpus
+# source: look-alike of transformers' warmup + cosine-with-min-lr convention as a LambdaLR applies it (step / warmup from step 0, cosine over total - warmup), written for this corpus
 import copy
 import math
 
@@ -7,18 +7,18 @@ import torch
 from torch import nn
 
 
-def cosine_with_min_lr(current_step, num_warmup_steps, num_training_steps, min_lr_rate):
-    if current_step < num_warmup_steps:
-        return float(current_step) / float(max(1, num_warmup_steps))
-    progress = float(current_step - num_warmup_steps) / float(max(1, num_training_steps - num_warmup_steps))
-    factor = 0.5 * (1.0 + math.cos(math.pi * min(progress, 1.0)))
-    return factor * (1 - min_lr_rate) + min_lr_rate
+def warmup_cosine_multiplier(t, warm, length, floor):
+    """The multiplier a LambdaLR would apply at its t-th step (t = 0 before the first update)."""
+    if t < warm:
+        return t / max(1, warm)
+    done = min(1.0, (t - warm) / max(1, length - warm))
+    return floor + (1 - floor) * (1 + math.cos(math.pi * done)) / 2
 
 
 def fit(model, train, val, make_optimizer, loss_fn, *, epochs, micro_size, accumulation, lr, weight_decay,
         warmup, min_ratio, max_norm):
     decay, skip = [], []
-    for module_name, module in model.named_modules():
+    for _name, module in model.named_modules():
         for name, p in module.named_parameters(recurse=False):
             (skip if name == "bias" or isinstance(module, (nn.LayerNorm, nn.BatchNorm1d)) else decay).append(p)
     opt = make_optimizer([{"params": decay, "weight_decay": weight_decay}, {"params": skip, "weight_decay": 0.0}],
@@ -38,7 +38,7 @@ def fit(model, train, val, make_optimizer, loss_fn, *, epochs, micro_size, accum
                 (loss_fn(model(x[s:s + micro_size]), y[s:s + micro_size]).sum() / count).backward()
             nn.utils.clip_grad_norm_(model.parameters(), max_norm)
             for group in opt.param_groups:
-                group["lr"] = lr * cosine_with_min_lr(step, warmup, total, min_ratio)
+                group["lr"] = lr * warmup_cosine_multiplier(step, warmup, total, min_ratio)
             opt.step()
             step += 1
         model.eval()

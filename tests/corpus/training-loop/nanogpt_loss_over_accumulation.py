@@ -11,7 +11,7 @@ def fit(model, train, val, make_optimizer, loss_fn, *, epochs, micro_size, accum
         warmup, min_ratio, max_norm):
     gradient_accumulation_steps = accumulation
     decay_params, nodecay_params = [], []
-    for mn, m in model.named_modules():
+    for _mn, m in model.named_modules():
         for pn, p in m.named_parameters(recurse=False):
             if pn.endswith("bias") or isinstance(m, nn.LayerNorm):
                 nodecay_params.append(p)

@@ -39,7 +39,7 @@ def fit(model, train, val, make_optimizer, loss_fn, *, epochs, micro_size, accum
     ratios = iter(schedule(epochs * len(plan), warmup, min_ratio))
 
     best_loss, best_model = None, None
-    for epoch in range(epochs):
+    for _epoch in range(epochs):
         model.train(True)
         for group in plan:
             n = sum(len(x[s]) for s in group)

@@ -22,7 +22,7 @@ def fit(model, train, val, make_optimizer, loss_fn, *, epochs, micro_size, accum
     u = 0
     best_val = math.inf
     best_state = model.state_dict()
-    for epoch in range(epochs):
+    for _epoch in range(epochs):
         model.train()
         for group in groups:
             count = sum(len(xb) for xb, _ in group)
