@@ -205,11 +205,29 @@ def case_inputs(seed, *, n, n_val=16, epochs, micro_size, accumulation, lr=0.3, 
         y_val = (1 - blend) * start + blend * target(x_val)
         config = dict(epochs=epochs, micro_size=micro_size, accumulation=accumulation, lr=lr,
                       weight_decay=weight_decay, warmup=warmup, min_ratio=min_ratio, max_norm=max_norm)
-        return {"model": model, "train": (x, y), "val": (x_val, y_val), "config": config, "recorder": recorder}
+        problem = Problem(model, (x, y), (x_val, y_val), recorder,
+                          f"seed {seed}: {n} train, {n_val} val examples; MLP 2-{hidden}-1 with LayerNorm")
+        return {"problem": problem, "config": config}
     return inputs
 
 
-def run_fit(subject, model, train, val, config, recorder):
+class Problem:
+    """A case's model, data and recorder in one input. A verdict shows an input as text, in full,
+    and 400 rows of data would bury the configuration, so it shows this summary instead (grind
+    keeps the first 80 characters of what is not data): the seed and sizes the data are drawn
+    from (case_inputs) and the model's widths."""
+
+    def __init__(self, model, train, val, recorder, summary):
+        self.model, self.train, self.val, self.recorder, self.summary = model, train, val, recorder, summary
+
+    def __str__(self):
+        return self.summary
+
+    __repr__ = __str__
+
+
+def run_fit(subject, problem, config):
+    model, train, val, recorder = problem.model, problem.train, problem.val, problem.recorder
     names = [name for name, _ in model.named_parameters()]
     made = []
 
