@@ -231,7 +231,7 @@ def run_fit(subject, problem, config):
     names = [name for name, _ in model.named_parameters()]
     made = []
 
-    def make_optimizer(groups, lr):
+    def make_optimizer(groups, lr=1e-3):  # AdamW's default lr, in case the loop sets every lr itself
         optimizer = RecordingOptimizer(groups, lr, recorder.params)
         made.append(optimizer)
         return optimizer
