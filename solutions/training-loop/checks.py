@@ -30,7 +30,7 @@ import math
 import torch
 from torch import nn
 
-from grind_kit import case, flat
+from grind_kit import RecordingSGD, case, flat
 
 DEFAULT_WEIGHT_DECAY = 0.01  # what a group without its own "weight_decay" gets, as in torch's AdamW
 ABSENT = -1.0  # "weight decay per parameter" of a parameter no group lists
@@ -98,11 +98,12 @@ class FixedDropout(nn.Module):
         return f"keep={self.keep_mask.tolist()}"
 
 
-class RecordingOptimizer:
+class RecordingOptimizer(RecordingSGD):
     """SGD with decoupled weight decay, p <- p - lr * wd * p - lr * grad, for each group with its
     own "lr" and "weight_decay" (a group without "weight_decay" gets 0.01, as in torch.optim.AdamW).
     Takes a list of tensors or of group dicts, like torch; offers param_groups, state, step() and
-    zero_grad(set_to_none=True). Records what the learner's loop did with it."""
+    zero_grad(set_to_none=True) (the kit's RecordingSGD's, like torch's). Records what the learner's
+    loop did with it."""
 
     def __init__(self, params, lr, model_params):
         params = list(params)
@@ -119,17 +120,6 @@ class RecordingOptimizer:
         self.state = {}
         self.model_params = model_params
         self.lrs, self.norms, self.decay = [], [], None
-
-    def zero_grad(self, set_to_none=True):
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                if set_to_none:
-                    p.grad = None
-                else:
-                    p.grad.detach_()
-                    p.grad.zero_()
 
     def _record(self):
         live = [g for g in self.param_groups if g["params"]]
