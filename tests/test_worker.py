@@ -106,7 +106,7 @@ def test_a_warm_worker_outlives_the_thread_that_started_it() -> None:
 
 def test_a_warm_job_inherits_the_optimizer_machinery_when_its_checks_use_torch_optim(course: Path) -> None:
     """The first torch optimizer in a process imports torch._dynamo (as long as importing torch).
-    When an exercise's checks name torch.optim, the warm server builds one before forking the
+    When an exercise's checks name torch.optim, the warm server imports torch._dynamo before the
     first job, so no job pays for it again; when they do not (clipping), nobody pays for it."""
     from judge.grade import hidden_from_learners
     from judge.worker.sandbox import WarmWorker

@@ -502,7 +502,7 @@ def main() -> None:
 
 def uses_torch_optim(job: dict[str, Any]) -> bool:
     """Whether a job's checks (trusted text from grind, never the learner's) name torch.optim:
-    then the warm server builds one optimizer before forking it (see serve)."""
+    then the warm server imports what the first optimizer needs before forking it (see serve)."""
     return "torch.optim" in str(job.get("checks_source", ""))
 
 
@@ -540,10 +540,13 @@ def serve() -> None:
         if not optimizers_ready and uses_torch_optim(request["job"]):
             # The first torch optimizer built in a process imports torch._dynamo, which costs
             # about as much as importing torch, and every forked job paid it again: lr-schedule
-            # graded at 1.0 submission/s against clipping's 8.1. Built here once, in the server,
-            # before this job's fork (the job's clock has not started), every later job inherits
-            # it; an exercise whose checks never name torch.optim does not pay for it at all.
-            torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+            # graded at 1.0 submission/s against clipping's 8.1. Imported here once, in the
+            # server, before this job's fork (the job's clock has not started), every later job
+            # inherits it; an exercise whose checks never name torch.optim does not pay for it.
+            # Only the import: building an optimizer here would also patch its class (torch
+            # wraps Optimizer.step in a profiling hook on first use), which changed what the
+            # forbidden-API guard saw of torch.optim.SGD.step in every later job.
+            import torch._dynamo  # noqa: F401
             optimizers_ready = True
         workdir = request["job"]["out_dir"]
         cgroup = request.get("cgroup")
