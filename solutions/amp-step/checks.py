@@ -156,6 +156,9 @@ def random_inputs(size, seed):
                       init_scale=2.0 ** (10 + 4 * seed % 7), growth_interval=2 + seed)()
 
 
+SCALES = "scale per microbatch, then after the loop"
+
+
 def run(subject, model, microbatches, loss, accum_steps, max_norm, lr, gamma, scaler_kwargs):
     optimizer = LoggedSGD(model.parameters(), lr=lr)
     scaler = RecordingScaler(**scaler_kwargs)
@@ -164,9 +167,10 @@ def run(subject, model, microbatches, loss, accum_steps, max_norm, lr, gamma, sc
     # Four observations, so that a crashing loop's report can still show all that was expected.
     # The parameters follow from the gradients and learning rates of the steps; the number of
     # optimizer steps is the number of rows of "grads per step"; the scale after each update()
-    # is the next group's scale per microbatch.
+    # is the next group's scale per microbatch, and the scale after the loop is the last
+    # group's (a loop that skips the last update() leaves the scaler unusable for the next call).
     return {
-        "scale per microbatch": scaler.scales_used,
+        SCALES: scaler.scales_used + [scaler.get_scale()],
         "grads per step": optimizer.grads_per_step(),
         "lr per step": optimizer.lrs,
         "scheduler steps": scheduler.calls,
@@ -185,7 +189,7 @@ CASES = [
     case("worked_example", "example", call=run,
          inputs=probe_inputs(WORKED, accum_steps=2, max_norm=1.0, lr=0.1, gamma=0.5, bad=[(3, "inf")],
                              init_scale=1024.0),
-         shown=["scale per microbatch", "lr per step", "scheduler steps"]),
+         shown=[SCALES, "lr per step", "scheduler steps"]),
     # the true norm is below max_norm, S times it is far above: only unscaled clipping leaves it alone
     case("clip_inactive_in_true_units", call=run,
          inputs=net_inputs(1, groups=3, accum_steps=2, max_norm=50.0, init_scale=4096.0)),
@@ -199,6 +203,9 @@ CASES = [
     # the scale grows after every 2 clean updates: those updates are real and advance the schedule
     case("scale_growth", call=run,
          inputs=net_inputs(5, groups=5, accum_steps=2, max_norm=1.0, init_scale=128.0, growth_interval=2)),
+    # the last group overflows: only its update() backs the scale off, after the loop
+    case("overflow_in_the_last_group", call=run,
+         inputs=net_inputs(9, groups=3, accum_steps=2, max_norm=1.0, bad=[(5, "inf")], init_scale=1024.0)),
     case("accum_steps_one", call=run,
          inputs=net_inputs(6, groups=4, accum_steps=1, max_norm=1.0, bad=[(1, "inf")], init_scale=1024.0)),
     case("single_group", call=run,
