@@ -106,6 +106,8 @@ def test_new_copies_the_kit_into_a_course_without_one(course: Path) -> None:
     made = runner.invoke(app, ["new", "demo", "--kind", "optimizer"])
     assert made.exit_code == 0, made.output
     assert "Copied grind's author kit" in made.output
+    golden = course / "tests" / "submissions" / "demo" / "README.md"  # validate grades the files put here
+    assert "# expect: failed pitfall=SLUG" in golden.read_text() and str(golden) in made.output
     assert (course / "solutions" / "_kit" / "__init__.py").read_text() == \
         (ROOT / "solutions" / "_kit" / "__init__.py").read_text()
     unknown = runner.invoke(app, ["new", "other", "--kind", "scheduler"])
