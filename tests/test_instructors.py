@@ -364,3 +364,17 @@ def test_autograder_build_refuses_an_exercise_that_fails_validate(course: Path, 
     assert result.exit_code == ExitStatus.JUDGE_ERROR, output
     assert "refusing to build clipping" in output and f"{checks}:" in output and "syntax error" in output
     assert not (out / "clipping-autograder.zip").exists()
+
+
+def test_the_child_refuses_plain_dict_cases_with_an_unknown_kind_or_a_duplicate_name() -> None:
+    """Checks written without the kit (plain dicts) get the same one-line refusal as the kit's case()."""
+    from judge.worker.runner import AuthoringError, check_cases, check_pitfalls
+
+    with pytest.raises(AuthoringError, match=r"^checks.py: case 'zero' has kind 'egde'; use one of example, edge, random$"):
+        check_cases([{"name": "zero", "kind": "egde"}], "checks.py")
+    with pytest.raises(AuthoringError, match=r"^checks.py: two cases are named 'zero'"):
+        check_cases([{"name": "zero"}, {"name": "one", "kind": "random"}, {"name": "zero", "kind": "example"}],
+                    "checks.py")
+    with pytest.raises(AuthoringError, match=r"^pitfalls.py: PITFALLS\[0\] \('Off by one'\) is missing key 'slug'"):
+        check_pitfalls([{"name": "Off by one", "explanation": "", "hint": "", "impl": None}], "pitfalls.py")
+    check_cases([{"name": "zero"}, {"name": "one", "kind": "random"}], "checks.py")  # fine
