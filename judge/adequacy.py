@@ -8,7 +8,11 @@
   checks: a pitfall no case catches, or one named as a different mistake, means the cases
   are not good enough);
 - the worked-example values appear in the statement, so the public numbers are the real ones;
-- the reference runs well inside the time limit.
+- the reference runs well inside the time limit;
+- every ``forbidden`` name resolves to a real torch object, case names are unique and their kinds
+  known, and ``rtol = atol = 0`` only where an oracle matches the reference exactly;
+- the golden submissions (``tests/submissions/<slug>/``) get the verdict and pitfall their
+  header names.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from judge.catalog import content_root
 from judge.corpus import CorpusReport, corpus_files, grade_corpus, judge_corpus
 from judge.grade import ORACLE, REFERENCE, Reference, compute_reference, grade, judge_subject
 from judge.kit import kit_problems
@@ -71,25 +76,32 @@ def static_problems(exercise: Exercise) -> list[str]:
     return problems
 
 
-def _statement_numbers(text: str) -> list[tuple[float, int]]:
-    """Every number written in the statement, with how many decimals it shows."""
+def _statement_numbers(text: str) -> list[tuple[float, float, int]]:
+    """Every number written in the statement: its value, the unit of its last digit shown
+    (0.01 for 3.16, 1e-4 for 1.5e-3) and how many significant digits it shows."""
     found = []
-    for match in re.finditer(r"(?<![\w.])[-−]?\d+(?:\.(\d+))?(?:e[-+]?\d+)?", text):
+    for match in re.finditer(r"(?<![\w.])[-−]?(\d+)(?:\.(\d+))?(?:e([-+]?\d+))?", text):
         raw = match.group(0).replace("−", "-")
         try:
-            found.append((float(raw), len(match.group(1) or "")))
+            value = float(raw)
         except ValueError:
             continue
+        decimals = len(match.group(2) or "")
+        exponent = int(match.group(3) or 0)
+        digits = (match.group(1) + (match.group(2) or "")).lstrip("0")
+        found.append((value, 10.0 ** (exponent - decimals), len(digits)))
     return found
 
 
-def _appears(value: float, numbers: list[tuple[float, int]]) -> bool:
-    """Is ``value`` written somewhere, rounded to the decimals shown (3.16 for 3.1623)?"""
-    for number, decimals in numbers:
-        if abs(number - value) <= 0.5 * 10 ** (-decimals) + 1e-12 * max(1.0, abs(value)):
+def _appears(value: float, numbers: list[tuple[float, float, int]]) -> bool:
+    """Is ``value`` written somewhere, either exactly (13, 0.5) or correctly rounded to at least
+    3 significant digits (3.16 for 3.1623, 1.50e-3)? "0.9" for 0.9231 does not count: a rounding
+    that coarse would accept a wrong number."""
+    for number, unit, significant in numbers:
+        if abs(number - value) <= 1e-6 * max(1.0, abs(value)):
+            return True  # exact, up to float32 noise
+        if significant >= 3 and abs(number - value) <= 0.5 * unit * (1 + 1e-9):
             return True
-        if value != 0 and abs(number) > 0 and abs(number - value) <= 5e-4 * abs(value):
-            return True  # written in scientific or significant-digit form
     return False
 
 
@@ -112,6 +124,8 @@ def statement_problems(exercise: Exercise, ref: Reference) -> list[str]:
         name, shown = instance.name, instance.shown
         if name not in text:
             problems.append(f"{exercise.statement_path}: the worked example '{name}' is not named in the statement")
+        else:  # the example's numbers follow its name: a match in the introduction is a coincidence
+            numbers = _statement_numbers(text[text.index(name):])
         for key, array in ref.subjects[REFERENCE].obs.get(name, {}).items():
             # A case may say which observations the statement shows ("shown"); by default,
             # every small numeric one must be there.
@@ -128,10 +142,84 @@ def statement_problems(exercise: Exercise, ref: Reference) -> list[str]:
     return problems
 
 
+def forbidden_problems(exercise: Exercise, ref: Reference) -> list[str]:
+    """A ``forbidden`` entry that names nothing in torch guards nothing: the learner may call the
+    real function. The trusted child resolved each name (the parent does not import torch)."""
+    manifest = exercise.exercise_dir / "exercise.toml"
+    return [f"{manifest}: forbidden entry '{name}' names no torch object (it does not import); fix the spelling "
+            "to the full dotted path, e.g. 'torch.nn.functional.cross_entropy'" for name in ref.unresolved]
+
+
+def tolerance_problems(exercise: Exercise, ref: Reference) -> list[str]:
+    """``rtol = atol = 0`` fails correct code that only sums in another order, unless an oracle
+    shows that an independent implementation matches the reference bit for bit."""
+    exact = [dtype for dtype, tol in exercise.tolerance.items() if tol.rtol == 0 and tol.atol == 0]
+    if not exact:
+        return []
+    manifest = exercise.exercise_dir / "exercise.toml"
+    where = f"{manifest}: key 'tolerance' entry '{exact[0]}' has rtol = atol = 0"
+    oracle = ref.subjects.get(ORACLE)
+    if oracle is None:
+        return [f"{where}, which fails correct code on float noise; give it a tolerance (e.g. rtol = 1e-6, "
+                f"atol = 1e-7), or add {exercise.oracle_path.name} showing an independent version matches exactly"]
+    mine = ref.subjects[REFERENCE].obs
+    for name in ref.instance_names:
+        a, b = mine.get(name, {}), oracle.obs.get(name, {})
+        if a.keys() != b.keys() or any(not np.array_equal(a[k], b[k], equal_nan=True) for k in a):
+            return [f"{where}, but the oracle differs from the reference in case '{name}': correct code would "
+                    "fail; give it a tolerance (e.g. rtol = 1e-6, atol = 1e-7)"]
+    return []
+
+
+def golden_root() -> Path:
+    """The course's ``tests/submissions``: one folder of golden submissions per exercise."""
+    return content_root() / "tests" / "submissions"
+
+
+GOLDEN_HEADER = re.compile(r"#\s*expect:\s*(\w+)(?:\s+pitfall=(\S+))?")
+GOLDEN_STATUSES = {s.value for s in Status}
+
+
+def golden_problems(exercise: Exercise, folder: Path) -> list[str]:
+    """Grade each golden submission (``folder/*.py``, first line ``# expect: STATUS [pitfall=SLUG]``)
+    with one warm worker, and report each whose verdict or named pitfall differs."""
+    from judge.grade import hidden_from_learners
+    from judge.worker.sandbox import Limits, WarmWorker
+
+    files = sorted(folder.glob("*.py")) if folder.is_dir() else []
+    problems, wanted = [], {}
+    for path in files:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines() or [""]
+        match = GOLDEN_HEADER.match(lines[0])
+        if not match or match.group(1) not in GOLDEN_STATUSES:
+            problems.append(f"{path}: line 1 must be '# expect: STATUS [pitfall=SLUG]' with STATUS one of "
+                            f"{', '.join(sorted(GOLDEN_STATUSES))}")
+            continue
+        wanted[path] = (match.group(1), match.group(2))
+    if not wanted:
+        return problems
+    with WarmWorker(hidden_from_learners(exercise, folder)) as worker:
+        for path, (status, pitfall) in wanted.items():
+            # A short wall clock keeps the infinite loops cheap, as in tests/test_exercises.py.
+            limits = Limits(wall_s=2.0) if status == "timeout" else None
+            verdict = grade(exercise, path, limits=limits, worker=worker)
+            got = verdict.diagnosis.slug if verdict.diagnosis else None
+            if verdict.status.value != status or (status == "failed" and got != pitfall):
+                want = status + (f" pitfall={pitfall}" if pitfall else "")
+                have = verdict.status.value + (f" pitfall={got}" if got else "")
+                why = (verdict.message or "").strip().splitlines()[:1]
+                problems.append(f"{path}: golden submission expects '{want}', got '{have}'"
+                                f"{': ' + why[0][:160] if why else ''}; fix the exercise, or the header if the "
+                                "file is wrong")
+    return problems
+
+
 def check_adequacy(exercise: Exercise, *, seeds: int | None = None, with_stub: bool = True,
-                   determinism: bool = False, corpus_root: Path | None = None) -> AdequacyReport:
+                   determinism: bool = False, corpus_root: Path | None = None,
+                   golden: Path | None = None) -> AdequacyReport:
     """Every check in the module docstring; with ``corpus_root``, also grade the exercise's
-    corpus (``corpus_root/<slug>/*.py``, see judge.corpus) and report the share it names."""
+    corpus (``corpus_root/<slug>/*.py``, see judge.corpus) and report the share it names; with
+    ``golden``, grade the golden submissions in ``golden/<slug>/``."""
     started = time.monotonic()
     report = AdequacyReport(exercise.slug)
     report.problems += static_problems(exercise)
@@ -159,6 +247,8 @@ def check_adequacy(exercise: Exercise, *, seeds: int | None = None, with_stub: b
         else:
             report.caught += 1
     report.problems += statement_problems(exercise, ref)
+    report.problems += forbidden_problems(exercise, ref)
+    report.problems += tolerance_problems(exercise, ref)
 
     elapsed = ref.subjects[REFERENCE].elapsed_s
     if elapsed * HEADROOM > exercise.time_limit:
@@ -181,6 +271,8 @@ def check_adequacy(exercise: Exercise, *, seeds: int | None = None, with_stub: b
     if folder is not None and corpus_files(folder):
         report.corpus = judge_corpus(exercise, grade_corpus(exercise, folder))
         report.problems += report.corpus.problems()
+    if golden is not None:
+        report.problems += golden_problems(exercise, golden / exercise.slug)
     report.seconds = time.monotonic() - started
     return report
 

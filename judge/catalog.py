@@ -71,7 +71,8 @@ class _Manifest:
         if isinstance(value, bool) and kind in (int, float, (int, float)):
             raise self.fail(key, f"must be {what or 'a number'}, not a boolean")
         if not isinstance(value, kind):
-            raise self.fail(key, f"must be {what or getattr(kind, '__name__', kind)}, got {type(value).__name__}")
+            names = " or ".join(k.__name__ for k in (kind if isinstance(kind, tuple) else (kind,)))
+            raise self.fail(key, f"must be {what or names}, got {type(value).__name__}")
         return value
 
     def str_list(self, key: str, default: Any = ...) -> tuple[str, ...]:

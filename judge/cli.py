@@ -606,7 +606,7 @@ def validate(
 ) -> None:
     """Prove exercises adequate: schema, reference (twice), stub, every pitfall caught and named,
     and the share of the exercise's corpus named right."""
-    from judge.adequacy import AdequacyReport, check_adequacy
+    from judge.adequacy import AdequacyReport, check_adequacy, golden_root
     from judge.corpus import default_root
     from judge.errors import ManifestError
     from judge.report import render_validation
@@ -621,7 +621,8 @@ def validate(
     reports = []
     for name in slugs:
         try:
-            reports.append(check_adequacy(catalog.get(name or ""), determinism=True, corpus_root=corpus_root))
+            reports.append(check_adequacy(catalog.get(name or ""), determinism=True, corpus_root=corpus_root,
+                                          golden=golden_root()))
         except ManifestError as exc:
             reports.append(AdequacyReport(name or "", problems=[exc.message]))
         except JudgeError as exc:
@@ -681,9 +682,22 @@ def autograder_build(
     out: Path = typer.Option(Path("autograder"), "--out", "-o", help="Folder for the bundles."),
 ) -> None:
     """Build a ready-to-upload Gradescope autograder bundle for each exercise."""
+    from judge.adequacy import check_adequacy
     from judge.autograder import build
 
     exercises = [_exercise(slug) for slug in slugs]
+    for exercise in exercises:
+        # A bundle of a broken exercise tells every student "the autograder crashed": refuse it here.
+        try:
+            problems = check_adequacy(exercise).problems
+        except UsageError:
+            raise
+        except JudgeError as exc:
+            problems = [exc.message]
+        if problems:
+            more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+            raise JudgeError(f"refusing to build {exercise.slug}: it fails 'grind validate {exercise.slug}': "
+                             f"{problems[0]}{more}")
     out.mkdir(parents=True, exist_ok=True)
     for exercise in exercises:
         archive = build(exercise, out)

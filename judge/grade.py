@@ -69,6 +69,7 @@ class Reference:
     instances: list[protocol.Instance]
     pitfalls: list[protocol.PitfallMeta]
     subjects: dict[str, SubjectRun]
+    unresolved: list[str] = field(default_factory=list)  # forbidden names that name nothing in torch
 
     @property
     def instance_names(self) -> list[str]:
@@ -148,9 +149,13 @@ def _run_trusted(exercise: Exercise, seeds: int | None = None, with_oracle: bool
     subjects.append({"kind": "pitfalls", "path": str(exercise.pitfalls_path),
                      "source": exercise.pitfalls_path.read_text(encoding="utf-8")})
     budget = exercise.time_limit * (2 + len(subjects) * 4) + 30
-    outcome = run_job(_job(exercise, subjects, record_inputs=True, seeds=seeds),
+    outcome = run_job(_job(exercise, subjects, record_inputs=True, seeds=seeds,
+                           check_forbidden=list(exercise.forbidden)),
                       Limits(wall_s=budget, memory_mb=max(exercise.memory_mb, 4096)))
     if outcome.result is None:
+        for line in outcome.stderr.splitlines():
+            if line.startswith(protocol.AUTHORING_PREFIX):  # the checks or pitfalls are broken: say where
+                raise JudgeError(line[len(protocol.AUTHORING_PREFIX):])
         detail = (outcome.stderr.strip().splitlines() or [""])[-1]
         raise JudgeError(f"{exercise.slug}: computing the reference failed: {outcome.message} {detail}".strip())
     return outcome
@@ -167,7 +172,7 @@ def _reference_from(exercise: Exercise, result: protocol.Result, observations: O
     problem = reference_problem(result, observations)
     if problem is not None:
         raise JudgeError(f"{exercise.checks_path}: the reference's observations are incomplete ({problem})")
-    ref = Reference(result.instances, result.pitfalls, _split(result, observations))
+    ref = Reference(result.instances, result.pitfalls, _split(result, observations), list(result.unresolved))
     own = ref.subjects[REFERENCE]
     if own.load_error:
         raise JudgeError(f"{exercise.reference_path}: the reference does not load: {own.load_error.message}")

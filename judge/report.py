@@ -605,10 +605,10 @@ def render_validation(console: Console, reports: list[Any]) -> None:
     console.print(table)
     for r in reports:
         if getattr(r, "corpus", None) is not None:
-            console.print(f"{r.exercise} corpus: {r.corpus.summary()}", markup=False, highlight=False, soft_wrap=True)
+            console.print(f"{r.exercise} corpus: {r.corpus.summary()}", markup=False, emoji=False, highlight=False, soft_wrap=True)
     for r in reports:
         for problem in r.problems:
-            console.print(f"{r.exercise}: {problem}", markup=False, highlight=False, soft_wrap=True)
+            console.print(f"{r.exercise}: {problem}", markup=False, emoji=False, highlight=False, soft_wrap=True)
 
 
 class grading_progress:  # noqa: N801 - used as a context manager, reads like a function

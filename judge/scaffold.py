@@ -63,4 +63,23 @@ def new_exercise(catalog: Catalog, slug: str, kind: str = "function") -> Scaffol
             path = target / template.name.removesuffix(".tmpl")
             path.write_text(template.read_text(encoding="utf-8").replace("{slug}", slug), encoding="utf-8")
             files.append(path)
+    golden = catalog.root / "tests" / "submissions" / slug
+    golden.mkdir(parents=True, exist_ok=True)
+    readme = golden / "README.md"
+    if not readme.exists():
+        readme.write_text(GOLDEN_README.replace("{slug}", slug), encoding="utf-8")
+        files.append(readme)
     return Scaffold(exercise_dir, solution_dir, files, copied)
+
+
+GOLDEN_README = """# Golden submissions for {slug}
+
+Each `*.py` here is a submission whose verdict you know; `grind validate {slug}` grades every one
+and reports each whose verdict or named pitfall differs. Line 1 says what grind must answer:
+
+    # expect: passed
+    # expect: failed pitfall=SLUG      (rejected, and named as the pitfall with this slug)
+    # expect: forbidden                (also: error, timeout, crashed)
+
+Start with a correct answer written differently from the reference, and each mistake you expect.
+"""

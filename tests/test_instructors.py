@@ -106,6 +106,8 @@ def test_new_copies_the_kit_into_a_course_without_one(course: Path) -> None:
     made = runner.invoke(app, ["new", "demo", "--kind", "optimizer"])
     assert made.exit_code == 0, made.output
     assert "Copied grind's author kit" in made.output
+    golden = course / "tests" / "submissions" / "demo" / "README.md"  # validate grades the files put here
+    assert "# expect: failed pitfall=SLUG" in golden.read_text() and str(golden) in made.output
     assert (course / "solutions" / "_kit" / "__init__.py").read_text() == \
         (ROOT / "solutions" / "_kit" / "__init__.py").read_text()
     unknown = runner.invoke(app, ["new", "other", "--kind", "scheduler"])
@@ -250,3 +252,129 @@ def test_autograder_bundle_always_writes_results(tmp_path: Path) -> None:
         subprocess.run(["bash", str(run)], env=env, check=True, timeout=300, capture_output=True)
         results = json.loads((root / "results" / "results.json").read_text())
         assert (results["score"] == results["max_score"]) is want_full
+
+
+# --- validate catches an author's real mistakes (issue 13): one line each, naming file, key or case, and fix.
+
+def _break(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text, f"{old!r} not in {path}"
+    path.write_text(text.replace(old, new, 1))
+
+
+@pytest.mark.parametrize("mistake", ["duplicate_case", "unknown_kind", "pitfall_without_slug", "checks_syntax"])
+def test_validate_names_the_file_and_case_of_a_broken_checks_or_pitfalls(course: Path, mistake: str) -> None:
+    """Mistakes in the trusted files stop the reference's child before it runs anything: validate
+    fails with one line naming the file, the case or pitfall, and what to do, not 'did the
+    submission call exit?'."""
+    solutions = course / "solutions" / "clipping"
+    checks, pitfalls = solutions / "checks.py", solutions / "pitfalls.py"
+    zero = 'case("all_zero_grads", inputs=fixed([[0.0, 0.0], [0.0]], 1.0), call=run_clip),\n'
+    if mistake == "duplicate_case":
+        _break(checks, zero, zero + "    " + zero.replace("[0.0]]", "[0.0, 0.0]]"))
+        want = [f"{checks}: two cases are named 'all_zero_grads'", "its own name"]
+    elif mistake == "unknown_kind":
+        _break(checks, 'case("all_zero_grads", ', 'case("all_zero_grads", "egde", ')
+        # the kit's case() refuses it as it is written (file:line); a plain dict is refused by the child
+        want = [f"{checks}:", "case 'all_zero_grads'", "'egde'", "example, edge, random"]
+    elif mistake == "pitfall_without_slug":
+        _break(pitfalls, '"slug": "no-clamp",', "")
+        want = [f"{pitfalls}: PITFALLS[1] ('", "is missing key 'slug'; add it"]
+    else:
+        lines = checks.read_text().splitlines()
+        number = lines.index("CASES = [") + 1
+        lines[number - 1] = "CASES = [("
+        checks.write_text("\n".join(lines) + "\n")
+        want = [f"{checks}:", "syntax error"]
+    result = runner.invoke(app, ["validate", "clipping"])
+    output = " ".join(result.output.split())
+    assert result.exit_code == ExitStatus.FAILED, output
+    for needed in want:
+        assert needed in output, output
+    assert "did the submission call exit" not in output and "KeyError" not in output
+
+
+def _adequacy_of_broken_copy(course: Path) -> list[str]:
+    exercise = Catalog().get("clipping")
+    return check_adequacy(exercise, with_stub=False).problems
+
+
+def test_validate_flags_a_forbidden_name_that_names_nothing(course: Path) -> None:
+    """A typo in `forbidden` would let the learner call the real function: the trusted child
+    resolves each name, and validate names the entry and the fix."""
+    manifest = course / "exercises" / "clipping" / "exercise.toml"
+    _break(manifest, '"torch.nn.utils.clip_grad_norm_",', '"torch.nn.utilz.clip_grad_norm_",')
+    problems = _adequacy_of_broken_copy(course)
+    assert any(p.startswith(f"{manifest}: forbidden entry 'torch.nn.utilz.clip_grad_norm_' names no torch object")
+               for p in problems), problems
+
+
+def test_validate_flags_exact_tolerance_without_an_oracle(course: Path) -> None:
+    """rtol = atol = 0 fails correct code on float noise; without an oracle proving an
+    independent version matches bit for bit, validate says so and suggests a tolerance."""
+    manifest = course / "exercises" / "clipping" / "exercise.toml"
+    _break(manifest, "float32 = { rtol = 1e-5, atol = 1e-7 }", "float32 = { rtol = 0, atol = 0 }")
+    (course / "solutions" / "clipping" / "oracle.py").unlink()
+    problems = _adequacy_of_broken_copy(course)
+    assert any(p.startswith(f"{manifest}: key 'tolerance' entry 'float32' has rtol = atol = 0") and "rtol = 1e-6" in p
+               for p in problems), problems
+
+
+def test_validate_flags_a_wrong_number_in_the_worked_example(course: Path) -> None:
+    """0.9 for 0.9231 was accepted (within half a unit of its one decimal); a number must now be
+    exact or correctly rounded to 3 significant digits, and follow the example's name."""
+    statement = course / "exercises" / "clipping" / "README.md"
+    _break(statement, "g2 -> [0.9231]", "g2 -> [0.9]")
+    problems = _adequacy_of_broken_copy(course)
+    assert any(p.startswith(f"{statement}: worked example 'worked_example' observes") and "0.923077" in p
+               for p in problems), problems
+
+
+def test_validate_grades_the_golden_submissions(course: Path) -> None:
+    """Golden files in tests/submissions/<slug>/ are graded with one warm worker; a file whose
+    verdict or pitfall differs from its header is reported by name."""
+    from judge.adequacy import golden_problems
+
+    folder = course / "tests" / "submissions" / "clipping"
+    folder.mkdir(parents=True)
+    shutil.copy(SUBMISSIONS / "clipping" / "correct_loop.py", folder / "correct_loop.py")
+    shutil.copy(SUBMISSIONS / "clipping" / "pitfall_per_tensor.py", folder / "per_tensor.py")
+    _break(folder / "per_tensor.py", "pitfall=per-tensor", "pitfall=sum-of-norms")
+    problems = golden_problems(Catalog().get("clipping"), folder)
+    assert len(problems) == 1, problems
+    assert problems[0].startswith(f"{folder / 'per_tensor.py'}: golden submission expects 'failed "
+                                  "pitfall=sum-of-norms', got 'failed pitfall=per-tensor'"), problems
+
+
+def test_a_wrong_type_in_the_manifest_reads_as_words(course: Path) -> None:
+    manifest = course / "exercises" / "clipping" / "exercise.toml"
+    _break(manifest, "time_limit = 10", 'time_limit = "ten"')
+    from judge.errors import ManifestError
+
+    with pytest.raises(ManifestError, match="key 'time_limit' .*must be int or float, got str"):
+        Catalog().get("clipping")
+
+
+def test_autograder_build_refuses_an_exercise_that_fails_validate(course: Path, tmp_path: Path) -> None:
+    checks = course / "solutions" / "clipping" / "checks.py"
+    checks.write_text(checks.read_text() + "def broken(:\n")
+    out = tmp_path / "bundles"
+    result = runner.invoke(app, ["autograder", "build", "clipping", "--out", str(out)])
+    output = " ".join(result.output.split())
+    assert result.exit_code == ExitStatus.JUDGE_ERROR, output
+    assert "refusing to build clipping" in output and f"{checks}:" in output and "syntax error" in output
+    assert not (out / "clipping-autograder.zip").exists()
+
+
+def test_the_child_refuses_plain_dict_cases_with_an_unknown_kind_or_a_duplicate_name() -> None:
+    """Checks written without the kit (plain dicts) get the same one-line refusal as the kit's case()."""
+    from judge.worker.runner import AuthoringError, check_cases, check_pitfalls
+
+    with pytest.raises(AuthoringError, match=r"^checks.py: case 'zero' has kind 'egde'; use one of example, edge, random$"):
+        check_cases([{"name": "zero", "kind": "egde"}], "checks.py")
+    with pytest.raises(AuthoringError, match=r"^checks.py: two cases are named 'zero'"):
+        check_cases([{"name": "zero"}, {"name": "one", "kind": "random"}, {"name": "zero", "kind": "example"}],
+                    "checks.py")
+    with pytest.raises(AuthoringError, match=r"^pitfalls.py: PITFALLS\[0\] \('Off by one'\) is missing key 'slug'"):
+        check_pitfalls([{"name": "Off by one", "explanation": "", "hint": "", "impl": None}], "pitfalls.py")
+    check_cases([{"name": "zero"}, {"name": "one", "kind": "random"}], "checks.py")  # fine

@@ -195,7 +195,7 @@ class Instance:
     def parse(cls, raw: Any, where: str) -> Instance:
         d = _dict(raw, where)
         kind = _text(d, "kind", where)
-        if kind not in ("example", "edge", "random"):
+        if kind not in CASE_KINDS:
             raise ProtocolError(f"{where}: unknown case kind {kind[:40]!r}")
         params = _dict(d.get("params", {}), f"{where}.params")
         for key, value in params.items():
@@ -259,6 +259,13 @@ class SpeedSample:
                    _float(learner, f"{where}.learner_s") if learner is not None else None, _text(d, "case", where))
 
 
+# A mistake in the exercise's own trusted files (checks, pitfalls), found by the trusted child:
+# it writes one line starting with this to stderr and exits, and the parent shows that line alone.
+AUTHORING_PREFIX = "grind-authoring: "
+CASE_KINDS = ("example", "edge", "random")
+PITFALL_KEYS = ("slug", "name", "explanation", "hint", "impl")
+
+
 @dataclass
 class Result:
     """Everything one run observed, except the tensors (those travel in safetensors)."""
@@ -270,6 +277,7 @@ class Result:
     pitfalls: list[PitfallMeta] = field(default_factory=list)
     speed: SpeedSample | None = None
     torch_version: str = ""
+    unresolved: list[str] = field(default_factory=list)  # forbidden names that name nothing in this torch
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -277,6 +285,7 @@ class Result:
             "subjects": {k: v.to_json() for k, v in self.subjects.items()},
             "instances": [asdict(i) for i in self.instances], "pitfalls": [asdict(p) for p in self.pitfalls],
             "speed": asdict(self.speed) if self.speed else None, "torch_version": self.torch_version,
+            "unresolved": self.unresolved,
         }
 
 
@@ -300,6 +309,7 @@ def parse_result(raw: bytes) -> Result:
         pitfalls=[PitfallMeta.parse(p, "pitfalls") for p in _list(d.get("pitfalls", []), "pitfalls")],
         speed=SpeedSample.parse(speed, "speed") if speed is not None else None,
         torch_version=_text(d, "torch_version", "result", default=""),
+        unresolved=[_str(n, "unresolved") for n in _list(d.get("unresolved", []), "unresolved")],
     )
 
 

@@ -801,8 +801,60 @@ def load_checks(run: _Run) -> None:
     """The cases, one instance per (case, size, seed). The checks module may warm up what its cases
     need (building a torch optimizer imports torch._dynamo, over a second): this runs before
     "ready", outside the learner's clock."""
-    run.checks = load_source(run.job["checks_source"], run.job["checks_filename"], "grind_checks")
-    run.instances = expand_cases(list(run.checks.CASES), run.job.get("seeds"))
+    filename = run.job["checks_filename"]
+    try:
+        run.checks = load_source(run.job["checks_source"], filename, "grind_checks")
+        cases = list(run.checks.CASES)
+    except Exception as exc:  # noqa: BLE001 - the author's file: say where, in one line
+        raise authoring_error(exc, filename, "loading the checks") from None
+    check_cases(cases, filename)
+    run.instances = expand_cases(cases, run.job.get("seeds"))
+
+
+class AuthoringError(Exception):
+    """A mistake in the exercise's own trusted files: one line for the author, naming the file."""
+
+
+def authoring_error(exc: BaseException, filename: str, doing: str) -> AuthoringError:
+    """``file:line: what went wrong`` for an exception raised by an exercise's own file."""
+    if isinstance(exc, SyntaxError):
+        return AuthoringError(f"{exc.filename or filename}:{exc.lineno}: syntax error: {exc.msg}; fix that line")
+    lines = [f.lineno for f in traceback.extract_tb(exc.__traceback__) if f.filename == filename]
+    where = f"{filename}:{lines[-1]}" if lines else filename
+    return AuthoringError(f"{where}: {doing} raised {type(exc).__name__}: {exc}")
+
+
+def check_cases(cases: list[Any], filename: str) -> None:
+    """Each case a dict with a unique name and a known kind: duplicates would merge, and an
+    unknown kind ("egde") would be shown to learners."""
+    seen: set[str] = set()
+    for index, case in enumerate(cases):
+        if not isinstance(case, dict) or not isinstance(case.get("name"), str) or not case["name"]:
+            raise AuthoringError(f"{filename}: CASES[{index}] needs a 'name' (a non-empty string)")
+        name, kind = case["name"], case.get("kind", "edge")
+        if kind not in _protocol.CASE_KINDS:
+            raise AuthoringError(f"{filename}: case '{name}' has kind {kind!r}; use one of "
+                                 f"{', '.join(_protocol.CASE_KINDS)}")
+        if name in seen:
+            raise AuthoringError(f"{filename}: two cases are named '{name}'; give each case in CASES its own name")
+        seen.add(name)
+
+
+def check_pitfalls(pitfalls: list[Any], filename: str) -> None:
+    """Each pitfall a dict with every key the judge reads, and its own slug."""
+    seen: set[str] = set()
+    for index, pitfall in enumerate(pitfalls):
+        if not isinstance(pitfall, dict):
+            raise AuthoringError(f"{filename}: PITFALLS[{index}] must be a dict with keys "
+                                 f"{', '.join(_protocol.PITFALL_KEYS)}")
+        label = pitfall.get("slug") or pitfall.get("name") or "unnamed"
+        for key in _protocol.PITFALL_KEYS:
+            if key not in pitfall:
+                raise AuthoringError(f"{filename}: PITFALLS[{index}] ({label!r}) is missing key '{key}'; add it "
+                                     "to that entry of PITFALLS")
+        if pitfall["slug"] in seen:
+            raise AuthoringError(f"{filename}: two pitfalls have slug {pitfall['slug']!r}; give each its own slug")
+        seen.add(pitfall["slug"])
 
 
 def list_subjects(run: _Run) -> list[tuple[str, dict[str, Any]]]:
@@ -816,7 +868,13 @@ def list_subjects(run: _Run) -> list[tuple[str, dict[str, Any]]]:
         if spec["kind"] != "pitfalls":
             subjects.append((spec["id"], spec))
             continue
-        bundle = load_source(spec["source"], spec["path"], "grind_pitfalls")
+        try:
+            bundle = load_source(spec["source"], spec["path"], "grind_pitfalls")
+            check_pitfalls(list(bundle.PITFALLS), spec["path"])
+        except AuthoringError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the author's file: say where, in one line
+            raise authoring_error(exc, spec["path"], "loading the pitfalls") from None
         described = [f.name for f in dataclasses.fields(_protocol.PitfallMeta)]
         pairs = run.job.get("combinations")  # None: the single pitfalls; a list: only these pairs
         for pitfall in bundle.PITFALLS:
@@ -977,9 +1035,16 @@ def execute(job: dict[str, Any], control: Any) -> None:
 
     torch.set_num_threads(1)
     run = _Run(job, control, np, torch)
-    load_checks(run)
-    run.say("ready")
-    subjects = list_subjects(run)
+    try:
+        load_checks(run)
+        run.say("ready")
+        subjects = list_subjects(run)
+    except AuthoringError as exc:
+        sys.stderr.write(f"{_protocol.AUTHORING_PREFIX}{exc}\n")
+        sys.stderr.flush()
+        os._exit(1)
+    # Trusted runs check the manifest's forbidden names here, where torch is: a typo guards nothing.
+    run.result.unresolved = [d for d in job.get("check_forbidden", []) if _guards._resolve(d) is None]
     speed_case, reference_time = time_reference(run)
     start_guards(run)
 
