@@ -34,8 +34,14 @@ def score(verdict: dict[str, Any]) -> tuple[int, int]:
     return sum(c["status"] == "passed" for c in checks), max(len(checks), 1)
 
 
+def _named(verdict: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every pitfall the verdict names: a compound diagnosis names two (or more), all of which an
+    instructor's summary must show, not only the first."""
+    return verdict.get("pitfalls") or ([verdict["pitfall"]] if verdict.get("pitfall") else [])
+
+
 def _pitfall(verdict: dict[str, Any]) -> str:
-    return verdict["pitfall"]["name"] if verdict.get("pitfall") else ""
+    return " + ".join(p["name"] for p in _named(verdict))
 
 
 def to_csv(rows: list[dict[str, Any]]) -> str:
@@ -133,8 +139,8 @@ def to_gradescope(row: dict[str, Any]) -> dict[str, Any]:
                           "visibility": "visible" if visible else "hidden"})
     got, total = score(v)
     summary = v["message"]
-    if v.get("pitfall"):
-        summary += f"\nDiagnosis: {v['pitfall']['name']}. {v['pitfall']['explanation']}"
+    for pitfall in _named(v):
+        summary += f"\nDiagnosis: {pitfall['name']}. {pitfall['explanation']}"
     return {"score": float(got), "max_score": float(total), "output": summary,
             "execution_time": round(float(v.get("duration_s", 0))), "tests": tests,
             "stdout_visibility": "hidden"}

@@ -378,3 +378,19 @@ def test_the_child_refuses_plain_dict_cases_with_an_unknown_kind_or_a_duplicate_
     with pytest.raises(AuthoringError, match=r"^pitfalls.py: PITFALLS\[0\] \('Off by one'\) is missing key 'slug'"):
         check_pitfalls([{"name": "Off by one", "explanation": "", "hint": "", "impl": None}], "pitfalls.py")
     check_cases([{"name": "zero"}, {"name": "one", "kind": "random"}], "checks.py")  # fine
+
+
+def test_a_compound_diagnosis_shows_every_pitfall_in_the_class_summaries() -> None:
+    """A verdict naming two mistakes (per-tensor clipping and a sum of norms, made together)
+    shows both in summary.csv and in the Gradescope output, not only the first."""
+    from judge.formats import to_csv, to_gradescope
+
+    pitfalls = [{"slug": "per-tensor", "name": "per-tensor clipping", "explanation": "each tensor alone."},
+                {"slug": "sum-of-norms", "name": "a sum of norms", "explanation": "norms added."}]
+    verdict = {"status": "failed", "message": "0 of 1 checks passed.", "pitfall": pitfalls[0],
+               "pitfalls": pitfalls, "checks": [{"name": "worked_example", "kind": "example", "status": "failed",
+                                                 "message": "grad[0]: values differ"}], "duration_s": 0.1}
+    csv_text = to_csv([{"student": "ann", "verdict": verdict, "sha256": "x"}])
+    assert "per-tensor clipping + a sum of norms" in csv_text
+    output = to_gradescope({"student": "ann", "verdict": verdict, "sha256": "x"})["output"]
+    assert "Diagnosis: per-tensor clipping." in output and "Diagnosis: a sum of norms." in output
