@@ -33,6 +33,9 @@ def grade_many(
     hidden: tuple[Path, ...] = (),
 ) -> dict[Path, Verdict]:
     """Verdicts for every path, in any order of completion; ``on_done`` is called as each lands."""
+    from judge.environment import require_torch
+
+    require_torch()  # with a cached reference nothing else would notice: every student would "crash"
     reference_for(exercise)  # compute (or load) the reference once, before the workers race for it
     local = threading.local()
     workers: list[WarmWorker] = []

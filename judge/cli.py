@@ -626,7 +626,7 @@ def validate(
         except ManifestError as exc:
             reports.append(AdequacyReport(name or "", problems=[exc.message]))
         except JudgeError as exc:
-            if isinstance(exc, UsageError):
+            if isinstance(exc, (UsageError, EnvironmentProblem)):  # not the exercise's fault: exit 2 / 5
                 raise
             reports.append(AdequacyReport(name or "", problems=[exc.message]))
     render_validation(console(), reports)

@@ -141,6 +141,7 @@ def _file_subject(subject_id: str, path: Path, source: str | None = None) -> dic
 
 def _run_trusted(exercise: Exercise, seeds: int | None = None, with_oracle: bool = False) -> RunOutcome:
     """Run the reference, the pitfalls and optionally the oracle, in one trusted child."""
+    require_torch()  # validate and grade reach here first: a missing torch is exit 5, not "failed"
     subjects = [_file_subject(REFERENCE, exercise.reference_path)]
     if with_oracle:
         if not exercise.oracle_path.is_file():

@@ -282,11 +282,16 @@ main()
 
 
 def test_without_torch_run_and_doctor_say_how_to_install_it(in_tmp: Path) -> None:
-    """In a Python without torch: exit 5 (environment), the missing package and the pip command."""
+    """In a Python without torch: exit 5 (environment), the missing package and the pip command,
+    for a learner's run and doctor as for an instructor's validate and grade (never a reference
+    that "failed", nor a class graded as crashed)."""
     import subprocess
     import sys
 
-    for args in (["run", "clipping"], ["doctor"]):
+    (in_tmp / "class").mkdir()
+    (in_tmp / "class" / "ann.py").write_text("def clip_grad_norm_(parameters, max_norm, norm_type=2.0):\n    pass\n")
+    for args in (["run", "clipping"], ["doctor"], ["validate", "clipping"],
+                 ["grade", "class", "-e", "clipping", "--allow-weak-isolation"]):
         done = subprocess.run([sys.executable, "-c", NO_TORCH, *args], capture_output=True, text=True, timeout=60)
         assert done.returncode == ExitStatus.ENVIRONMENT == 5, (args, done.stdout, done.stderr)
         said = done.stdout + done.stderr
