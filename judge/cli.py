@@ -179,6 +179,11 @@ def _exercise(name: str) -> Exercise:
     return Catalog().get(name)
 
 
+def _exists(path: Path) -> bool:
+    """Something is at ``path`` (a broken link counts): then "missing" would be the wrong word."""
+    return path.exists() or path.is_symlink()
+
+
 @app.command("list")
 def list_command(as_json: bool = typer.Option(False, "--json", help="Print the list as JSON.")) -> None:
     """List the exercises, with title, topic, difficulty and your status."""
@@ -242,12 +247,17 @@ def run(
         if file.is_dir():
             raise UsageError(f"{file} is a directory: --file takes the .py file to grade")
         if not file.is_file():
-            raise UsageError(f"{file}: no such file")
+            raise UsageError(f"{file}: no such file" if not _exists(file) else
+                             f"{file} is not a regular file (a FIFO, a device or a broken link): --file takes "
+                             "the .py file to grade")
         path = file
     elif root is not None:
         path = learner_file(root, exercise)
         if not path.is_file():
-            raise UsageError(f"{path} is missing: 'grind reset {exercise.slug}' puts the stub back")
+            raise UsageError(f"{path} is missing: 'grind reset {exercise.slug}' puts the stub back"
+                             if not _exists(path) else
+                             f"{path} is not a regular file (a folder, a FIFO, a device or a broken link): move "
+                             f"it away, then 'grind reset {exercise.slug}' puts the stub back")
     else:
         path = exercise.stub_path
         notices.append("No grind workspace here, so this graded the untouched stub. Start practising with "

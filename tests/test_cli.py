@@ -333,3 +333,26 @@ def test_series_display_whole_step_ticks_steps_as_steps_no_legend_and_aligned_ma
     rows = [line for line in out.getvalue().splitlines() if "65536.0" in line]
     assert len({line.rindex("65536.0") for line in rows}) == 1 and any("◀" in line for line in rows)
     assert minutes_text(1) == "1 minute" and minutes_text(25) == "25 minutes"
+
+
+def test_an_exercise_file_that_is_a_fifo_or_a_device_link_is_not_called_missing(in_tmp: Path) -> None:
+    """A FIFO, a folder or a link to /dev/zero where the exercise file should be: grind says what
+    is there instead of "missing" (which sends the learner looking for a file that exists)."""
+    import os
+
+    assert invoke("init").exit_code == 0
+    target = next(in_tmp.rglob("clipping/clipping.py"))
+    target.unlink()
+    os.mkfifo(target)
+    result = invoke("run", "clipping", "--file", str(target))
+    assert result.exit_code == ExitStatus.USAGE and "not a regular file" in result.output, result.output
+    target.unlink()
+    target.symlink_to("/dev/zero")
+    with_cwd = os.getcwd()
+    os.chdir(target.parent)
+    try:
+        result = invoke("run", "clipping")
+    finally:
+        os.chdir(with_cwd)
+    assert result.exit_code == ExitStatus.USAGE and "not a regular file" in result.output, result.output
+    assert "is missing" not in result.output
