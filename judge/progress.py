@@ -31,7 +31,7 @@ from hashlib import sha256
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from judge.errors import JudgeError
+from judge.errors import EnvironmentProblem, JudgeError
 from judge.models import CheckStatus, Verdict
 
 # Append-only: a released migration is never edited, a change is a new entry. Entry i brings
@@ -248,6 +248,7 @@ class Progress:
             return self._conn
         if not create and not self.path.exists() and not self._legacy.exists():
             return None
+        self._check_in_the_way()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             conn = self._open()
@@ -264,6 +265,17 @@ class Progress:
                 raise JudgeError(f"{self.path}: cannot use the progress database ({again})") from None
         self._conn = conn
         return conn
+
+    def _check_in_the_way(self) -> None:
+        """A file where grind's folder goes, or a folder where the database goes: not a bug in
+        grind (exit 4) nor damage to move aside, but something on this machine to move away."""
+        for path, should_be in ((self.path.parent, "a folder"), (self.path, "a file")):
+            if should_be == "a folder" and path.exists() and not path.is_dir():
+                raise EnvironmentProblem(f"{path} is not a folder, and grind keeps its progress in a folder "
+                                         "there: move it away (nothing of grind's is in it)")
+            if should_be == "a file" and path.is_dir():
+                raise EnvironmentProblem(f"{path} is a folder, and grind keeps its progress in a file there: "
+                                         "move it away")
 
     def _open(self) -> sqlite3.Connection:
         # isolation_level=None: no implicit transactions; every write below says where its

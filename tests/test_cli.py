@@ -356,3 +356,31 @@ def test_an_exercise_file_that_is_a_fifo_or_a_device_link_is_not_called_missing(
         os.chdir(with_cwd)
     assert result.exit_code == ExitStatus.USAGE and "not a regular file" in result.output, result.output
     assert "is missing" not in result.output
+
+
+def test_something_in_the_way_of_grinds_progress_is_a_one_line_environment_problem(in_tmp: Path) -> None:
+    """A file named .grind, or a folder named progress.db: exit 5 with what to move, never
+    "a bug in grind" (exit 4) and never a traceback; the learner's files are left alone."""
+    import shutil
+
+    assert invoke("init", "ws").exit_code == 0
+    state = in_tmp / "ws" / ".grind"
+    ws = in_tmp / "ws"
+    for make in ("file", "folder"):
+        if state.is_file():
+            state.unlink()
+        shutil.rmtree(state, ignore_errors=True)
+        if make == "file":
+            state.write_text("not grind's")
+        else:
+            (state / "progress.db").mkdir(parents=True)
+        import os
+        here = os.getcwd()
+        os.chdir(ws)
+        try:
+            result = invoke("run", "clipping")
+        finally:
+            os.chdir(here)
+        assert result.exit_code == ExitStatus.ENVIRONMENT, (make, result.output)
+        assert "move it away" in result.output and "Traceback" not in result.output, result.output
+    assert (ws / "clipping" / "clipping.py").is_file()
