@@ -146,3 +146,34 @@ def test_grading_a_class_for_marks(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     exercise = Catalog().get("clipping")
     rows = grade_class(exercise, root, out, limits=Limits(wall_s=5.0, memory_mb=exercise.memory_mb), on_done=flushed)
     assert seen == [True] * 6 and {r["max_score"] for r in rows} == {int(table["ann"]["max_score"])}
+
+
+def test_the_grade_log_survives_sigterm(tmp_path: Path) -> None:
+    """Stopped by SIGTERM mid-class (as a batch scheduler does), grind leaves a log of every student
+    graded so far; without a terminal it printed no progress at all and the log was empty."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    root = tmp_path / "class"
+    root.mkdir()
+    shutil.copyfile(SUBMISSIONS / "clipping" / "correct_loop.py", root / "ann.py")
+    for name in ("bob", "cat", "dan", "eve"):
+        shutil.copyfile(ADVERSARIAL / "sleep_forever.py", root / f"{name}.py")
+    out = tmp_path / "out"
+    env = dict(os.environ, GRIND_STATE_DIR=str(tmp_path / "state"))
+    child = subprocess.Popen([sys.executable, "-m", "judge", "grade", str(root), "-e", "clipping", "-j", "1",
+                              "--time-limit", "1", "--allow-weak-isolation", "--out", str(out)],
+                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    log = out / "grade.log"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and " graded 2/5 " not in (log.read_text() if log.exists() else ""):
+        time.sleep(0.2)
+    child.send_signal(signal.SIGTERM)
+    _, stderr = child.communicate(timeout=60)
+    lines = log.read_text().splitlines()
+    assert any(line.endswith(" graded 1/5 ann: passed") for line in lines), lines
+    assert any(" graded 2/5 bob: timeout" in line for line in lines), lines
+    assert "graded 1/5 ann: passed" in stderr and "graded 5/5" not in stderr
