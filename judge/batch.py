@@ -7,18 +7,21 @@ timeout is its own verdict and never stops the others.
 
 from __future__ import annotations
 
+import csv
 import hashlib
+import io
 import json
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
 
 from judge.cache import exercise_key
 from judge.errors import UsageError
 from judge.formats import write_atomic
-from judge.grade import grade, hidden_from_learners, reference_for
+from judge.grade import case_count, grade, hidden_from_learners, reference_for
 from judge.models import Exercise, Status, Verdict
 from judge.worker.sandbox import Limits, WarmWorker
 
@@ -69,31 +72,92 @@ def grade_many(
 @dataclass
 class Student:
     name: str
-    path: Path | None  # None: no submission file could be found
+    path: Path | None  # None: nothing gradable was found; ``problem`` says why
     problem: str = ""
 
 
 def find_students(submissions: Path, exercise: Exercise) -> list[Student]:
-    """One student per ``NAME.py`` file or ``NAME/`` folder (holding ``<slug>.py`` or a single .py)."""
+    """One student per entry of the class folder, always: a ``NAME.py`` file or a ``NAME/`` folder
+    (holding ``<slug>.py`` or a single .py) is graded; anything else (a notebook, an empty folder,
+    a folder with several .py files) is a student too, marked not gradable, so no one who handed
+    something in is left out of the marks. ``NAME.py`` beside ``NAME/`` would be two students with
+    one name: refused up front, naming both."""
     if not submissions.is_dir():
         raise UsageError(f"{submissions}: not a folder of submissions")
-    students = []
+    students: list[Student] = []
+    entries: dict[str, str] = {}
     for entry in sorted(submissions.iterdir()):
         if entry.name.startswith("."):
             continue
         if entry.is_file() and entry.suffix == ".py":
-            students.append(Student(entry.stem, entry))
+            student = Student(entry.stem, entry)
         elif entry.is_dir():
             preferred = entry / f"{exercise.slug}.py"
             files = sorted(p for p in entry.rglob("*.py") if p.is_file())
             if preferred.is_file():
-                students.append(Student(entry.name, preferred))
+                student = Student(entry.name, preferred)
             elif len(files) == 1:
-                students.append(Student(entry.name, files[0]))
+                student = Student(entry.name, files[0])
             else:
                 why = "no .py file" if not files else f"{len(files)} .py files and none named {exercise.slug}.py"
-                students.append(Student(entry.name, None, f"no submission found ({why})"))
+                student = Student(entry.name, None, f"not gradable: {why} in {entry.name}/")
+        elif entry.is_file():
+            student = Student(entry.name, None, f"not gradable: {entry.name} is not a .py file")
+        else:
+            student = Student(entry.name, None, f"not gradable: {entry.name} is not a file or a folder")
+        shown = entry.name + ("/" if entry.is_dir() else "")
+        if student.name in entries:
+            raise UsageError(f"{submissions}: {entries[student.name]} and {shown} would both be student "
+                             f"{student.name!r}; rename or remove one, then grade again")
+        entries[student.name] = shown
+        students.append(student)
     return students
+
+
+def read_roster(path: Path) -> dict[str, str]:
+    """A roster CSV: one line per student, ``file or folder name,student id``; a first line whose
+    first cell is a column name (file, folder, name, student, submission) is a header."""
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{path}: cannot read the roster ({exc.__class__.__name__}: {exc})") from None
+    roster: dict[str, str] = {}
+    for number, cells in enumerate(csv.reader(io.StringIO(text)), start=1):
+        cells = [c.strip() for c in cells]
+        if not any(cells):
+            continue
+        if number == 1 and cells[0].lower() in ROSTER_HEADERS:
+            continue
+        if len(cells) < 2 or not cells[0] or not cells[1]:
+            raise UsageError(f"{path}:{number}: expected 'file or folder name,student id', got {','.join(cells)!r}")
+        name = cells[0].rstrip("/")
+        if name in roster:
+            raise UsageError(f"{path}:{number}: {name!r} is listed twice; keep one line per student")
+        roster[name] = cells[1]
+    return roster
+
+
+ROSTER_HEADERS = {"file", "folder", "name", "student", "submission", "file or folder", "file or folder name"}
+
+
+def apply_roster(rows: list[dict[str, Any]], roster: dict[str, str], source: str = "roster") -> list[str]:
+    """Set ``student_id`` on every row the roster names (by file or folder name, ``ann.py``,
+    ``ann`` or ``ann/``); return one line per roster name with no entry and per entry with no
+    roster line, so nobody is dropped from the marks in silence."""
+    students = {row["student"] for row in rows}
+    ids: dict[str, str] = {}
+    problems = []
+    for name, student_id in roster.items():
+        student = name if name in students else name[:-3] if name.endswith(".py") and name[:-3] in students else None
+        if student is None:
+            problems.append(f"{source}: {name} ({student_id}) has no entry in the class folder")
+        else:
+            ids[student] = student_id
+    for row in rows:
+        row["student_id"] = ids.get(row["student"], "")
+        if row["student"] not in ids:
+            problems.append(f"{source}: no line for {row['student']}; its student_id is left empty")
+    return problems
 
 
 def _sha256(path: Path | None) -> str:
@@ -110,7 +174,11 @@ def grade_class(
     on_done: Callable[[str, dict[str, Any], bool], None] | None = None,
 ) -> list[dict[str, Any]]:
     """Grade every student, resumably: a student whose submission hash (and the exercise's own
-    hash) match a stored result is not graded again. Learners' files are only ever read."""
+    hash) match a stored result is not graded again. Learners' files are only ever read.
+
+    Every row carries the exercise's ``max_score`` (its number of cases), the same for a crash
+    as for a pass. Each student landing appends one line to ``OUT/grade.log``, flushed at once,
+    so a run stopped by SIGTERM (or worse) still says how far it got."""
     students = find_students(submissions, exercise)
     store = out_dir / "graded"
     store.mkdir(parents=True, exist_ok=True)
@@ -118,38 +186,62 @@ def grade_class(
     exercise_hash = exercise_key(exercise, extra=repr(limits))
     rows: dict[str, dict[str, Any]] = {}
     todo: dict[Path, Student] = {}
-    for student in students:
-        digest = _sha256(student.path)
-        saved = store / f"{student.name}.json"
-        try:
-            old = json.loads(saved.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            old = None
-        if old and old.get("sha256") == digest and old.get("exercise_hash") == exercise_hash:
-            rows[student.name] = old
-            if on_done:
-                on_done(student.name, old, True)
-        elif student.path is None:
-            verdict = Verdict(exercise=exercise.slug, status=Status.ERROR, message=student.problem)
-            rows[student.name] = _save(saved, student.name, digest, exercise_hash, verdict)
-            if on_done:
-                on_done(student.name, rows[student.name], False)
-        else:
-            todo[student.path] = student
+    lock = threading.Lock()
+    done = 0
 
-    def landed(path: Path, verdict: Verdict) -> None:
-        student = todo[path]
-        row = _save(store / f"{student.name}.json", student.name, _sha256(path), exercise_hash, verdict)
-        rows[student.name] = row
-        if on_done:
-            on_done(student.name, row, False)
+    with open(out_dir / "grade.log", "a", encoding="utf-8", errors="backslashreplace") as log:
+        log.write(f"{_now()} grading {len(students)} entries of {submissions} against {exercise.slug}\n")
+        log.flush()
 
-    if todo:
-        # The class folder and the outputs are out of every submission's reach: no copying a
-        # classmate, no planting a new "student", no editing stored results.
-        grade_many(exercise, list(todo), jobs=jobs, limits=limits, on_done=landed,
-                   hidden=(submissions.resolve(), out_dir.resolve()))
-    return [rows[s.name] for s in students]
+        def report(name: str, row: dict[str, Any], reused: bool) -> None:
+            nonlocal done
+            with lock:
+                done += 1
+                note = " (unchanged, kept)" if reused else ""
+                log.write(f"{_now()} graded {done}/{len(students)} {name}: {row['verdict']['status']}{note}\n")
+                log.flush()
+            if on_done:
+                on_done(name, row, reused)
+
+        for student in students:
+            digest = _sha256(student.path)
+            saved = store / f"{student.name}.json"
+            try:
+                old = json.loads(saved.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                old = None
+            if old and old.get("sha256") == digest and old.get("exercise_hash") == exercise_hash:
+                rows[student.name] = old
+                report(student.name, old, True)
+            elif student.path is None:
+                verdict = Verdict(exercise=exercise.slug, status=Status.ERROR, message=student.problem)
+                rows[student.name] = _save(saved, student.name, digest, exercise_hash, verdict)
+                report(student.name, rows[student.name], False)
+            else:
+                todo[student.path] = student
+
+        def landed(path: Path, verdict: Verdict) -> None:
+            student = todo[path]
+            row = _save(store / f"{student.name}.json", student.name, _sha256(path), exercise_hash, verdict)
+            rows[student.name] = row
+            report(student.name, row, False)
+
+        if todo:
+            # The class folder and the outputs are out of every submission's reach: no copying a
+            # classmate, no planting a new "student", no editing stored results.
+            grade_many(exercise, list(todo), jobs=jobs, limits=limits, on_done=landed,
+                       hidden=(submissions.resolve(), out_dir.resolve()))
+        log.write(f"{_now()} done: {len(students)} entries\n")
+    result = [rows[s.name] for s in students]
+    graded = [len(r["verdict"].get("checks") or []) for r in result if r["verdict"]["status"] in ("passed", "failed")]
+    max_score = max(graded) if graded else (case_count(exercise) if result else 1)
+    for row in result:
+        row["max_score"] = max_score
+    return result
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _save(path: Path, student: str, digest: str, exercise_hash: str, verdict: Verdict) -> dict[str, Any]:

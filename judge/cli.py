@@ -657,6 +657,8 @@ def grade_command(
     allow_weak_isolation: bool = typer.Option(
         False, "--allow-weak-isolation",
         help="Grade even where submissions can read each other and the reference (see grind doctor)."),
+    roster: Optional[Path] = typer.Option(
+        None, "--roster", help="CSV of 'file or folder name,student id': adds a student_id column."),
 ) -> None:
     """Grade a whole class, resumably, into CSV / JSON / JUnit / Gradescope results."""
     from judge.worker.isolation import HOW_TO_STRENGTHEN, isolation
@@ -667,7 +669,7 @@ def grade_command(
                          "reference and classmates' files and fake a pass. "
                          f"Fix: {HOW_TO_STRENGTHEN[iso.level]}; or pass --allow-weak-isolation "
                          "(see grind doctor)")
-    from judge.batch import grade_class
+    from judge.batch import apply_roster, find_students, grade_class, read_roster
     from judge.formats import FORMATS, write_all
     from judge.report import grading_progress
 
@@ -676,8 +678,13 @@ def grade_command(
         raise UsageError(f"unknown format {unknown[0]!r}; choose from {', '.join(FORMATS)}")
     exercise = _exercise(exercise_name)
     limits = _limits(exercise, time_limit, memory_mb)
-    with grading_progress(console(stderr=True)) as tick:
+    ids = read_roster(roster) if roster is not None else None  # a bad roster stops us before any grading
+    total = len(find_students(submissions, exercise))  # and so does a name collision
+    with grading_progress(console(stderr=True), total) as tick:
         rows = grade_class(exercise, submissions, out, jobs=jobs, limits=limits, on_done=tick)
+    if ids is not None:
+        for problem in apply_roster(rows, ids, str(roster)):
+            typer.echo(f"grind: {problem}", err=True)
     written = write_all(rows, exercise.slug, out, formats)
     from judge.report import render_class
 

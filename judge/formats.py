@@ -27,11 +27,30 @@ FORMATS = ("csv", "json", "junit", "gradescope")
 VISIBLE_KINDS = {"example"}  # worked examples are public; hidden cases stay hidden
 
 
-def score(verdict: dict[str, Any]) -> tuple[int, int]:
+def score(verdict: dict[str, Any], max_score: int | None = None) -> tuple[int, int]:
+    """(points, out of): one point per passed check. ``max_score`` is the exercise's, which a
+    class run sets on every row, so a crash is 0 out of the same total as a pass."""
     checks = verdict.get("checks") or []
+    total = max_score or max(len(checks), 1)
     if verdict["status"] == "forbidden":
-        return 0, max(len(checks), 1)
-    return sum(c["status"] == "passed" for c in checks), max(len(checks), 1)
+        return 0, total
+    return sum(c["status"] == "passed" for c in checks), total
+
+
+def row_score(row: dict[str, Any]) -> tuple[int, int]:
+    return score(row["verdict"], row.get("max_score"))
+
+
+def stable_name(check: dict[str, Any]) -> str:
+    """A check's name without the failing input: ``random``, pass or fail, so a platform tracking
+    a test across students and runs sees one test. Results stored before ``case`` existed carry
+    the input in the name (``random[size=1, seed=0]``) when it failed; it is cut off here."""
+    if check.get("case"):
+        return str(check["case"])
+    name = str(check["name"])
+    if name.endswith("]") and "[" in name and str(check.get("message", "")).startswith("fails on "):
+        return name[:name.index("[")]
+    return name
 
 
 def _named(verdict: dict[str, Any]) -> list[dict[str, Any]]:
@@ -47,12 +66,14 @@ def _pitfall(verdict: dict[str, Any]) -> str:
 def to_csv(rows: list[dict[str, Any]]) -> str:
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow(["student", "status", "score", "max_score", "pitfall", "message", "sha256", "duration_s"])
+    ids = any("student_id" in row for row in rows)  # a roster was given
+    writer.writerow(["student", *(["student_id"] if ids else []), "status", "score", "max_score", "pitfall",
+                     "message", "sha256", "duration_s"])
     for row in safe_data(rows):
         v = row["verdict"]
-        got, total = score(v)
-        writer.writerow([row["student"], v["status"], got, total, _pitfall(v), v["message"].replace("\n", " "),
-                         row["sha256"], v.get("duration_s", "")])
+        got, total = row_score(row)
+        writer.writerow([row["student"], *([row.get("student_id", "")] if ids else []), v["status"], got, total,
+                         _pitfall(v), v["message"].replace("\n", " "), row["sha256"], v.get("duration_s", "")])
     return out.getvalue()
 
 
@@ -62,6 +83,8 @@ def to_json(rows: list[dict[str, Any]]) -> str:
 
 def _failure_text(check: dict[str, Any]) -> str:
     lines = [check["message"]]
+    if check["name"] != stable_name(check):  # the stable name hides which input failed: say it here
+        lines.append(f"failing input: {check['name']}")
     for label in ("input", "expected", "got"):
         if check.get(label) is not None:
             lines.append(f"{label}: {json.dumps(check[label])[:500]}")
@@ -78,6 +101,9 @@ def to_junit(rows: list[dict[str, Any]], exercise: str) -> str:
     for row in _xml_data(rows):
         v = row["verdict"]
         suite = ET.SubElement(suites, "testsuite", name=row["student"], time=f"{v.get('duration_s', 0):.3f}")
+        if row.get("student_id"):
+            ET.SubElement(ET.SubElement(suite, "properties"), "property", name="student_id",
+                          value=row["student_id"])
         counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
         checks = v.get("checks") or []
         if not checks or v["status"] == "forbidden":
@@ -87,8 +113,8 @@ def to_junit(rows: list[dict[str, Any]], exercise: str) -> str:
             counts["tests"] += 1
             counts["errors" if v["status"] != "forbidden" else "failures"] += 1
         for check in checks if v["status"] != "forbidden" else []:
-            case = ET.SubElement(suite, "testcase", classname=f"{exercise}.{row['student']}", name=check["name"],
-                                 time="0")
+            case = ET.SubElement(suite, "testcase", classname=f"{exercise}.{row['student']}",
+                                 name=stable_name(check), time="0")
             counts["tests"] += 1
             if check["status"] == "failed":
                 ET.SubElement(case, "failure", message=check["message"][:500],
@@ -124,20 +150,21 @@ def to_gradescope(row: dict[str, Any]) -> dict[str, Any]:
     hidden cases hidden (their names only say which kind of case failed)."""
     v = safe_data(row["verdict"])
     checks = v.get("checks") or []
+    got, total = row_score(row)
     tests = []
     if not checks or v["status"] == "forbidden":
-        tests.append({"name": "submission loads and follows the rules", "score": 0, "max_score": 1,
+        # worth the whole exercise, so the tests add up to max_score as they do for a graded row
+        tests.append({"name": "submission loads and follows the rules", "score": 0, "max_score": total,
                       "status": "failed", "output": v["message"], "visibility": "visible"})
     else:
         for number, check in enumerate(checks, start=1):
             passed = check["status"] == "passed"
             visible = check["kind"] in VISIBLE_KINDS
             output = "" if passed else (_failure_text(check) if visible else check["message"].split(":")[0])
-            tests.append({"name": check["name"] if visible else f"hidden {check['kind']} case {number}",
+            tests.append({"name": stable_name(check) if visible else f"hidden {check['kind']} case {number}",
                           "number": str(number), "score": 1 if passed else 0, "max_score": 1,
                           "status": "passed" if passed else "failed", "output": output,
                           "visibility": "visible" if visible else "hidden"})
-    got, total = score(v)
     summary = v["message"]
     for pitfall in _named(v):
         summary += f"\nDiagnosis: {pitfall['name']}. {pitfall['explanation']}"

@@ -350,7 +350,7 @@ def judge_subject(exercise: Exercise, ref: Reference, run: SubjectRun, pairs: Pa
         kind = members[0].kind
         if not failing:
             note = f"{len(members)} inputs" if len(members) > 1 else ""
-            checks.append(CheckResult(case_name, kind, CheckStatus.PASSED, note))
+            checks.append(CheckResult(case_name, kind, CheckStatus.PASSED, note, case=case_name))
             continue
         first = failing[0]  # instances are ordered by size: the first failing is the smallest
         failure = failures[first.name]
@@ -365,7 +365,7 @@ def judge_subject(exercise: Exercise, ref: Reference, run: SubjectRun, pairs: Pa
             expected=failure.get("expected"), got=failure.get("got"),
             max_abs_err=failure.get("max_abs_err"), max_rel_err=failure.get("max_rel_err"),
             pitfall=by_instance.get(first.name), observation=failure.get("key"),
-            series=failure.get("series"), instance=first.name,
+            series=failure.get("series"), instance=first.name, case=case_name,
         ))
         if "expected" not in failure:
             checks[-1].expected = _expected_preview(ref_obs.get(first.name, {}), failure.get("key"))
@@ -475,6 +475,11 @@ def _expected_preview(obs: Observations, key: str | None) -> Any:
     if key and key in obs:
         return to_json_value(obs[key])
     return {k: to_json_value(v) for k, v in obs.items()} if len(obs) <= 4 else None
+
+
+def case_count(exercise: Exercise) -> int:
+    """How many checks a verdict on ``exercise`` has: one per case, however many inputs it has."""
+    return max(len(_group(reference_for(exercise).instances)), 1)
 
 
 def _group(instances: list[protocol.Instance]) -> list[tuple[str, list[protocol.Instance]]]:

@@ -123,6 +123,7 @@ class CheckResult:
     observation: str | None = None  # which observed value differed first, e.g. "grad[0]"
     series: dict[str, Any] | None = None  # full expected/got sequences, for a plot
     instance: str | None = None  # the case instance shown (a random case's smallest failing one)
+    case: str | None = None  # the case's own name: ``name`` may add the failing input, ``case`` never does
 
     def to_json(self) -> dict[str, Any]:
         """JSON-ready, with learner text escaped: a message may hold a lone surrogate, which no

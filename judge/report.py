@@ -9,6 +9,7 @@ so logs and pipes stay readable.
 from __future__ import annotations
 
 import json
+import threading
 from dataclasses import dataclass, replace
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
@@ -612,21 +613,36 @@ def render_validation(console: Console, reports: list[Any]) -> None:
 
 
 class grading_progress:  # noqa: N801 - used as a context manager, reads like a function
-    """A rich progress bar for ``grind grade``; yields the per-student callback."""
+    """Progress for ``grind grade`` on stderr; yields the per-student callback. A rich bar on a
+    terminal; elsewhere (a CI log, a pipe, nohup) one plain line per student,
+    ``graded 12/40 ann: failed``, flushed as it lands."""
 
-    def __init__(self, console: Console) -> None:
+    def __init__(self, console: Console, total: int | None = None) -> None:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+        self.console = console
+        self.total = total
+        self.done = 0
+        self.lock = threading.Lock()
         self.progress = Progress(TextColumn("grading"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                                 TextColumn("{task.description}"), console=console, transient=True)
-        self.task = self.progress.add_task("", total=None)
+                                 TextColumn("{task.description}"), console=console, transient=True,
+                                 disable=not console.is_terminal)
+        self.task = self.progress.add_task("", total=total)
 
     def __enter__(self) -> Any:
         self.progress.start()
 
         def tick(student: str, row: dict[str, Any], reused: bool) -> None:
             note = " (unchanged, kept)" if reused else ""
-            self.progress.update(self.task, advance=1, description=f"{student}: {row['verdict']['status']}{note}")
+            status = f"{safe(student)}: {row['verdict']['status']}{note}"
+            with self.lock:
+                self.done += 1
+                self.progress.update(self.task, advance=1, description=status)
+                if not self.console.is_terminal:
+                    out_of = f"/{self.total}" if self.total is not None else ""
+                    self.console.print(f"graded {self.done}{out_of} {status}", markup=False, highlight=False,
+                                       emoji=False, soft_wrap=True)
+                    self.console.file.flush()
 
         return tick
 
@@ -635,14 +651,14 @@ class grading_progress:  # noqa: N801 - used as a context manager, reads like a 
 
 
 def render_class(console: Console, rows: list[dict[str, Any]]) -> None:
-    from judge.formats import score
+    from judge.formats import row_score
 
     table = Table(title="Class results")
     for column in ("student", "status", "score", "pitfall"):
         table.add_column(column)
     for row in rows:
         verdict = row["verdict"]
-        got, total = score(verdict)
+        got, total = row_score(row)
         table.add_row(Text(safe(row["student"])), verdict["status"], f"{got}/{total}",
                       verdict["pitfall"]["name"] if verdict.get("pitfall") else "")
     if console.is_terminal:
@@ -650,6 +666,6 @@ def render_class(console: Console, rows: list[dict[str, Any]]) -> None:
     else:
         for row in rows:
             verdict = row["verdict"]
-            got, total = score(verdict)
+            got, total = row_score(row)
             console.print(f"{safe(row['student'])}\t{verdict['status']}\t{got}/{total}", markup=False,
                           highlight=False)

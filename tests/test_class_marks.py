@@ -1,0 +1,179 @@
+"""Batch grading fit for marks (issue 13, item 3): a row for every entry of the class folder, one
+max_score per exercise, a roster's student IDs, progress and a log without a terminal, and JUnit
+test names that do not change when a check fails."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import shutil
+from pathlib import Path
+from xml.etree import ElementTree as ET
+
+import pytest
+from typer.testing import CliRunner
+
+from judge.batch import apply_roster, find_students, grade_class, read_roster
+from judge.catalog import Catalog
+from judge.cli import app
+from judge.errors import UsageError
+from judge.formats import to_csv, to_junit
+from judge.status import ExitStatus
+from judge.worker.sandbox import Limits
+
+from .conftest import ADVERSARIAL, SUBMISSIONS
+
+runner = CliRunner()
+
+
+def _entries(root: Path) -> None:
+    """A correct file, a wrong one that fails the random case, a crash, a notebook only, an empty
+    folder, a folder with two .py files and none named after the exercise."""
+    root.mkdir()
+    shutil.copyfile(SUBMISSIONS / "clipping" / "correct_loop.py", root / "ann.py")
+    shutil.copyfile(SUBMISSIONS / "clipping" / "pitfall_per_tensor.py", root / "bob.py")
+    shutil.copyfile(ADVERSARIAL / "os_exit_at_import.py", root / "cat.py")
+    (root / "d03_notebook.ipynb").write_text("{}")
+    (root / "empty").mkdir()
+    (root / "two").mkdir()
+    (root / "two" / "a.py").write_text("x = 1\n")
+    (root / "two" / "b.py").write_text("y = 2\n")
+
+
+def test_every_entry_of_the_class_folder_is_a_student(tmp_path: Path) -> None:
+    """A notebook, an empty folder or a folder of several .py files is a row marked not gradable,
+    never a student left out."""
+    _entries(tmp_path / "class")
+    students = {s.name: s for s in find_students(tmp_path / "class", Catalog().get("clipping"))}
+    assert sorted(students) == ["ann", "bob", "cat", "d03_notebook.ipynb", "empty", "two"]
+    assert students["d03_notebook.ipynb"].path is None
+    assert students["d03_notebook.ipynb"].problem == "not gradable: d03_notebook.ipynb is not a .py file"
+    assert students["empty"].problem == "not gradable: no .py file in empty/"
+    assert students["two"].problem == "not gradable: 2 .py files and none named clipping.py in two/"
+
+
+def test_a_file_and_a_folder_with_one_name_are_refused_up_front(tmp_path: Path) -> None:
+    """dup_name.py beside dup_name/ gave two identical rows, which one won changing between runs."""
+    root = tmp_path / "class"
+    root.mkdir()
+    (root / "dup_name.py").write_text("x = 1\n")
+    (root / "dup_name").mkdir()
+    (root / "dup_name" / "clipping.py").write_text("x = 1\n")
+    with pytest.raises(UsageError, match=r"dup_name/ and dup_name.py would both be student 'dup_name'"):
+        find_students(root, Catalog().get("clipping"))
+    result = runner.invoke(app, ["grade", str(root), "-e", "clipping", "--allow-weak-isolation",
+                                 "--out", str(tmp_path / "out")])
+    assert result.exit_code == ExitStatus.USAGE, result.output
+    assert "dup_name/ and dup_name.py" in result.output and "Traceback" not in result.output
+    assert not (tmp_path / "out").exists()  # refused before anything was graded or written
+
+
+def test_a_roster_adds_student_ids_and_reports_every_mismatch(tmp_path: Path) -> None:
+    roster = tmp_path / "roster.csv"
+    roster.write_text("file,student id\nann.py,S1\nbob/,S2\nzed.py,S9\n")
+    ids = read_roster(roster)
+    assert ids == {"ann.py": "S1", "bob": "S2", "zed.py": "S9"}
+    verdict = {"status": "passed", "message": "ok", "checks": [], "duration_s": 0.1}
+    rows = [{"student": name, "sha256": "x", "verdict": verdict} for name in ("ann", "bob", "cat")]
+    problems = apply_roster(rows, ids, "roster.csv")
+    assert problems == ["roster.csv: zed.py (S9) has no entry in the class folder",
+                        "roster.csv: no line for cat; its student_id is left empty"]
+    table = list(csv.DictReader(io.StringIO(to_csv(rows))))
+    assert [(r["student"], r["student_id"]) for r in table] == [("ann", "S1"), ("bob", "S2"), ("cat", "")]
+    suites = ET.fromstring(to_junit(rows, "clipping").split("\n", 1)[1]).findall("testsuite")
+    assert [s.find("properties/property[@name='student_id']") is not None for s in suites] == [True, True, False]
+    assert [s.find("properties/property").get("value") for s in suites[:2]] == ["S1", "S2"]
+    roster.write_text("ann.py,S1\nann.py,S2\n")
+    with pytest.raises(UsageError, match="roster.csv:2: 'ann.py' is listed twice"):
+        read_roster(roster)
+
+
+def test_junit_names_a_failing_random_case_as_it_names_a_passing_one() -> None:
+    """Results stored before ``case`` existed are renamed too; the failing input moves into the message."""
+    check = {"name": "random[size=1, seed=0]", "kind": "random", "status": "failed",
+             "message": "fails on 3 of 9 inputs; smallest shown. grad[0]: values differ"}
+    for stored in (dict(check, case="random"), check):
+        rows = [{"student": "ann", "sha256": "x", "verdict": {"status": "failed", "message": "",
+                                                               "checks": [stored], "duration_s": 0.1}}]
+        case = ET.fromstring(to_junit(rows, "clipping").split("\n", 1)[1]).find("testsuite/testcase")
+        assert case.get("name") == "random"
+        assert "failing input: random[size=1, seed=0]" in case.find("failure").text
+
+
+def test_grading_a_class_for_marks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Through the CLI: a row per entry with one max_score, student IDs from the roster and a line
+    per mismatch, plain progress lines on stderr (no terminal here), a log flushed per student, and
+    the same JUnit test names for a failing student as for a passing one."""
+    monkeypatch.setenv("GRIND_STATE_DIR", str(tmp_path / "state"))
+    root = tmp_path / "class"
+    _entries(root)
+    roster = tmp_path / "roster.csv"
+    roster.write_text("ann.py,S1\nbob.py,S2\ncat.py,S3\nd03_notebook.ipynb,S4\nempty/,S5\nzed.py,S9\n")
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["grade", str(root), "-e", "clipping", "--time-limit", "5", "--allow-weak-isolation",
+                                 "--roster", str(roster), "-F", "csv", "-F", "json", "-F", "junit",
+                                 "-F", "gradescope", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    table = {r["student"]: r for r in csv.DictReader(io.StringIO((out / "summary.csv").read_text()))}
+    assert sorted(table) == ["ann", "bob", "cat", "d03_notebook.ipynb", "empty", "two"]
+    assert {r["max_score"] for r in table.values()} == {table["ann"]["max_score"]} and \
+        int(table["ann"]["max_score"]) > 1
+    assert (table["ann"]["status"], table["cat"]["status"], table["empty"]["status"]) == ("passed", "crashed", "error")
+    assert table["cat"]["score"] == "0" and table["empty"]["message"] == "not gradable: no .py file in empty/"
+    assert [table[n]["student_id"] for n in sorted(table)] == ["S1", "S2", "S3", "S4", "S5", ""]
+    assert json.loads((out / "results.json").read_text())[0]["student_id"] == "S1"
+    assert "roster.csv: zed.py (S9) has no entry in the class folder" in result.output
+    assert "roster.csv: no line for two; its student_id is left empty" in result.output
+    for n in range(1, 7):
+        assert f"graded {n}/6 " in result.output
+    gs = json.loads((out / "gradescope" / "cat" / "results.json").read_text())
+    assert gs["max_score"] == float(table["ann"]["max_score"]) == sum(t["max_score"] for t in gs["tests"])
+
+    suites = {s.get("name"): s for s in ET.parse(out / "junit.xml").getroot().findall("testsuite")}
+    names = {n: [c.get("name") for c in suites[n].findall("testcase")] for n in ("ann", "bob")}
+    assert names["ann"] == names["bob"] and "random" in names["ann"]
+    assert suites["bob"].find("testcase[@name='random']/failure") is not None
+
+    log = (out / "grade.log").read_text().splitlines()
+    assert sum(" graded " in line for line in log) == 6 and log[-1].endswith("done: 6 entries")
+    seen: list[bool] = []  # each student's line is on disk before the next one is graded
+
+    def flushed(student: str, row: dict, kept: bool) -> None:
+        seen.append((out / "grade.log").read_text().splitlines()[-1].endswith(f" {student}: "
+                                                                              f"{row['verdict']['status']} (unchanged, kept)"))
+
+    exercise = Catalog().get("clipping")
+    rows = grade_class(exercise, root, out, limits=Limits(wall_s=5.0, memory_mb=exercise.memory_mb), on_done=flushed)
+    assert seen == [True] * 6 and {r["max_score"] for r in rows} == {int(table["ann"]["max_score"])}
+
+
+def test_the_grade_log_survives_sigterm(tmp_path: Path) -> None:
+    """Stopped by SIGTERM mid-class (as a batch scheduler does), grind leaves a log of every student
+    graded so far; without a terminal it printed no progress at all and the log was empty."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    root = tmp_path / "class"
+    root.mkdir()
+    shutil.copyfile(SUBMISSIONS / "clipping" / "correct_loop.py", root / "ann.py")
+    for name in ("bob", "cat", "dan", "eve"):
+        shutil.copyfile(ADVERSARIAL / "sleep_forever.py", root / f"{name}.py")
+    out = tmp_path / "out"
+    env = dict(os.environ, GRIND_STATE_DIR=str(tmp_path / "state"))
+    child = subprocess.Popen([sys.executable, "-m", "judge", "grade", str(root), "-e", "clipping", "-j", "1",
+                              "--time-limit", "1", "--allow-weak-isolation", "--out", str(out)],
+                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    log = out / "grade.log"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and " graded 2/5 " not in (log.read_text() if log.exists() else ""):
+        time.sleep(0.2)
+    child.send_signal(signal.SIGTERM)
+    _, stderr = child.communicate(timeout=60)
+    lines = log.read_text().splitlines()
+    assert any(line.endswith(" graded 1/5 ann: passed") for line in lines), lines
+    assert any(" graded 2/5 bob: timeout" in line for line in lines), lines
+    assert "graded 1/5 ann: passed" in stderr and "graded 5/5" not in stderr
