@@ -535,7 +535,7 @@ class WatchView:
         hints = None if hints_shown is None else HintInfo(hints_shown, len(sitting.exercise.hints), key=True)
         render_verdict(self.console, verdict, sitting.exercise, hints)
         if standing is not None:
-            self._say(f"{standing[0]} of {standing[1]} passed.", "bold")
+            self._say(f"Exercises: {standing[0]} of {standing[1]} passed.", "bold")
         if recorded.interview_passed and sitting.time_to_pass is not None:
             self._say(f"Interview passed in {clock_text(sitting.time_to_pass)}.", "bold green")
         if recorded.review is not None:

@@ -434,4 +434,4 @@ def test_watch_view_lists_the_keys_once_and_says_press_h(ws: Path) -> None:
     text = out.getvalue()
     assert text.count(KEYS_HELP) == 1
     assert "Press h for hint 1 of" in text and "grind hint" not in text
-    assert "2 of 6 passed." in text
+    assert "Exercises: 2 of 6 passed." in text
