@@ -400,6 +400,11 @@ def reset(
         _confirm(f"Replace {target} with the stub?")
     backup = reset_exercise(root, exercise)
     typer.echo(f"Restored the stub in {target}." + (f" Your previous file is saved as {backup}." if backup else ""))
+    _, state = _state()
+    left_open = state.running_interview(exercise.slug)
+    if left_open is not None:  # starting over drops the interview: its hints unlock, nothing is reviewed
+        state.finish_interview(left_open.id, time.time(), "dropped")
+        typer.echo(f"Dropped the interview that was open on {exercise.slug}: its hints are unlocked.")
 
 
 def _reset_all(yes: bool) -> None:

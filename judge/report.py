@@ -44,6 +44,7 @@ PLAIN_MARK = {CheckStatus.PASSED: "PASS", CheckStatus.FAILED: "FAIL", CheckStatu
 class HintInfo:
     shown: int
     total: int
+    key: bool = False  # in the watch loop, where h shows the next hint
 
 
 def compact(value: Any) -> str:
@@ -90,6 +91,8 @@ def _footer(verdict: Verdict, exercise: Exercise, hints: HintInfo | None) -> str
     if hints is None or hints.total == 0:
         return ""
     if hints.shown < hints.total:
+        if hints.key:
+            return f"Stuck? Press h for hint {hints.shown + 1} of {hints.total}."
         return f"Stuck? grind hint {slug} shows hint {hints.shown + 1} of {hints.total}."
     return f"All {hints.total} hints shown. Re-read them with grind hint {slug} --all."
 
@@ -319,20 +322,22 @@ def _output_lines(verdict: Verdict) -> list[str]:
     return lines
 
 
-def render_list(console: Console, rows: list[tuple[Exercise, str]]) -> None:
+def render_list(console: Console, rows: list[tuple[Exercise, str]], numbered: bool = False) -> None:
+    """The exercises and their status; ``numbered`` (in watch) puts the number that picks each first."""
     table = Table(title="Exercises", expand=False)
-    for column in ("exercise", "title", "topic", "difficulty", "status"):
+    for column in ("#",) * numbered + ("exercise", "title", "topic", "difficulty", "status"):
         table.add_column(column)
     colours = {"passed": "green", "attempted": "yellow", "new": "dim"}
-    for exercise, status in rows:
-        table.add_row(exercise.slug, exercise.title, exercise.topic, exercise.difficulty,
+    for number, (exercise, status) in enumerate(rows, start=1):
+        table.add_row(*(str(number),) * numbered, exercise.slug, exercise.title, exercise.topic, exercise.difficulty,
                       Text(status, style=colours.get(status, "")))
     if console.is_terminal:
         console.print(table)
     else:
-        for exercise, status in rows:
-            console.print(f"{exercise.slug:16} {status:10} {exercise.difficulty:7} {exercise.topic:14} "
-                          f"{exercise.title}", markup=False, highlight=False, soft_wrap=True)
+        for number, (exercise, status) in enumerate(rows, start=1):
+            console.print(f"{f'{number:>2}. ' if numbered else ''}{exercise.slug:16} {status:10} "
+                          f"{exercise.difficulty:7} {exercise.topic:14} {exercise.title}",
+                          markup=False, highlight=False, soft_wrap=True)
 
 
 def render_text(console: Console, title: str, body: str, syntax: bool = False) -> None:
@@ -473,6 +478,7 @@ class WatchView:
         self.live: Any = None
         self._status = ""
         self._minute: int | None = None
+        self._manual = False
 
     def __enter__(self) -> WatchView:
         if self.console.is_terminal:
@@ -512,17 +518,25 @@ class WatchView:
                       "you pass or the time is up.", "bold yellow")
         for note in sitting.notes:
             self._say(note, "yellow")
-        self._say(f"Keys: {KEYS_HELP}" + (" · Enter check" if manual else ""), "dim")
+        self._manual = manual
+        if self.live is None:  # on a terminal the status line at the bottom lists the keys: once is enough
+            self._say(f"Keys: {self._keys()}", "dim")
         self._minute = None
+
+    def _keys(self) -> str:
+        return KEYS_HELP + (" · Enter check" if self._manual else "")
 
     def checking(self, sitting: Sitting) -> None:
         if self.live is None:
             self._say("checking…")
         self._status_line(sitting, None, True)
 
-    def verdict(self, sitting: Sitting, verdict: Verdict, recorded: Recorded, hints_shown: int | None) -> None:
-        hints = None if hints_shown is None else HintInfo(hints_shown, len(sitting.exercise.hints))
+    def verdict(self, sitting: Sitting, verdict: Verdict, recorded: Recorded, hints_shown: int | None,
+                standing: tuple[int, int] | None = None) -> None:
+        hints = None if hints_shown is None else HintInfo(hints_shown, len(sitting.exercise.hints), key=True)
         render_verdict(self.console, verdict, sitting.exercise, hints)
+        if standing is not None:
+            self._say(f"Exercises: {standing[0]} of {standing[1]} passed.", "bold")
         if recorded.interview_passed and sitting.time_to_pass is not None:
             self._say(f"Interview passed in {clock_text(sitting.time_to_pass)}.", "bold green")
         if recorded.review is not None:
@@ -538,9 +552,13 @@ class WatchView:
         suffix = " (the last one)" if hint.last else ""
         render_text(self.console, f"Hint {hint.number} of {hint.total}{suffix}", hint.text)
 
-    def listing(self, rows: list[tuple[Exercise, str]], current: str) -> None:
-        render_list(self.console, rows)
-        self._say(f"You are on {current}. n moves to the next one.", "dim")
+    def listing(self, rows: list[tuple[Exercise, str]], current: str, pick: bool = False) -> None:
+        render_list(self.console, rows, numbered=pick)
+        if pick:
+            self._say(f"You are on {current}. Type a number and press Enter to switch; n moves to the next one.",
+                      "dim")
+        else:
+            self._say(f"You are on {current}. n moves to the next one.", "dim")
 
     def message(self, text: str) -> None:
         self._say(text, "yellow")
@@ -562,7 +580,7 @@ class WatchView:
             parts.append(f"⏱ {clock_text(remaining)} left")
         if checking:
             parts.append("checking…")
-        parts.append(KEYS_HELP)
+        parts.append(self._keys())
         status = "  ·  ".join(parts)
         if status != self._status:
             self._status = status

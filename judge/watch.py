@@ -14,7 +14,10 @@ Rules the loop keeps:
   presenting the exercise) is not graded again; Enter always grades;
 - ``n`` and ``q`` pressed while a grade runs take effect when it has finished, so the attempt
   is recorded and shown, never lost;
-- a pass never moves on by itself: only ``n`` does.
+- a pass never moves on by itself: only ``n`` does (or picking another exercise: a number
+  from the ``l`` list, then Enter);
+- ``grind watch`` grades the file once when it presents an exercise, so the first verdict
+  needs no save; the untouched stub graded then is shown but not recorded as a try.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from judge import practice
 from judge.interview import locked_message
 from judge.models import Exercise, Verdict
 from judge.practice import Hint, Recorded, Sitting
-from judge.progress import Progress, source_hash
+from judge.progress import Attempt, Interview, Progress, source_hash
 from judge.text import read_source
 
 GradeFn = Callable[[Exercise, Path, str], Verdict]
@@ -58,6 +61,7 @@ class Graded:
     ended_at: float
     verdict: Verdict | None
     error: BaseException | None = None
+    record: bool = True  # False for the untouched stub graded when an exercise is presented
 
 
 class View(Protocol):
@@ -65,9 +69,10 @@ class View(Protocol):
 
     def present(self, sitting: Sitting, manual: bool, position: tuple[int, int] | None) -> None: ...
     def checking(self, sitting: Sitting) -> None: ...
-    def verdict(self, sitting: Sitting, verdict: Verdict, recorded: Recorded, hints_shown: int | None) -> None: ...
+    def verdict(self, sitting: Sitting, verdict: Verdict, recorded: Recorded, hints_shown: int | None,
+                standing: tuple[int, int] | None = None) -> None: ...
     def hint(self, sitting: Sitting, hint: Hint | None) -> None: ...
-    def listing(self, rows: list[tuple[Exercise, str]], current: str) -> None: ...
+    def listing(self, rows: list[tuple[Exercise, str]], current: str, pick: bool = False) -> None: ...
     def message(self, text: str) -> None: ...
     def tick(self, sitting: Sitting, now: float, checking: bool) -> None: ...
 
@@ -83,6 +88,7 @@ class Loop:
         self._token = 0
         self.grades_started = 0
         self.ready = threading.Event()  # set once run() has read the file's starting content
+        self.picked: str | None = None  # the exercise chosen from the list when run() returns "pick"
 
     def _resolved(self, path: Path) -> Path:
         try:
@@ -90,8 +96,15 @@ class Loop:
         except OSError:
             return path
 
-    def run(self, sitting: Sitting, position: tuple[int, int] | None = None, present: bool = True) -> str:
-        """Handle events for one sitting; return "next" or "quit"."""
+    def standing(self) -> tuple[int, int]:
+        """(exercises passed, exercises): "x of N passed"."""
+        rows = self.listing()
+        return sum(1 for _, status in rows if status == "passed"), len(rows)
+
+    def run(self, sitting: Sitting, position: tuple[int, int] | None = None, present: bool = True,
+            grade_first: bool = False, pick: bool = False) -> str:
+        """Handle events for one sitting; return "next", "quit" or (with ``pick``) "pick", with
+        the chosen exercise in ``self.picked``. ``grade_first`` grades the file as it is now."""
         target = self._resolved(sitting.path)
         if present:
             self.view.present(sitting, self.manual, position)
@@ -99,9 +112,11 @@ class Loop:
         self.ready.set()  # from here on, every save is compared with last_hash
         running: int | None = None
         pending: str | None = None  # None | "auto" | "force": a re-run owed after the running grade
-        deferred: str | None = None  # "next" | "quit" pressed while grading
+        deferred: str | None = None  # "next" | "quit" | "pick" pressed while grading
+        number = ""  # digits typed so far: a number from the list, Enter picks it
+        self.picked = None
 
-        def start(force: bool) -> int | None:
+        def start(force: bool, first: bool = False) -> int | None:
             nonlocal last_hash
             try:
                 source, unreadable = read_source(sitting.path)
@@ -119,8 +134,12 @@ class Loop:
             token = self._token
             self.grades_started += 1
             self.view.checking(sitting)
-            threading.Thread(target=self._grade, args=(token, sitting, source), daemon=True).start()
+            record = not (first and source == _stub_text(sitting.exercise))
+            threading.Thread(target=self._grade, args=(token, sitting, source, record), daemon=True).start()
             return token
+
+        if grade_first:
+            running = start(force=True, first=True)
 
         while True:
             try:
@@ -141,10 +160,17 @@ class Loop:
                 if event.error is not None:
                     raise event.error
                 assert event.verdict is not None
-                recorded = practice.record_verdict(self.progress, sitting, event.verdict, event.source,
-                                                   started_at=event.started_at, ended_at=event.ended_at)
-                shown = None if sitting.interview_running(event.ended_at) else self.progress.hints_shown(sitting.slug)
-                self.view.verdict(sitting, event.verdict, recorded, shown)
+                if event.record:
+                    recorded = practice.record_verdict(self.progress, sitting, event.verdict, event.source,
+                                                       started_at=event.started_at, ended_at=event.ended_at)
+                else:  # the untouched stub: shown, not a try
+                    recorded = Recorded(Attempt.of(event.verdict, event.source, started_at=event.started_at,
+                                                   ended_at=event.ended_at, hints_used=0, mode=sitting.mode,
+                                                   sitting_started_at=None), None)
+                locked = sitting.interview_running(event.ended_at) or \
+                    self.progress.running_interview(sitting.slug, event.ended_at) is not None
+                shown = None if locked else self.progress.hints_shown(sitting.slug)
+                self.view.verdict(sitting, event.verdict, recorded, shown, self.standing())
                 if deferred is not None:
                     return deferred
                 if pending is not None:
@@ -152,7 +178,21 @@ class Loop:
                     running = start(force=force)
             elif isinstance(event, Key):
                 key = event.key
-                if key in ("\n", "r"):
+                typed, number = number, ""
+                if pick and key.isdigit():
+                    number = typed + key
+                elif pick and key == "\n" and typed:
+                    rows = self.listing()
+                    if 1 <= int(typed) <= len(rows):
+                        self.picked = rows[int(typed) - 1][0].slug
+                        if running is None:
+                            return "pick"
+                        if deferred is None:
+                            self.view.message("Finishing the running check first…")
+                        deferred = "pick"
+                    else:
+                        self.view.message(f"No exercise {typed}: type a number from 1 to {len(rows)}, then Enter.")
+                elif key in ("\n", "r"):
                     if running is not None:
                         pending = "force"
                     else:
@@ -166,7 +206,7 @@ class Loop:
                     else:
                         self.view.hint(sitting, practice.next_hint(self.progress, sitting.exercise))
                 elif key == "l":
-                    self.view.listing(self.listing(), sitting.slug)
+                    self.view.listing(self.listing(), sitting.slug, pick)
                 elif key in ("n", "q"):
                     outcome = "next" if key == "n" else "quit"
                     if running is None:
@@ -182,39 +222,63 @@ class Loop:
         except OSError:
             return None
 
-    def _grade(self, token: int, sitting: Sitting, source: str) -> None:
+    def _grade(self, token: int, sitting: Sitting, source: str, record: bool = True) -> None:
         started = self.clock()
         try:
             verdict = self.grade(sitting.exercise, sitting.path, source)
         except BaseException as exc:  # noqa: BLE001 - handed to the loop's thread, which re-raises it
             self.events.put(Graded(token, source, started, self.clock(), None, exc))
             return
-        self.events.put(Graded(token, source, started, self.clock(), verdict))
+        self.events.put(Graded(token, source, started, self.clock(), verdict, record=record))
+
+
+def _stub_text(exercise: Exercise) -> str | None:
+    try:
+        return exercise.stub_path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 # -- the learner's session: which exercise comes next ----------------------------------------
 
 def watch_session(loop: Loop, progress: Progress, root: Path, exercises: list[Exercise], first: str) -> None:
     """``grind watch``: the exercises in curriculum order, from the one named ``first``; ``n``
-    moves on."""
+    moves on, a number from the ``l`` list jumps. Each exercise is graded once as it is
+    presented. It is plain practice: an interview left running on an exercise is not resumed
+    here (its clock is not shown and does not end), it is named in one line with the commands
+    that resume or drop it; until then its hints stay locked, as everywhere."""
     from judge.workspace import learner_file
 
-    index = [e.slug for e in exercises].index(first)
+    slugs = [e.slug for e in exercises]
+    index = slugs.index(first)
     while True:
         exercise = exercises[index]
         now = loop.clock()
-        sitting = Sitting(exercise, learner_file(root, exercise), "watch", now,
-                          interview=progress.running_interview(exercise.slug, now))
+        sitting = Sitting(exercise, learner_file(root, exercise), "watch", now)
+        left_open = progress.running_interview(exercise.slug, now)
+        if left_open is not None:
+            sitting.notes.append(open_interview_note(left_open, now))
         present = True
         while True:
-            outcome = loop.run(sitting, present=present)
+            outcome = loop.run(sitting, present=present, grade_first=present, pick=True)
             if outcome == "quit":
                 return
-            if index + 1 < len(exercises):
+            if outcome == "pick" and loop.picked in slugs:
+                index = slugs.index(loop.picked)
                 break
-            loop.view.message("That was the last exercise. 'l' lists them all; 'q' quits.")
+            if index + 1 < len(exercises):
+                index += 1
+                break
+            loop.view.message("That was the last exercise. 'l' lists them all (a number and Enter picks one); "
+                              "'q' quits.")
             present = False
-        index += 1
+
+
+def open_interview_note(interview: Interview, now: float) -> str:
+    remaining = interview.remaining(now)
+    slug = interview.exercise
+    return (f"An interview on {slug} was left open ({int(remaining // 60)}:{int(remaining % 60):02d} left; its hints "
+            f"stay locked until it ends): 'grind run {slug} --interview' resumes it, 'grind reset {slug}' drops it.")
 
 
 def practice_session(loop: Loop, progress: Progress, root: Path, picked: list[Exercise], *, interview: bool,
@@ -316,7 +380,8 @@ def key_events(events: queue.Queue[Any], stream: Any = None) -> Iterator[None]:
     """Put a ``Key`` on ``events`` for every key the learner presses. On a terminal, single
     keys without Enter (cbreak mode, restored afterwards; Ctrl-C still interrupts). Elsewhere
     (a pipe, a test), one key per line: the line's first character, or Enter for an empty
-    line; the end of input is ``q``, so a script that runs out of keys does not hang."""
+    line, or a number's digits and Enter; the end of input is ``q``, so a script that runs out
+    of keys does not hang."""
     stream = stream if stream is not None else sys.stdin
     stop = threading.Event()
     fd = None
@@ -336,6 +401,11 @@ def key_events(events: queue.Queue[Any], stream: Any = None) -> Iterator[None]:
                 if stop.is_set():
                     return
                 text = line.strip()
+                if text.isdigit():  # a number from the list: its digits, then Enter picks it
+                    for digit in text:
+                        events.put(Key(digit))
+                    events.put(Key("\n"))
+                    continue
                 events.put(Key(text[0].lower() if text else "\n"))
             events.put(Key("q"))
 

@@ -36,6 +36,8 @@ class FakeView:
     def __init__(self) -> None:
         self.calls: list[tuple[str, Any]] = []
         self.changed = threading.Condition()
+        self.sittings: list[Sitting] = []
+        self.standings: list[Any] = []
 
     def _add(self, name: str, value: Any = None) -> None:
         with self.changed:
@@ -59,18 +61,21 @@ class FakeView:
         pass
 
     def present(self, sitting: Sitting, manual: bool, position: Any) -> None:
+        self.sittings.append(sitting)
         self._add("present", sitting.slug)
 
     def checking(self, sitting: Sitting) -> None:
         self._add("checking", sitting.slug)
 
-    def verdict(self, sitting: Sitting, verdict: Verdict, recorded: Any, hints_shown: int | None) -> None:
+    def verdict(self, sitting: Sitting, verdict: Verdict, recorded: Any, hints_shown: int | None,
+                standing: Any = None) -> None:
+        self.standings.append(standing)
         self._add("verdict", (verdict.status, recorded.attempt))
 
     def hint(self, sitting: Sitting, hint: Any) -> None:
         self._add("hint", hint.number if hint else None)
 
-    def listing(self, rows: list[tuple[Exercise, str]], current: str) -> None:
+    def listing(self, rows: list[tuple[Exercise, str]], current: str, pick: bool = False) -> None:
         self._add("listing", current)
 
     def message(self, text: str) -> None:
@@ -106,13 +111,13 @@ def ws(tmp_path: Path) -> Path:
 
 
 def _loop(ws: Path, grade: Callable[..., Verdict], manual: bool = False,
-          clock: Callable[[], float] = time.time) -> tuple[Loop, FakeView, Progress]:
+          clock: Callable[[], float] = time.time, listing: Any = None) -> tuple[Loop, FakeView, Progress]:
     """A loop on the workspace's database, and a second handle on it for the test's own reads
     (an sqlite connection belongs to the thread that opened it, as in grind itself)."""
     db = ws / ".grind" / "progress.db"
     view = FakeView()
-    loop = Loop(Progress(db), grade, view, queue.Queue(), listing=lambda: [], manual=manual, clock=clock,
-                tick_s=0.02)
+    loop = Loop(Progress(db), grade, view, queue.Queue(), listing=listing or (lambda: []), manual=manual,
+                clock=clock, tick_s=0.02)
     return loop, view, Progress(db)
 
 
@@ -224,9 +229,9 @@ def test_watch_session_goes_to_the_next_exercise_only_on_n(ws: Path) -> None:
     loop, view, progress = _loop(ws, FakeGrade())
     exercises = Catalog().all()
     session = _in_thread(lambda: watch_session(loop, progress, ws, exercises, exercises[-2].slug))
-    view.wait_for("present")
+    view.wait_for("verdict")  # each exercise is graded as it is presented
     loop.events.put(Key("n"))
-    view.wait_for("present", 2)
+    view.wait_for("verdict", 2)
     loop.events.put(Key("n"))
     view.wait_for("message")
     loop.events.put(Key("q"))
@@ -261,11 +266,12 @@ def test_interview_countdown_locks_hints_until_time_is_up(ws: Path) -> None:
 
 
 def test_keys_from_a_pipe_one_per_line_and_end_of_input_quits() -> None:
-    """Without a terminal each line is a key (an empty line is Enter), and the end of input is q."""
+    """Without a terminal each line is a key (an empty line is Enter), a number is its digits
+    then Enter (to pick from the list), and the end of input is q."""
     events: queue.Queue[Any] = queue.Queue()
-    with key_events(events, io.StringIO("h\n\nNext\n")):
-        keys = [events.get(timeout=WAIT_S).key for _ in range(4)]
-    assert keys == ["h", "\n", "n", "q"]
+    with key_events(events, io.StringIO("h\n\nNext\n12\n")):
+        keys = [events.get(timeout=WAIT_S).key for _ in range(7)]
+    assert keys == ["h", "\n", "n", "1", "2", "\n", "q"]
 
 
 def test_watch_reacts_to_a_real_file_edit(ws: Path) -> None:
@@ -319,3 +325,113 @@ def test_practice_session_end_to_end_through_the_cli(tmp_path: Path, monkeypatch
         assert [r[1] for r in progress.reviews(first.slug)] == ["again"]
     bad = runner.invoke(app, ["practice", "--topic", "knitting"])
     assert bad.exit_code == 2 and "No exercises with topic 'knitting'" in bad.output
+
+
+def _listing(ws: Path) -> Callable[[], list[tuple[Exercise, str]]]:
+    def rows() -> list[tuple[Exercise, str]]:
+        with Progress(ws / ".grind" / "progress.db") as progress:
+            return [(e, progress.status(e.slug)) for e in Catalog().all()]
+    return rows
+
+
+def test_watch_grades_the_file_once_when_it_starts_and_says_how_many_passed(ws: Path) -> None:
+    """No save is needed for the first verdict: the learner's file is graded as it is presented
+    (and recorded); the untouched stub is graded too, but shown only, not a try. Each verdict
+    comes with "x of N passed"."""
+    grade = FakeGrade(Status.PASSED)
+    loop, view, progress = _loop(ws, grade, listing=_listing(ws))
+    exercises = Catalog().all()
+    learner_file(ws, exercises[0]).write_text("my work\n")
+    session = _in_thread(lambda: watch_session(loop, loop.progress, ws, exercises, exercises[0].slug))
+    view.wait_for("verdict")
+    loop.events.put(Key("n"))
+    view.wait_for("verdict", 2)  # the next exercise, still the stub grind wrote
+    loop.events.put(Key("q"))
+    _join(session)
+    stub = exercises[1].stub_path.read_text(encoding="utf-8")
+    assert grade.sources == ["my work\n", stub]
+    assert [a.mode for a in progress.attempts(exercises[0].slug)] == ["watch"]
+    assert progress.attempts(exercises[1].slug) == []
+    assert view.standings == [(1, len(exercises)), (1, len(exercises))]
+
+
+def test_l_numbers_the_exercises_and_a_number_then_enter_picks_one(ws: Path) -> None:
+    """In watch, l lists the exercises numbered; a number and Enter switches to that exercise
+    (graded at once); a number out of range says so and stays."""
+    grade = FakeGrade()
+    loop, view, progress = _loop(ws, grade, listing=_listing(ws))
+    exercises = Catalog().all()
+    session = _in_thread(lambda: watch_session(loop, loop.progress, ws, exercises, exercises[0].slug))
+    view.wait_for("verdict")
+    for key in ("l", "9", "9", "\n"):
+        loop.events.put(Key(key))
+    view.wait_for("message")
+    assert "No exercise 99" in view.values("message")[0]
+    for key in ("3", "\n"):
+        loop.events.put(Key(key))
+    view.wait_for("present", 2)
+    view.wait_for("verdict", 2)
+    loop.events.put(Key("q"))
+    _join(session)
+    assert view.values("listing") == [exercises[0].slug]
+    assert view.values("present") == [exercises[0].slug, exercises[2].slug]
+
+
+def test_a_leftover_interview_clock_does_not_turn_watch_into_an_interview(ws: Path) -> None:
+    """A plain `grind watch` on an exercise with an interview left open is plain practice (no
+    clock, attempts recorded as watch); one line says the interview is open and how to resume
+    or drop it. `grind reset` drops it."""
+    loop, view, progress = _loop(ws, FakeGrade(), listing=_listing(ws))
+    exercise = Catalog().get("clipping")
+    start_or_resume(progress, exercise, time.time(), minutes=30)
+    progress.close()  # reopened below, in this thread, after the session has finished
+    learner_file(ws, exercise).write_text("from memory\n")
+    session = _in_thread(lambda: watch_session(loop, loop.progress, ws, Catalog().all(), "clipping"))
+    view.wait_for("verdict")
+    loop.events.put(Key("q"))
+    _join(session)
+    (sitting,) = view.sittings
+    assert sitting.interview is None and sitting.mode == "watch"
+    (note,) = sitting.notes
+    assert "interview on clipping was left open" in note
+    assert "'grind run clipping --interview' resumes it" in note and "'grind reset clipping' drops it" in note
+    assert [a.mode for a in progress.attempts("clipping")] == ["watch"]
+    assert progress.running_interview("clipping") is not None  # not ended by watch
+
+
+def test_reset_drops_an_interview_left_open(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GRIND_STATE_DIR", str(tmp_path / "user-state"))
+    init_workspace(tmp_path / "ws", Catalog().all())
+    monkeypatch.chdir(tmp_path / "ws")
+    with Progress(tmp_path / "ws" / ".grind" / "progress.db") as progress:
+        start_or_resume(progress, Catalog().get("clipping"), time.time(), minutes=30)
+    result = runner.invoke(app, ["reset", "clipping", "--yes"])
+    assert result.exit_code == 0, result.output
+    assert "Dropped the interview that was open on clipping" in result.output
+    with Progress(tmp_path / "ws" / ".grind" / "progress.db") as progress:
+        assert progress.running_interview("clipping") is None
+
+
+def test_watch_view_lists_the_keys_once_and_says_press_h(ws: Path) -> None:
+    """On a terminal the keys are in the status line only, not also printed when an exercise
+    is presented; without one they are printed once. A failed verdict in watch offers h, not
+    `grind hint`; "x of N passed" follows it."""
+    from rich.console import Console
+
+    from judge.practice import Recorded
+    from judge.report import KEYS_HELP, WatchView
+
+    sitting = _sitting(ws)
+    out = io.StringIO()
+    with WatchView(Console(file=out, force_terminal=True, width=200)) as view:
+        view.present(sitting, False, None)
+        assert KEYS_HELP not in out.getvalue()
+    out = io.StringIO()
+    with WatchView(Console(file=out, width=200)) as view:
+        view.present(sitting, False, None)
+        failed = verdict(Status.FAILED, 4, 12, None, "clipping")
+        view.verdict(sitting, failed, Recorded(None, None), 0, (2, 6))  # type: ignore[arg-type]
+    text = out.getvalue()
+    assert text.count(KEYS_HELP) == 1
+    assert "Press h for hint 1 of" in text and "grind hint" not in text
+    assert "Exercises: 2 of 6 passed." in text
