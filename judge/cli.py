@@ -179,11 +179,6 @@ def _exercise(name: str) -> Exercise:
     return Catalog().get(name)
 
 
-def _exists(path: Path) -> bool:
-    """Something is at ``path`` (a broken link counts): then "missing" would be the wrong word."""
-    return path.exists() or path.is_symlink()
-
-
 @app.command("list")
 def list_command(as_json: bool = typer.Option(False, "--json", help="Print the list as JSON.")) -> None:
     """List the exercises, with title, topic, difficulty and your status."""
@@ -227,8 +222,8 @@ def run(
                                "to run and debug in your own tools."),
 ) -> None:
     """Grade your submission for an exercise (or sit it as an interview)."""
-    from judge.grade import grade
-    from judge.practice import Sitting, record_verdict, time_up
+    from judge.outcome import grade_and_record, pick_file
+    from judge.practice import Sitting
 
     exercise = _exercise(name)
     root, state = _state()
@@ -242,49 +237,13 @@ def run(
         return
     if repro:  # the script holds the exercise's case code, hidden cases included
         _refuse_during_interview(state, exercise, "repro script")
-    notices = []
-    if file is not None:
-        if file.is_dir():
-            raise UsageError(f"{file} is a directory: --file takes the .py file to grade")
-        if not file.is_file():
-            raise UsageError(f"{file}: no such file" if not _exists(file) else
-                             f"{file} is not a regular file (a FIFO, a device or a broken link): --file takes "
-                             "the .py file to grade")
-        path = file
-    elif root is not None:
-        path = learner_file(root, exercise)
-        if not path.is_file():
-            raise UsageError(f"{path} is missing: 'grind reset {exercise.slug}' puts the stub back"
-                             if not _exists(path) else
-                             f"{path} is not a regular file (a folder, a FIFO, a device or a broken link): move "
-                             f"it away, then 'grind reset {exercise.slug}' puts the stub back")
-    else:
-        path = exercise.stub_path
-        notices.append("No grind workspace here, so this graded the untouched stub. Start practising with "
-                       "'grind init' (creates ./grind-practice), then edit "
-                       f"grind-practice/{exercise.slug}/{exercise.slug}.py and run 'grind run {exercise.slug}'.")
-    recording = file is not None or root is not None
+    path, recording, notices = pick_file(exercise, root, file)
     sitting = Sitting(exercise, path, "run", None, interview=state.interview(exercise.slug) if recording else None)
-    if recording and time_up(state, sitting, time.time()):
-        notices.append("Your interview on this exercise ran out of time; hints and the solution are unlocked.")
-    started = time.time()
-    from judge.text import read_source
-
-    source, unreadable = read_source(path)  # not UTF-8: grade() reads it again and says so, as a verdict
-    verdict = grade(exercise, path, source=None if unreadable else source, speed=True)
+    outcome = grade_and_record(state, sitting, record=recording, lead=notices, speed=True)
+    verdict, notices = outcome.verdict, outcome.lead
     if as_json:
         verdict.notices += notices
-    if recording:
-        recorded = record_verdict(state, sitting, verdict, source, started_at=started, ended_at=time.time())
-        if recorded.repeat:
-            verdict.notices.append("Same file as your last graded attempt: not counted as another try.")
-        if recorded.interview_passed:
-            verdict.notices.append(f"Interview passed in {_clock(sitting.time_to_pass)}.")
-        if recorded.review is not None:
-            from judge.report import until_text
-
-            verdict.notices.append(f"Comes back for review {until_text(recorded.review.due, time.time())} "
-                                   "('grind practice' asks for it then).")
+    verdict.notices += outcome.notices
     if repro:  # beside the learner's file; the untouched stub's folder is grind's, so then here
         verdict.notices.append(_write_repro(exercise, verdict, path, path.parent if recording else Path.cwd()))
     _print_verdict(verdict, exercise, state, as_json, lead=notices)
@@ -316,12 +275,6 @@ def _print_verdict(verdict: Verdict, exercise: Exercise, state: Progress, as_jso
     hints = None if state.running_interview(exercise.slug) else HintInfo(state.hints_shown(exercise.slug),
                                                                           len(exercise.hints))
     render_verdict(console(), verdict, exercise, hints, lead=lead)
-
-
-def _clock(seconds: float | None) -> str:
-    from judge.report import clock_text
-
-    return clock_text(seconds)
 
 
 def _refuse_during_interview(state: Progress, exercise: Exercise, what: str) -> None:

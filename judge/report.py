@@ -20,7 +20,7 @@ from rich.table import Table
 from rich.text import Text
 
 from judge.models import CheckStatus, Exercise, Status, Verdict
-from judge.text import safe, safe_data, terminal_safe
+from judge.text import clock_text, safe, safe_data, terminal_safe, until_text  # noqa: F401 - re-exported
 
 if TYPE_CHECKING:
     from judge.practice import Hint, Recorded, Sitting
@@ -370,16 +370,6 @@ def render_statement(console: Console, title: str, body: str) -> None:
     console.print(Markdown(body))
 
 
-def clock_text(seconds: float | None) -> str:
-    """12:34, or 1:02:03 past an hour; an em dash when unknown."""
-    if seconds is None:
-        return "—"
-    seconds = int(round(seconds))
-    hours, rest = divmod(seconds, 3600)
-    minutes, secs = divmod(rest, 60)
-    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
-
-
 def _day(ts: float) -> date:
     return datetime.fromtimestamp(ts).date()
 
@@ -389,22 +379,6 @@ def ago_text(ts: float | None, now: float) -> str:
         return "never"
     days = (_day(now) - _day(ts)).days
     return "today" if days <= 0 else "yesterday" if days == 1 else f"{days} days ago"
-
-
-def until_text(ts: float | None, now: float) -> str:
-    """When something comes back: "now", "in 40 min", "in 5 h", "tomorrow", "in 3 days (Fri 17 Jan)"."""
-    if ts is None:
-        return "—"
-    if ts <= now:
-        return "now"
-    if ts - now < 3600:
-        return f"in {max(1, int((ts - now) // 60))} min"
-    days = (_day(ts) - _day(now)).days
-    if days == 0:
-        return f"in {int((ts - now) // 3600)} h"
-    if days == 1:
-        return "tomorrow"
-    return f"in {days} days ({datetime.fromtimestamp(ts).strftime('%a %d %b')})"
 
 
 def render_progress(console: Console, overview: Overview) -> None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import re
+from datetime import datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -109,3 +110,29 @@ def xml_safe(text: str) -> str:
     """``safe`` text that is also allowed in an XML document: forbidden characters become
     ``\\xNN`` (or ``\\uNNNN``) escapes."""
     return _NOT_XML.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), safe(text))
+
+
+def clock_text(seconds: float | None) -> str:
+    """12:34, or 1:02:03 past an hour; an em dash when unknown."""
+    if seconds is None:
+        return "—"
+    seconds = int(round(seconds))
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+def until_text(ts: float | None, now: float) -> str:
+    """When something comes back: "now", "in 40 min", "in 5 h", "tomorrow", "in 3 days (Fri 17 Jan)"."""
+    if ts is None:
+        return "—"
+    if ts <= now:
+        return "now"
+    if ts - now < 3600:
+        return f"in {max(1, int((ts - now) // 60))} min"
+    days = (datetime.fromtimestamp(ts).date() - datetime.fromtimestamp(now).date()).days
+    if days == 0:
+        return f"in {int((ts - now) // 3600)} h"
+    if days == 1:
+        return "tomorrow"
+    return f"in {days} days ({datetime.fromtimestamp(ts).strftime('%a %d %b')})"

@@ -35,8 +35,9 @@ from typing import Any, Callable, Iterator, Protocol
 from judge import practice
 from judge.interview import locked_message
 from judge.models import Exercise, Verdict
+from judge.outcome import record_outcome
 from judge.practice import Hint, Recorded, Sitting
-from judge.progress import Attempt, Interview, Progress, source_hash
+from judge.progress import Interview, Progress, source_hash
 from judge.text import read_source
 
 GradeFn = Callable[[Exercise, Path, str], Verdict]
@@ -160,13 +161,10 @@ class Loop:
                 if event.error is not None:
                     raise event.error
                 assert event.verdict is not None
-                if event.record:
-                    recorded = practice.record_verdict(self.progress, sitting, event.verdict, event.source,
-                                                       started_at=event.started_at, ended_at=event.ended_at)
-                else:  # the untouched stub: shown, not a try
-                    recorded = Recorded(Attempt.of(event.verdict, event.source, started_at=event.started_at,
-                                                   ended_at=event.ended_at, hints_used=0, mode=sitting.mode,
-                                                   sitting_started_at=None), None)
+                # the untouched stub graded on presenting an exercise is shown, not a try
+                recorded = record_outcome(self.progress, sitting, event.verdict, event.source,
+                                          started_at=event.started_at, ended_at=event.ended_at,
+                                          record=event.record).recorded
                 locked = sitting.interview_running(event.ended_at) or \
                     self.progress.running_interview(sitting.slug, event.ended_at) is not None
                 shown = None if locked else self.progress.hints_shown(sitting.slug)
