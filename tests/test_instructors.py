@@ -297,6 +297,18 @@ def test_autograder_bundle_end_to_end_under_its_root(tmp_path: Path) -> None:
         assert (results["score"] == results["max_score"]) is want_full, results
 
 
+def test_autograder_grading_core_needs_no_cli_package(tmp_path: Path) -> None:
+    """The bundle's entry point (python -m judge.autograder) and everything grading imports work
+    with typer, rich, fsrs, plotext and watchfiles absent: setup.sh does not install them."""
+    code = ("import runpy, sys\n"
+            "for name in ('typer', 'rich', 'fsrs', 'plotext', 'watchfiles'): sys.modules[name] = None\n"
+            "import judge.batch, judge.formats, judge.grade\n"
+            "sys.argv = ['judge.autograder']\n"
+            "runpy.run_module('judge.autograder', run_name='__main__')\n")
+    ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert ran.returncode == 2 and "usage: python -m judge.autograder" in ran.stderr, ran.stderr
+
+
 def test_autograder_torch_version_option(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """--torch-version X.Y.Z is the one line setup.sh pins; anything else is refused up front."""
     from types import SimpleNamespace
