@@ -36,7 +36,7 @@ CLI_ONLY = {"typer", "rich", "fsrs", "plotext", "watchfiles", "hatchling"}
 SETUP = """#!/usr/bin/env bash
 # Runs once when Gradescope builds the image. Uses the image's own python3: no system packages.
 set -euo pipefail
-ROOT="${{GRIND_AUTOGRADER_ROOT:-/autograder}}"
+ROOT="${{GRIND_AUTOGRADER_ROOT:-${{AUTOGRADER_ROOT:-/autograder}}}}"
 # torch as on the machine that built this bundle. To change it, edit this one line (or rebuild
 # with 'grind autograder build --torch-version X.Y.Z').
 TORCH_VERSION="{torch}"
@@ -52,7 +52,7 @@ PYTHONPATH="$ROOT/source/grind" GRIND_CONTENT="$ROOT/source/grind" GRIND_CACHE_D
 RUN = """#!/usr/bin/env bash
 # Runs once per submission. Always writes results.json, even if grading crashes.
 set -u
-ROOT="${{GRIND_AUTOGRADER_ROOT:-/autograder}}"
+ROOT="${{GRIND_AUTOGRADER_ROOT:-${{AUTOGRADER_ROOT:-/autograder}}}}"
 PYTHON="${{GRIND_PYTHON:-$ROOT/venv/bin/python}}"
 RESULTS="$ROOT/results/results.json"
 mkdir -p "$ROOT/results"
