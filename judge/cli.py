@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import sys
 import time
@@ -655,11 +656,17 @@ def autograder_build(
     slugs: list[str] = typer.Argument(..., help="Exercises to bundle (one bundle each).",
                                       autocompletion=complete_names),
     out: Path = typer.Option(Path("autograder"), "--out", "-o", help="Folder for the bundles."),
+    torch_version: Optional[str] = typer.Option(
+        None, "--torch-version",
+        help="torch version setup.sh installs (default: this machine's, which computed the shipped reference)."),
 ) -> None:
-    """Build a ready-to-upload Gradescope autograder bundle for each exercise."""
+    """Build a ready-to-upload Gradescope autograder bundle for each exercise: grading-only
+    dependencies, torch pinned, the reference observations precomputed."""
     from judge.adequacy import check_adequacy
     from judge.autograder import build
 
+    if torch_version is not None and not re.fullmatch(r"\d+(\.\d+){1,2}", torch_version):
+        raise UsageError(f"--torch-version {torch_version!r}: give a version such as 2.13.0")
     exercises = [_exercise(slug) for slug in slugs]
     for exercise in exercises:
         # A bundle of a broken exercise tells every student "the autograder crashed": refuse it here.
@@ -675,7 +682,7 @@ def autograder_build(
                              f"{problems[0]}{more}")
     out.mkdir(parents=True, exist_ok=True)
     for exercise in exercises:
-        archive = build(exercise, out)
+        archive = build(exercise, out, torch_version=torch_version)
         typer.echo(f"{exercise.slug}: {archive}")
 
 

@@ -230,28 +230,99 @@ def test_grade_a_class_in_every_format(tmp_path: Path, monkeypatch: pytest.Monke
     assert reused == [True] * len(expected)
 
 
-def test_autograder_bundle_always_writes_results(tmp_path: Path) -> None:
-    """The bundle has setup.sh and an executable run_autograder that writes results.json,
-    for a good submission and for one that crashes the worker."""
+def _check_results_spec(results: dict) -> None:
+    """Gradescope's results.json: score and max_score, and tests[] each with name, score,
+    max_score, output and visibility."""
+    assert isinstance(results["score"], (int, float)) and isinstance(results["max_score"], (int, float))
+    assert results["tests"], results
+    for test in results["tests"]:
+        assert isinstance(test["name"], str) and test["name"]
+        assert isinstance(test["score"], (int, float)) and isinstance(test["max_score"], (int, float))
+        assert isinstance(test["output"], str)
+        assert test["visibility"] in ("visible", "hidden", "after_due_date", "after_published")
+    assert sum(t["max_score"] for t in results["tests"]) == results["max_score"]
+    assert sum(t["score"] for t in results["tests"]) == results["score"]
+
+
+def test_autograder_bundle_end_to_end_under_its_root(tmp_path: Path) -> None:
+    """The zip unpacked as Gradescope does (source/, submission/, results/ under a root given by
+    GRIND_AUTOGRADER_ROOT): run_autograder writes a results.json that follows the spec, for a
+    good submission and for one that crashes the worker, from the bundle's own source, and the
+    reference comes from the cache shipped in the bundle (never recomputed per submission).
+    setup.sh installs only what grading needs, with torch pinned."""
     out = tmp_path / "bundles"
     result = runner.invoke(app, ["autograder", "build", "clipping", "--out", str(out)])
     assert result.exit_code == 0, result.output
-    names = zipfile.ZipFile(out / "clipping-autograder.zip").namelist()
-    for needed in ("setup.sh", "run_autograder", "grind/pyproject.toml", "grind/judge/cli.py",
+    archive = zipfile.ZipFile(out / "clipping-autograder.zip")
+    names = archive.namelist()
+    for needed in ("setup.sh", "run_autograder", "grind/judge/autograder.py",
                    "grind/exercises/clipping/exercise.toml", "grind/solutions/clipping/reference.py",
                    "grind/solutions/_kit/__init__.py"):
         assert needed in names
-    run = out / "clipping-autograder" / "run_autograder"
-    assert run.stat().st_mode & stat.S_IXUSR
+    # setup.sh: the image's python (no apt-get), torch pinned to this machine's version, none of
+    # the CLI-only packages, and no pyproject to build (so no hatchling).
+    from importlib import metadata
+
+    setup = (out / "clipping-autograder" / "setup.sh").read_text()
+    assert "apt-get" not in setup and "--index-url" not in setup
+    assert f'TORCH_VERSION="{metadata.version("torch").split("+")[0]}"' in setup
+    install = next(line for line in setup.splitlines() if 'pip" install' in line)
+    assert '"torch==$TORCH_VERSION"' in install
+    for cli_only in ("typer", "rich", "fsrs", "plotext", "watchfiles", "hatchling"):
+        assert cli_only not in install, install
+    for needed in ("numpy", "safetensors", "platformdirs"):
+        assert needed in install, install
+    assert "grind/pyproject.toml" not in names
+    shipped = sorted({n.split("/")[2] for n in names if n.startswith("grind/cache/clipping-")})
+    assert len(shipped) == 1, names  # the reference, precomputed at build time
     for source, want_full in ((SUBMISSIONS / "clipping" / "correct_loop.py", True),
                               (ADVERSARIAL / "os_exit_at_import.py", False)):
         root = tmp_path / f"ag-{source.stem}"
-        (root / "submission").mkdir(parents=True)
+        archive.extractall(root / "source")
+        for script in ("run_autograder", "setup.sh"):
+            (root / "source" / script).chmod(0o755)
+        (root / "submission").mkdir()
         shutil.copyfile(source, root / "submission" / "clipping.py")
-        env = dict(os.environ, AUTOGRADER_ROOT=str(root), GRIND_PYTHON=sys.executable)
-        subprocess.run(["bash", str(run)], env=env, check=True, timeout=300, capture_output=True)
+        cache = root / "source" / "grind" / "cache"
+        before = sorted(p.name for p in cache.iterdir())
+        env = {k: v for k, v in os.environ.items() if k not in ("GRIND_CACHE_DIR", "GRIND_CONTENT", "PYTHONPATH")}
+        env.update(GRIND_AUTOGRADER_ROOT=str(root), GRIND_PYTHON=sys.executable)
+        ran = subprocess.run(["bash", str(root / "source" / "run_autograder")], env=env, check=True,
+                             timeout=300, capture_output=True, text=True, cwd=tmp_path)
+        assert f"from {root / 'source' / 'grind' / 'judge'}" in ran.stdout, ran.stdout + ran.stderr
+        assert "reference: cache hit" in ran.stdout, ran.stdout + ran.stderr
+        assert sorted(p.name for p in cache.iterdir()) == before  # nothing computed, nothing added
         results = json.loads((root / "results" / "results.json").read_text())
-        assert (results["score"] == results["max_score"]) is want_full
+        _check_results_spec(results)
+        assert (results["score"] == results["max_score"]) is want_full, results
+
+
+def test_autograder_grading_core_needs_no_cli_package(tmp_path: Path) -> None:
+    """The bundle's entry point (python -m judge.autograder) and everything grading imports work
+    with typer, rich, fsrs, plotext and watchfiles absent: setup.sh does not install them."""
+    code = ("import runpy, sys\n"
+            "for name in ('typer', 'rich', 'fsrs', 'plotext', 'watchfiles'): sys.modules[name] = None\n"
+            "import judge.batch, judge.formats, judge.grade\n"
+            "sys.argv = ['judge.autograder']\n"
+            "runpy.run_module('judge.autograder', run_name='__main__')\n")
+    ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert ran.returncode == 2 and "usage: python -m judge.autograder" in ran.stderr, ran.stderr
+
+
+def test_autograder_torch_version_option(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--torch-version X.Y.Z is the one line setup.sh pins; anything else is refused up front."""
+    from types import SimpleNamespace
+
+    import judge.adequacy
+
+    monkeypatch.setattr(judge.adequacy, "check_adequacy", lambda exercise: SimpleNamespace(problems=[]))
+    out = tmp_path / "bundles"
+    result = runner.invoke(app, ["autograder", "build", "clipping", "--out", str(out), "--torch-version", "2.5.1"])
+    assert result.exit_code == 0, result.output
+    assert 'TORCH_VERSION="2.5.1"' in (out / "clipping-autograder" / "setup.sh").read_text()
+    result = runner.invoke(app, ["autograder", "build", "clipping", "--out", str(out), "--torch-version", "latest"])
+    assert result.exit_code == ExitStatus.USAGE, result.output
+    assert "grind: --torch-version 'latest'" in result.output
 
 
 # --- validate catches an author's real mistakes (issue 13): one line each, naming file, key or case, and fix.
