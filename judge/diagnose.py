@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from judge.compare import Observations, compare
+from judge.compare import Observations, matches
 from judge.models import Tolerance
 from judge.worker.protocol import CaseRecord, PitfallMeta
 
@@ -58,7 +58,7 @@ def same_behaviour(
     if a_case.status != b_case.status:
         return False
     if a_case.status == "ok":
-        return compare(a_obs, b_obs, tolerance) is None and set(a_obs) == set(b_obs)
+        return matches(a_obs, b_obs, tolerance) and set(a_obs) == set(b_obs)
     if a_case.status == "error":
         return a_case.error is not None and b_case.error is not None and a_case.error.type == b_case.error.type
     return True  # both produced something that is not data
@@ -84,7 +84,7 @@ def differences(
         else:
             have = learner_obs.get(name, {})
             for key, want in ref_obs.get(name, {}).items():
-                if key not in have or compare({key: want}, {key: have[key]}, tolerance) is not None:
+                if key not in have or not matches({key: want}, {key: have[key]}, tolerance):
                     found.append((name, key))
     return found
 
@@ -98,7 +98,7 @@ def _explains(diff: Difference, case: CaseRecord | None, obs: Observations, lear
         return same_behaviour(case, obs, learner_case, learner_obs, tolerance)
     if case.status != "ok" or key not in obs or key not in learner_obs:
         return False
-    return compare({key: obs[key]}, {key: learner_obs[key]}, tolerance) is None
+    return matches({key: obs[key]}, {key: learner_obs[key]}, tolerance)
 
 
 def explain(

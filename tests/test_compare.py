@@ -49,3 +49,43 @@ def test_named_entries_are_not_a_sequence_over_steps() -> None:
     named = compare(want, have, tol, 1, entries)
     assert named is not None and named.series is None
     assert "first differs at 1.weight" in named.message
+
+
+def test_matches_is_compare_without_the_message() -> None:
+    """The diagnosis's fast check agrees with compare() on every kind of pair it meets: equal,
+    within and beyond tolerance, NaN, infinities of either sign, other shapes, booleans, integers,
+    missing keys."""
+    import numpy as np
+
+    from judge.compare import compare, matches
+    from judge.models import Tolerance
+
+    rng = np.random.default_rng(0)
+
+    def tolerance(_want: str, _have: str) -> Tolerance:
+        return Tolerance(rtol=1e-5, atol=1e-8)
+
+    specials = [np.nan, np.inf, -np.inf, 0.0, 1e-9, 1e30]
+    seen = set()
+    for trial in range(600):
+        shape = (int(rng.integers(1, 4)),) if trial % 7 else ()
+        want = rng.standard_normal(shape).astype(rng.choice([np.float32, np.float64]))
+        have = want.astype(np.float64).copy()
+        kind = trial % 9
+        if kind == 1:
+            have = have * (1 + 1e-7)
+        elif kind == 2:
+            have = have + 1e-3
+        elif kind in (3, 4) and have.ndim:
+            have[0], want[0] = rng.choice(specials), rng.choice(specials)
+        elif kind == 5:
+            have = np.zeros((2, 2))
+        elif kind == 6:
+            have = have > 0
+        elif kind == 7:
+            want, have = np.round(want * 10).astype(np.int64), np.round(have * 10).astype(np.int64)
+        expected, got = {"x": np.asarray(want)}, ({"x": np.asarray(have)} if kind != 8 else {"y": np.asarray(have)})
+        slow = compare(expected, got, tolerance) is None
+        assert matches(expected, got, tolerance) == slow, (kind, want, have)
+        seen.add(slow)
+    assert seen == {True, False}
