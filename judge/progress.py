@@ -269,13 +269,13 @@ class Progress:
     def _check_in_the_way(self) -> None:
         """A file where grind's folder goes, or a folder where the database goes: not a bug in
         grind (exit 4) nor damage to move aside, but something on this machine to move away."""
-        for path, should_be in ((self.path.parent, "a folder"), (self.path, "a file")):
-            if should_be == "a folder" and path.exists() and not path.is_dir():
-                raise EnvironmentProblem(f"{path} is not a folder, and grind keeps its progress in a folder "
-                                         "there: move it away (nothing of grind's is in it)")
-            if should_be == "a file" and path.is_dir():
-                raise EnvironmentProblem(f"{path} is a folder, and grind keeps its progress in a file there: "
-                                         "move it away")
+        folder = self.path.parent
+        if folder.exists() and not folder.is_dir():
+            raise EnvironmentProblem(f"{folder} is not a folder, and grind keeps its progress in a folder "
+                                     "there: move it away (nothing of grind's is in it)")
+        if self.path.is_dir():
+            raise EnvironmentProblem(f"{self.path} is a folder, and grind keeps its progress in a file there: "
+                                     "move it away")
 
     def _open(self) -> sqlite3.Connection:
         # isolation_level=None: no implicit transactions; every write below says where its
