@@ -88,3 +88,17 @@ def test_wheel_ships_exercises_and_works_from_any_directory(tmp_path: Path) -> N
                          capture_output=True, text=True, timeout=300)
     assert run.returncode == 1, run.stdout + run.stderr
     assert "worked_example" in run.stdout
+
+
+def test_ci_runs_the_readmes_test_command() -> None:
+    """The README's one-command setup ends with the test command, and CI's last step is that very
+    command: a change to one that forgets the other would make CI test something users do not."""
+    import re
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    setup = next(line for line in readme.splitlines() if 'pip install -e ".[test]" &&' in line)
+    command = setup.rsplit("&&", 1)[1].strip()
+    assert re.fullmatch(r"python -m pytest( -n \d+)?", command), command
+    steps = [line.strip() for line in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+             if line.strip() and not line.lstrip().startswith(("#", "echo"))]
+    assert steps[-1] == command, f".ci/run ends with {steps[-1]!r}, the README says {command!r}"
