@@ -199,3 +199,14 @@ def test_watch_lines_are_the_same_on_a_terminal_and_off_it(clipping: Any) -> Non
 def test_the_plain_renderer_refuses_a_model_it_does_not_know() -> None:
     with pytest.raises(TypeError):
         plain.text(object())
+
+
+def test_plain_doctor_keeps_a_long_line_whole() -> None:
+    """Plain output is for logs and grep: a guarantee longer than the console is one line, not
+    wrapped at 80 columns with its indent lost (as grind doctor | cat used to print it)."""
+    long = "reads: a read-only view of the whole file system, with the solutions, the reference cache replaced"
+    info = {"level": "namespaces", "grading_allowed": True, "layers": ["rlimits"], "child_user": "nobody",
+            "notes": [], "guarantees": {"namespaces": [long]}, "strengthen": ""}
+    out = io.StringIO()
+    show(Console(file=out, width=80), doctor_view(info))
+    assert f"      - {long}" in out.getvalue().splitlines()
