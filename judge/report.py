@@ -7,8 +7,6 @@ imports from those; this module only re-exports, and imports no rich of its own.
 
 from __future__ import annotations
 
-from typing import Any
-
 from judge.render import (  # noqa: F401 - re-exported
     WatchView,
     grading_progress,
@@ -26,10 +24,3 @@ from judge.render import (  # noqa: F401 - re-exported
 from judge.text import clock_text, safe, safe_data, terminal_safe, until_text  # noqa: F401 - re-exported
 from judge.views import KEYS_HELP, HintInfo, ago_text, compact, minutes_text, number, printable  # noqa: F401
 
-
-def _series_view(console: Any, series: dict[str, Any], label: str) -> Any:
-    """A ``failure.series`` as the verdict panel draws it (a plot, or a table without colour)."""
-    from judge.render.styled import series as draw
-    from judge.views.verdict import series_view
-
-    return draw(console, series_view(series, label))
