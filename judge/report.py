@@ -22,5 +22,6 @@ from judge.render import (  # noqa: F401 - re-exported
     show,
 )
 from judge.text import clock_text, safe, safe_data, terminal_safe, until_text  # noqa: F401 - re-exported
-from judge.views import KEYS_HELP, HintInfo, ago_text, compact, minutes_text, number, printable  # noqa: F401
+from judge.views.screens import KEYS_HELP, ago_text, minutes_text  # noqa: F401 - re-exported
+from judge.views.verdict import HintInfo, compact, number, printable  # noqa: F401 - re-exported
 

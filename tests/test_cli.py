@@ -315,7 +315,7 @@ def test_series_display_whole_step_ticks_steps_as_steps_no_legend_and_aligned_ma
     from rich.console import Console
 
     from judge.render.styled import series
-    from judge.views import minutes_text
+    from judge.views.screens import minutes_text
     from judge.views.verdict import series_view
 
     expected, got = [65536.0] * 4 + [32768.0] * 4 + [16384.0] * 8, [65536.0] * 16

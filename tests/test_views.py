@@ -8,7 +8,6 @@ other, or worded differently in one, fails here.
 
 from __future__ import annotations
 
-import dataclasses
 import io
 import re
 from enum import Enum
@@ -22,10 +21,10 @@ from judge.catalog import Catalog
 from judge.models import CheckResult, CheckStatus, Diagnosis, Status, Verdict
 from judge.practice import Recorded, Sitting
 from judge.progress import Attempt, ExerciseProgress, Overview
-from judge.render import WatchView, plain, show
+from judge.render import WatchView, plain, show, styled
 from judge.scheduling import Review
-from judge.views import (
-    HintInfo,
+from judge.views import screens, verdict
+from judge.views.screens import (
     TextView,
     Tone,
     class_view,
@@ -36,10 +35,10 @@ from judge.views import (
     progress_view,
     statement_view,
     validation_view,
-    verdict_view,
     watch_after_verdict,
     watch_intro,
 )
+from judge.views.verdict import HintInfo, verdict_view
 
 NOW = 1_700_000_000.0
 DAY = 86400.0
@@ -53,10 +52,9 @@ def facts(view: Any) -> list[str]:
         return [view] if view.strip() else []
     if isinstance(view, int):
         return [str(view)]
-    if dataclasses.is_dataclass(view):
+    if hasattr(view, "_fields"):  # a model
         # Markdown source is not shown as it is written: the statement test names its rendered words.
-        return [f for field in dataclasses.fields(view) if field.name != "markdown"
-                for f in facts(getattr(view, field.name))]
+        return [f for name in view._fields if name != "markdown" for f in facts(getattr(view, name))]
     if isinstance(view, (list, tuple)):
         return [f for item in view for f in facts(item)]
     if isinstance(view, float):
@@ -196,9 +194,17 @@ def test_watch_lines_are_the_same_on_a_terminal_and_off_it(clipping: Any) -> Non
         assert all(_flat(fact) in text for text in outputs), fact
 
 
-def test_the_plain_renderer_refuses_a_model_it_does_not_know() -> None:
+def test_every_screen_model_has_a_plain_and_a_rich_rendering() -> None:
+    """Renderers find a model by its class name: each screen's model is in both tables, and
+    anything else is refused rather than printed as a tuple."""
+    models = {name for module in (screens, verdict) for name, value in vars(module).items()
+              if isinstance(value, type) and name.endswith("View") and hasattr(value, "_fields")}
+    assert models - {"SeriesView"} == set(plain._DRAW) == set(styled._DRAW)
+    assert len(models) >= 9
     with pytest.raises(TypeError):
         plain.text(object())
+    with pytest.raises(TypeError):
+        styled.renderable(object(), Console(file=io.StringIO()))
 
 
 def test_plain_doctor_keeps_a_long_line_whole() -> None:
@@ -217,10 +223,9 @@ def test_judge_report_still_offers_the_screens_from_their_new_home() -> None:
     facade hands out the very functions judge.render and judge.views define."""
     import judge.render
     import judge.report
-    import judge.views
 
     for name in ("render_verdict", "render_list", "render_progress", "render_text", "render_statement",
                  "render_practice_summary", "render_doctor", "render_validation", "render_class", "WatchView",
                  "grading_progress", "HintInfo"):
         assert getattr(judge.report, name) is getattr(judge.render, name), name
-    assert judge.report.KEYS_HELP == judge.views.KEYS_HELP
+    assert judge.report.KEYS_HELP == screens.KEYS_HELP

@@ -420,7 +420,7 @@ def test_watch_view_lists_the_keys_once_and_says_press_h(ws: Path) -> None:
 
     from judge.practice import Recorded
     from judge.render import WatchView
-    from judge.views import KEYS_HELP
+    from judge.views.screens import KEYS_HELP
 
     sitting = _sitting(ws)
     out = io.StringIO()

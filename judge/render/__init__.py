@@ -22,28 +22,26 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 
 from judge.render import plain, styled
-from judge.render.live import WatchView, grading_progress
-from judge.views import (
-    HintInfo,
-    TextView,
-    class_view,
-    doctor_view,
-    list_view,
-    practice_summary_view,
-    progress_view,
-    statement_view,
-    validation_view,
-    verdict_view,
-)
+from judge.views.verdict import HintInfo, verdict_view
 
 if TYPE_CHECKING:
     from judge.models import Exercise, Verdict
     from judge.practice import Sitting
     from judge.progress import Overview
+    from judge.render.live import WatchView, grading_progress
 
 __all__ = ["HintInfo", "WatchView", "grading_progress", "render_class", "render_doctor", "render_list",
            "render_practice_summary", "render_progress", "render_statement", "render_text", "render_validation",
            "render_verdict", "show"]
+
+
+def __getattr__(name: str) -> Any:
+    """The live screens (watch, the grading bar) load when asked for: grind run needs neither."""
+    if name in ("WatchView", "grading_progress"):
+        from judge.render import live
+
+        return getattr(live, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def show(console: Console, view: Any) -> None:
@@ -62,33 +60,49 @@ def render_verdict(console: Console, verdict: Verdict, exercise: Exercise, hints
 
 
 def render_list(console: Console, rows: list[tuple[Exercise, str]], numbered: bool = False) -> None:
+    from judge.views.screens import list_view
+
     show(console, list_view(rows, numbered))
 
 
 def render_text(console: Console, title: str, body: str, syntax: bool = False) -> None:
     """A hint or a solution: in a panel on a terminal, as is elsewhere."""
+    from judge.views.screens import TextView
+
     show(console, TextView(title, body, syntax))
 
 
 def render_statement(console: Console, title: str, body: str) -> None:
+    from judge.views.screens import statement_view
+
     show(console, statement_view(title, body))
 
 
 def render_progress(console: Console, overview: Overview) -> None:
+    from judge.views.screens import progress_view
+
     show(console, progress_view(overview))
 
 
 def render_practice_summary(console: Console, sittings: list[Sitting], now: float) -> None:
+    from judge.views.screens import practice_summary_view
+
     show(console, practice_summary_view(sittings, now))
 
 
 def render_doctor(console: Console, info: dict[str, Any]) -> None:
+    from judge.views.screens import doctor_view
+
     show(console, doctor_view(info))
 
 
 def render_validation(console: Console, reports: list[Any]) -> None:
+    from judge.views.screens import validation_view
+
     show(console, validation_view(reports))
 
 
 def render_class(console: Console, rows: list[dict[str, Any]]) -> None:
+    from judge.views.screens import class_view
+
     show(console, class_view(rows))

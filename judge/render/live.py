@@ -12,18 +12,9 @@ from rich.text import Text
 
 from judge.render.styled import line as styled_line
 from judge.text import clock_text, safe
-from judge.views import (
-    KEYS_HELP,
-    HintInfo,
-    Line,
-    Tone,
-    hint_view,
-    list_view,
-    verdict_view,
-    watch_after_verdict,
-    watch_intro,
-    watch_pick_note,
-)
+from judge.views.screens import KEYS_HELP, Line, Tone, grading_line, hint_view, list_view, watch_after_verdict, \
+    watch_intro, watch_pick_note
+from judge.views.verdict import HintInfo, verdict_view
 
 if TYPE_CHECKING:
     from judge.models import Exercise, Verdict
@@ -150,8 +141,6 @@ class grading_progress:  # noqa: N801 - used as a context manager, reads like a 
         self.task = self.progress.add_task("", total=total)
 
     def __enter__(self) -> Any:
-        from judge.views import grading_line
-
         self.progress.start()
 
         def tick(student: str, row: dict[str, Any], reused: bool) -> None:

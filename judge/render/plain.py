@@ -8,33 +8,48 @@ its Markdown as text (``width`` is for that); everything else is formatted here 
 
 from __future__ import annotations
 
-from functools import singledispatch
-from typing import Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from judge.models import CheckStatus
-from judge.views import (
-    ClassView,
-    DoctorView,
-    ListView,
-    PracticeSummaryView,
-    ProgressView,
-    StatementView,
-    TextView,
-    ValidationView,
-    VerdictView,
-)
-from judge.views.screens import VALIDATION_COLUMNS
+
+if TYPE_CHECKING:
+    from judge.views.screens import (
+        ClassView,
+        DoctorView,
+        ListView,
+        PracticeSummaryView,
+        ProgressView,
+        StatementView,
+        TextView,
+        ValidationView,
+    )
+    from judge.views.verdict import VerdictView
 
 PLAIN_MARK = {CheckStatus.PASSED: "PASS", CheckStatus.FAILED: "FAIL", CheckStatus.ERROR: "ERROR",
               CheckStatus.NOT_RUN: "SKIP"}
 
 
-@singledispatch
+_DRAW: dict[str, Callable[[Any, int], str]] = {}
+
+
+def _draws(model: str) -> Callable[[Callable[[Any, int], str]], Callable[[Any, int], str]]:
+    """Register the plain rendering of the model class named ``model``. By name, not by class:
+    ``grind run`` then never loads the models of screens it does not show."""
+    def register(draw: Callable[[Any, int], str]) -> Callable[[Any, int], str]:
+        _DRAW[model] = draw
+        return draw
+    return register
+
+
 def text(view: Any, width: int = 80) -> str:
-    raise TypeError(f"no plain rendering for {type(view).__name__}")
+    """``view`` as plain text (``width`` lays out Markdown only)."""
+    draw = _DRAW.get(type(view).__name__)
+    if draw is None:
+        raise TypeError(f"no plain rendering for {type(view).__name__}")
+    return draw(view, width)
 
 
-@text.register
+@_draws("VerdictView")
 def _verdict(view: VerdictView, width: int = 80) -> str:
     out = [f"Note: {n}" for n in view.lead] + [f"{view.title}: {view.status_word}", view.message]
     for row in view.checks:
@@ -57,18 +72,18 @@ def _verdict(view: VerdictView, width: int = 80) -> str:
     return "\n".join(line for line in out if line)
 
 
-@text.register
+@_draws("ListView")
 def _list(view: ListView, width: int = 80) -> str:
     return "\n".join(f"{f'{r.number:>2}. ' if view.numbered else ''}{r.slug:16} {r.status:10} "
                      f"{r.difficulty:7} {r.topic:14} {r.title}" for r in view.rows)
 
 
-@text.register
+@_draws("TextView")
 def _text(view: TextView, width: int = 80) -> str:
     return f"{view.title}\n{view.body}"
 
 
-@text.register
+@_draws("StatementView")
 def _statement(view: StatementView, width: int = 80) -> str:
     from io import StringIO
 
@@ -80,20 +95,20 @@ def _statement(view: StatementView, width: int = 80) -> str:
     return (f"{view.title}\n" if view.show_title else "") + out.getvalue().rstrip("\n")
 
 
-@text.register
+@_draws("ProgressView")
 def _progress(view: ProgressView, width: int = 80) -> str:
     lines = [f"{'exercise':16} {'status':10} {'best':>7} {'tries':>5}  {'last practised':15} next review"]
     lines += [f"{r.slug:16} {r.status:10} {r.best:>7} {r.attempts:>5}  {r.last:15} {r.due}" for r in view.rows]
     return "\n".join(lines + [view.totals])
 
 
-@text.register
+@_draws("PracticeSummaryView")
 def _practice(view: PracticeSummaryView, width: int = 80) -> str:
     return "\n".join([view.headline] + [f"  {r.slug:16} {r.result:18} hints {r.hints:>2}  {r.rating:6} comes back "
                                         f"{r.back}" for r in view.rows])
 
 
-@text.register
+@_draws("DoctorView")
 def _doctor(view: DoctorView, width: int = 80) -> str:
     lines = [f"Isolation level: {view.level}", *view.lines]
     if view.torch is not None:
@@ -105,8 +120,10 @@ def _doctor(view: DoctorView, width: int = 80) -> str:
     return "\n".join(lines + view.after)
 
 
-@text.register
+@_draws("ValidationView")
 def _validation(view: ValidationView, width: int = 80) -> str:
+    from judge.views.screens import VALIDATION_COLUMNS
+
     cells = [list(VALIDATION_COLUMNS)] + [[r.exercise, r.cases, r.caught, r.corpus, r.time, r.result]
                                           for r in view.rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(VALIDATION_COLUMNS))]
@@ -114,7 +131,7 @@ def _validation(view: ValidationView, width: int = 80) -> str:
     return "\n".join(["Exercise validation", *table, *view.lines])
 
 
-@text.register
+@_draws("ClassView")
 def _class(view: ClassView, width: int = 80) -> str:
     """Tab-separated, one student a line, for ``cut`` and spreadsheets."""
     return "\n".join(f"{r.student}\t{r.status}\t{r.score}\t{r.pitfall}" for r in view.rows)

@@ -9,30 +9,28 @@ never parsed as rich markup.
 
 from __future__ import annotations
 
-from functools import singledispatch
-from typing import Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from rich.console import Console, Group
-from rich.markdown import Markdown
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
 from judge.models import CheckStatus, Status
-from judge.views import (
-    ClassView,
-    DoctorView,
-    ListView,
-    PracticeSummaryView,
-    ProgressView,
-    SeriesView,
-    StatementView,
-    TextView,
-    Tone,
-    ValidationView,
-    VerdictView,
-)
-from judge.views.screens import VALIDATION_COLUMNS
+
+if TYPE_CHECKING:
+    from judge.views.screens import (
+        ClassView,
+        DoctorView,
+        ListView,
+        PracticeSummaryView,
+        ProgressView,
+        StatementView,
+        TextView,
+        Tone,
+        ValidationView,
+    )
+    from judge.views.verdict import SeriesView, VerdictView
 
 STATUS_STYLE = {
     Status.PASSED: "bold green",
@@ -44,17 +42,32 @@ STATUS_STYLE = {
 }
 MARK = {CheckStatus.PASSED: ("✔", "green"), CheckStatus.FAILED: ("✘", "red"),
         CheckStatus.ERROR: ("✘", "red"), CheckStatus.NOT_RUN: ("·", "dim")}
-TONE_STYLE = {Tone.PLAIN: "", Tone.DIM: "dim", Tone.NOTE: "yellow", Tone.STRONG: "bold", Tone.GOOD: "bold green",
-              Tone.INFO: "cyan", Tone.WARN: "bold yellow"}
+TONE_STYLE = {"plain": "", "dim": "dim", "note": "yellow", "strong": "bold", "good": "bold green", "info": "cyan",
+              "warn": "bold yellow"}  # by Tone's value
 STATUS_COLOUR = {"passed": "green", "attempted": "yellow", "new": "dim"}
 
 
-@singledispatch
+_DRAW: dict[str, Callable[[Any, Console], Any]] = {}
+
+
+def _draws(model: str) -> Callable[[Callable[[Any, Console], Any]], Callable[[Any, Console], Any]]:
+    """Register the rich rendering of the model class named ``model`` (by name, as in
+    judge.render.plain: no screen's models are loaded before it is shown)."""
+    def register(draw: Callable[[Any, Console], Any]) -> Callable[[Any, Console], Any]:
+        _DRAW[model] = draw
+        return draw
+    return register
+
+
 def renderable(view: Any, console: Console) -> Any:
-    raise TypeError(f"no rich rendering for {type(view).__name__}")
+    """``view`` as something ``console.print`` draws."""
+    draw = _DRAW.get(type(view).__name__)
+    if draw is None:
+        raise TypeError(f"no rich rendering for {type(view).__name__}")
+    return draw(view, console)
 
 
-@renderable.register
+@_draws("VerdictView")
 def _verdict(view: VerdictView, console: Console) -> Any:
     """The verdict as a panel: one line per check, then the first failure in detail, the
     diagnosed pitfall with its explanation, and the next hint on offer."""
@@ -140,7 +153,7 @@ def _whole_ticks(first: int, last: int, most: int = 8) -> list[int]:
     return list(range(first, last + 1, stride))
 
 
-@renderable.register
+@_draws("ListView")
 def _list(view: ListView, console: Console) -> Any:
     table = Table(title="Exercises", expand=False)
     for column in ("#",) * view.numbered + ("exercise", "title", "topic", "difficulty", "status"):
@@ -151,7 +164,7 @@ def _list(view: ListView, console: Console) -> Any:
     return table
 
 
-@renderable.register
+@_draws("TextView")
 def _text(view: TextView, console: Console) -> Any:
     if view.syntax:
         from rich.syntax import Syntax
@@ -160,13 +173,15 @@ def _text(view: TextView, console: Console) -> Any:
     return Panel(Text(view.body), title=view.title)
 
 
-@renderable.register
+@_draws("StatementView")
 def _statement(view: StatementView, console: Console) -> Any:
+    from rich.markdown import Markdown  # markdown-it: about 0.1 s to import, and only grind show needs it
+
     title = [Text(view.title, style="bold")] if view.show_title else []
     return Group(*title, Markdown(view.markdown))
 
 
-@renderable.register
+@_draws("ProgressView")
 def _progress(view: ProgressView, console: Console) -> Any:
     table = Table(title="Progress", caption=view.totals, expand=False)
     for column, justify in (("exercise", "left"), ("status", "left"), ("best time", "right"), ("attempts", "right"),
@@ -178,7 +193,7 @@ def _progress(view: ProgressView, console: Console) -> Any:
     return table
 
 
-@renderable.register
+@_draws("PracticeSummaryView")
 def _practice(view: PracticeSummaryView, console: Console) -> Any:
     table = Table(title=view.headline, expand=False)
     for column in ("exercise", "result", "hints", "rating", "comes back"):
@@ -188,7 +203,7 @@ def _practice(view: PracticeSummaryView, console: Console) -> Any:
     return table
 
 
-@renderable.register
+@_draws("DoctorView")
 def _doctor(view: DoctorView, console: Console) -> Any:
     """grind doctor: the isolation level in force, and what every level does and does not give."""
     parts: list[Any] = [Text.assemble(("Isolation level: ", "bold"),
@@ -204,9 +219,11 @@ def _doctor(view: DoctorView, console: Console) -> Any:
     return Group(*parts)
 
 
-@renderable.register
+@_draws("ValidationView")
 def _validation(view: ValidationView, console: Console) -> Any:
     """One row per exercise (cases, pitfalls caught, time), then every problem on its own line."""
+    from judge.views.screens import VALIDATION_COLUMNS
+
     table = Table(title="Exercise validation", box=None)
     for column in VALIDATION_COLUMNS:
         table.add_column(column)
@@ -216,7 +233,7 @@ def _validation(view: ValidationView, console: Console) -> Any:
     return Group(table, *(Text(line) for line in view.lines))
 
 
-@renderable.register
+@_draws("ClassView")
 def _class(view: ClassView, console: Console) -> Any:
     table = Table(title="Class results")
     for column in ("student", "status", "score", "pitfall"):
@@ -227,4 +244,4 @@ def _class(view: ClassView, console: Console) -> Any:
 
 
 def line(text: str, tone: Tone) -> Text:
-    return Text(text, style=TONE_STYLE[tone])
+    return Text(text, style=TONE_STYLE[tone.value])

@@ -2,16 +2,15 @@
 the end of a practice session, the watch loop's lines, grind doctor, grind validate and the
 class results of grind grade.
 
-Each builder takes the core's data and returns a dataclass of display strings. Where a line
+Each builder takes the core's data and returns a NamedTuple of display strings. Where a line
 carries emphasis, it says what kind (``Tone``), never how it looks: that is the rich renderer's.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import date, datetime
 from enum import Enum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from judge.models import Exercise, Verdict
 from judge.text import clock_text, safe, until_text
@@ -35,16 +34,14 @@ class Tone(str, Enum):
     WARN = "warn"  # a constraint in force: the interview clock
 
 
-@dataclass(frozen=True)
-class Line:
+class Line(NamedTuple):
     text: str
     tone: Tone = Tone.PLAIN
 
 
 # -- the exercise list, progress, text and statements -----------------------------------------
 
-@dataclass(frozen=True)
-class ListRow:
+class ListRow(NamedTuple):
     number: int
     slug: str
     title: str
@@ -53,8 +50,7 @@ class ListRow:
     status: str  # new | attempted | passed
 
 
-@dataclass(frozen=True)
-class ListView:
+class ListView(NamedTuple):
     rows: list[ListRow]
     numbered: bool = False  # in watch, the number picks the exercise
 
@@ -65,8 +61,7 @@ def list_view(rows: list[tuple[Exercise, str]], numbered: bool = False) -> ListV
                      for n, (e, status) in enumerate(rows, start=1)], numbered)
 
 
-@dataclass(frozen=True)
-class ProgressRow:
+class ProgressRow(NamedTuple):
     slug: str
     status: str
     best: str
@@ -75,8 +70,7 @@ class ProgressRow:
     due: str
 
 
-@dataclass(frozen=True)
-class ProgressView:
+class ProgressView(NamedTuple):
     rows: list[ProgressRow]
     totals: str
 
@@ -111,8 +105,7 @@ def progress_view(overview: Overview) -> ProgressView:
     return ProgressView(rows, totals)
 
 
-@dataclass(frozen=True)
-class TextView:
+class TextView(NamedTuple):
     """A hint or a solution: a title over text shown as it is (``syntax``: Python source)."""
 
     title: str
@@ -124,8 +117,7 @@ def hint_view(number: int, total: int, text: str, last: bool = False) -> TextVie
     return TextView(f"Hint {number} of {total}{' (the last one)' if last else ''}", text)
 
 
-@dataclass(frozen=True)
-class StatementView:
+class StatementView(NamedTuple):
     """An exercise's statement, Markdown; its own "# heading" is the title, so the title is
     shown only when the statement has none."""
 
@@ -140,8 +132,7 @@ def statement_view(title: str, body: str) -> StatementView:
 
 # -- practice sessions and the watch loop -----------------------------------------------------
 
-@dataclass(frozen=True)
-class PracticeRow:
+class PracticeRow(NamedTuple):
     slug: str
     result: str
     hints: str
@@ -149,8 +140,7 @@ class PracticeRow:
     back: str
 
 
-@dataclass(frozen=True)
-class PracticeSummaryView:
+class PracticeSummaryView(NamedTuple):
     headline: str
     rows: list[PracticeRow]
 
@@ -216,15 +206,13 @@ def watch_pick_note(current: str, pick: bool) -> Line:
 
 # -- grind doctor, grind validate, grind grade ------------------------------------------------
 
-@dataclass(frozen=True)
-class DoctorLevel:
+class DoctorLevel(NamedTuple):
     name: str
     current: bool
     lines: list[str]
 
 
-@dataclass(frozen=True)
-class DoctorView:
+class DoctorView(NamedTuple):
     level: str
     grading_allowed: bool
     lines: list[str]  # layers, the child's user
@@ -257,8 +245,7 @@ def doctor_view(info: dict[str, Any]) -> DoctorView:
     )
 
 
-@dataclass(frozen=True)
-class ValidationRow:
+class ValidationRow(NamedTuple):
     exercise: str
     cases: str
     caught: str
@@ -268,10 +255,9 @@ class ValidationRow:
     ok: bool
 
 
-@dataclass(frozen=True)
-class ValidationView:
+class ValidationView(NamedTuple):
     rows: list[ValidationRow]
-    lines: list[str] = field(default_factory=list)  # each corpus summary, then every problem
+    lines: list[str]  # each corpus summary, then every problem
 
 
 VALIDATION_COLUMNS = ("exercise", "cases", "pitfalls caught", "corpus named", "time", "result")
@@ -290,16 +276,14 @@ def validation_view(reports: list[Any]) -> ValidationView:
     return ValidationView(rows, lines)
 
 
-@dataclass(frozen=True)
-class ClassRow:
+class ClassRow(NamedTuple):
     student: str
     status: str
     score: str
     pitfall: str
 
 
-@dataclass(frozen=True)
-class ClassView:
+class ClassView(NamedTuple):
     rows: list[ClassRow]
 
 

@@ -9,8 +9,8 @@ the footer that offers the next hint. Both renderers only lay it out.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field, replace
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, NamedTuple
 
 from judge.models import CheckStatus, Exercise, Status, Verdict
 from judge.text import safe_data, terminal_safe
@@ -23,8 +23,7 @@ class HintInfo:
     key: bool = False  # in the watch loop, where h shows the next hint
 
 
-@dataclass(frozen=True)
-class CheckRow:
+class CheckRow(NamedTuple):
     """One line of the check list."""
 
     status: CheckStatus
@@ -33,8 +32,7 @@ class CheckRow:
     message: str
 
 
-@dataclass(frozen=True)
-class DiagnosisBlock:
+class DiagnosisBlock(NamedTuple):
     """A named mistake: "Diagnosis" (or "Also", "Looks like torch's convention", "And more"),
     its name, and the lines that explain it."""
 
@@ -47,8 +45,7 @@ class DiagnosisBlock:
         return f"{self.label}: {self.name}"
 
 
-@dataclass(frozen=True)
-class SeriesView:
+class SeriesView(NamedTuple):
     """A per-step sequence that differs from the reference's: the whole of both (a terminal
     with colour plots them) and the rows around the first difference (step, expected, yours,
     whether this is the first differing step), which every other rendering shows."""
@@ -60,20 +57,19 @@ class SeriesView:
     rows: list[tuple[str, str, str, bool]]
 
 
-@dataclass(frozen=True)
-class VerdictView:
+class VerdictView(NamedTuple):
     title: str  # "clipping · Gradient clipping by global norm"
     status: Status
     message: str
-    lead: list[str] = field(default_factory=list)  # what was graded, said before the verdict
-    checks: list[CheckRow] = field(default_factory=list)
-    failure: str | None = None  # the first failing check, shown in detail when ``details`` says something
-    details: list[tuple[str, str]] = field(default_factory=list)  # (label, text)
-    series: SeriesView | None = None
-    diagnoses: list[DiagnosisBlock] = field(default_factory=list)
-    output: list[str] = field(default_factory=list)  # what the learner's code printed, already indented
-    notices: list[str] = field(default_factory=list)
-    footer: str = ""
+    lead: list[str]  # what was graded, said before the verdict
+    checks: list[CheckRow]
+    failure: str | None  # the first failing check, shown in detail when ``details`` says something
+    details: list[tuple[str, str]]  # (label, text)
+    series: SeriesView | None
+    diagnoses: list[DiagnosisBlock]
+    output: list[str]  # what the learner's code printed, already indented
+    notices: list[str]
+    footer: str
 
     @property
     def status_word(self) -> str:
