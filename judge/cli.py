@@ -1,6 +1,6 @@
 """The command line: a thin typer adapter over the core, and the one error boundary.
 
-Each command parses its arguments, calls one core function, renders with ``judge.report``, and
+Each command parses its arguments, calls one core function, renders with ``judge.render``, and
 maps the outcome to an exit code (see ``judge.status``). ``JudgeError`` (and any unexpected
 exception) becomes one line on stderr; ``--traceback`` shows the full traceback instead.
 
@@ -194,7 +194,7 @@ def list_command(as_json: bool = typer.Option(False, "--json", help="Print the l
         typer.echo(json.dumps([{"slug": e.slug, "title": e.title, "topic": e.topic, "difficulty": e.difficulty,
                                 "status": s} for e, s in rows], indent=2))
         return
-    from judge.report import render_list
+    from judge.render import render_list
 
     render_list(console(), rows)
 
@@ -203,7 +203,7 @@ def list_command(as_json: bool = typer.Option(False, "--json", help="Print the l
 def show(name: str = NAME) -> None:
     """Print an exercise's statement."""
     exercise = _exercise(name)
-    from judge.report import render_statement
+    from judge.render import render_statement
 
     render_statement(console(), exercise.title, exercise.statement_path.read_text(encoding="utf-8"))
 
@@ -271,7 +271,7 @@ def _print_verdict(verdict: Verdict, exercise: Exercise, state: Progress, as_jso
     if as_json:
         typer.echo(json.dumps(verdict.to_json(), indent=2))
         return
-    from judge.report import HintInfo, render_verdict
+    from judge.render import HintInfo, render_verdict
 
     hints = None if state.running_interview(exercise.slug) else HintInfo(state.hints_shown(exercise.slug),
                                                                           len(exercise.hints))
@@ -292,7 +292,7 @@ def hint(
     show_all: bool = typer.Option(False, "--all", help="Show again every hint revealed so far."),
 ) -> None:
     """Reveal the next hint (one per call; grind remembers how many you have seen)."""
-    from judge.report import render_text
+    from judge.render import render_text
 
     exercise = _exercise(name)
     _, state = _state()
@@ -321,7 +321,7 @@ def solution(
     force: bool = typer.Option(False, "--force", help="Reveal even before you have passed, without asking."),
 ) -> None:
     """Show the reference solution (after a pass; before that only if you confirm)."""
-    from judge.report import render_text
+    from judge.render import render_text
 
     exercise = _exercise(name)
     _, state = _state()
@@ -397,7 +397,7 @@ def progress(
     if as_json:
         typer.echo(json.dumps(overview.to_json(), indent=2))
         return
-    from judge.report import render_progress
+    from judge.render import render_progress
 
     render_progress(console(), overview)
 
@@ -446,7 +446,7 @@ def practice(
     now = time.time()
     picked = scheduling.pick(state, exercises, now, count, topic)
     if not picked:
-        from judge.report import until_text
+        from judge.text import until_text
 
         upcoming = scheduling.next_due(state, [e for e in exercises if topic is None or e.topic == topic])
         typer.echo("Nothing is due and every exercise has been tried." +
@@ -457,7 +457,7 @@ def practice(
 
 def _loop(root: Path, state: Progress, manual: bool) -> Any:
     from judge.environment import require_torch
-    from judge.report import WatchView
+    from judge.render import WatchView
     from judge.watch import open_loop
 
     require_torch()  # before the screen is taken over: every check in the loop needs it
@@ -470,7 +470,7 @@ def _loop(root: Path, state: Progress, manual: bool) -> Any:
 
 def _practice_session(root: Path, state: Progress, picked: list[Exercise], *, interview: bool,
                       minutes: float | None, manual: bool) -> None:
-    from judge.report import render_practice_summary
+    from judge.render import render_practice_summary
     from judge.watch import practice_session
 
     with _loop(root, state, manual) as loop:
@@ -509,7 +509,7 @@ def doctor(as_json: bool = typer.Option(False, "--json", help="Print the report 
     if as_json:
         typer.echo(json.dumps(info, indent=2))
     else:
-        from judge.report import render_doctor
+        from judge.render import render_doctor
 
         render_doctor(console(), info)
     if info["torch"] is None:
@@ -578,7 +578,7 @@ def validate(
     from judge.adequacy import AdequacyReport, check_adequacy, golden_root
     from judge.corpus import default_root
     from judge.errors import ManifestError
-    from judge.report import render_validation
+    from judge.render import render_validation
 
     catalog = Catalog()
     if all_ == (slug is not None):
@@ -630,7 +630,7 @@ def grade_command(
                          "(see grind doctor)")
     from judge.batch import apply_roster, find_students, grade_class, read_roster
     from judge.formats import FORMATS, write_all
-    from judge.report import grading_progress
+    from judge.render import grading_progress
 
     unknown = sorted(set(formats) - set(FORMATS))
     if unknown:
@@ -645,7 +645,7 @@ def grade_command(
         for problem in apply_roster(rows, ids, str(roster)):
             typer.echo(f"grind: {problem}", err=True)
     written = write_all(rows, exercise.slug, out, formats)
-    from judge.report import render_class
+    from judge.render import render_class
 
     render_class(console(), rows)
     typer.echo(f"Wrote {len(written)} file(s) under {out}")

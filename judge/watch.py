@@ -66,7 +66,7 @@ class Graded:
 
 
 class View(Protocol):
-    """What the loop shows. ``judge.report.WatchView`` draws it on a terminal or as plain lines."""
+    """What the loop shows. ``judge.render.WatchView`` draws it on a terminal or as plain lines."""
 
     def present(self, sitting: Sitting, manual: bool, position: tuple[int, int] | None) -> None: ...
     def checking(self, sitting: Sitting) -> None: ...

@@ -1,5 +1,5 @@
-"""The architecture stays visible: torch only where learner or reference code runs, rich and
-typer behind their single modules, and a wheel that carries the exercises."""
+"""The architecture stays visible: torch only where learner or reference code runs, rich behind
+the render package and typer behind the CLI, and a wheel that carries the exercises."""
 
 from __future__ import annotations
 
@@ -29,17 +29,36 @@ def _imports(path: Path) -> set[str]:
 
 @pytest.mark.parametrize("module, allowed", [
     ("torch", {"worker/runner.py"}),
-    ("rich", {"report.py", "cli.py"}),
     ("typer", {"cli.py"}),
     ("fsrs", {"scheduling.py"}),
     ("watchfiles", {"watch.py"}),
     ("sqlite3", {"progress.py"}),
 ])
 def test_heavy_and_ui_imports_stay_in_their_module(module: str, allowed: set[str]) -> None:
-    """torch only in the child runner, rich only in report/cli, typer only in cli; the fsrs
-    scheduler, file watching and SQLite each behind their one module."""
+    """torch only in the child runner, typer only in cli; the fsrs scheduler, file watching and
+    SQLite each behind their one module."""
     users = {str(p.relative_to(PACKAGE)) for p in PACKAGE.rglob("*.py") if module in _imports(p)}
     assert users <= allowed
+
+
+def test_rich_is_imported_only_by_the_render_package_and_the_cli() -> None:
+    """Screens are drawn in judge/render/ alone (cli.py makes the console): the report facade,
+    the view models and the rest of the core never import rich themselves."""
+    users = {str(p.relative_to(PACKAGE)) for p in PACKAGE.rglob("*.py") if "rich" in _imports(p)}
+    assert {user for user in users if not user.startswith("render/")} <= {"cli.py"}
+    assert "render/styled.py" in users  # the rich renderer is where the check looks for it
+
+
+def test_view_models_import_neither_rich_nor_typer(tmp_path: Path) -> None:
+    """judge.views is plain data: building every screen's model loads no UI library, directly or
+    through anything it imports."""
+    views = list((PACKAGE / "views").rglob("*.py"))
+    assert len(views) >= 2
+    for path in views:
+        assert not _imports(path) & {"rich", "typer"}, path
+    code = ("import sys, judge.views, judge.views.screens, judge.views.verdict\n"
+            "print(sorted(m for m in ('rich', 'typer') if m in sys.modules))")
+    assert _torch_loaded_after(code, tmp_path) == "[]"
 
 
 def _torch_loaded_after(code: str, cwd: Path) -> str:

@@ -314,12 +314,14 @@ def test_series_display_whole_step_ticks_steps_as_steps_no_legend_and_aligned_ma
 
     from rich.console import Console
 
-    from judge.report import _series_view, minutes_text
+    from judge.render.styled import series
+    from judge.views.screens import minutes_text
+    from judge.views.verdict import series_view
 
     expected, got = [65536.0] * 4 + [32768.0] * 4 + [16384.0] * 8, [65536.0] * 16
     out = StringIO()
     colour = Console(file=out, width=80, force_terminal=True, color_system="standard")
-    colour.print(_series_view(colour, {"expected": expected, "got": got}, "loss scale"))
+    colour.print(series(colour, series_view({"expected": expected, "got": got}, "loss scale")))
     plot = re.sub(r"\x1b\[[0-9;]*m", "", out.getvalue()).splitlines()
     ticks = plot[plot.index(next(line for line in plot if line.strip() == "step")) - 1]
     assert ticks.split() == [str(n) for n in range(0, 16, 3)], ticks
@@ -329,7 +331,7 @@ def test_series_display_whole_step_ticks_steps_as_steps_no_legend_and_aligned_ma
 
     out = StringIO()
     plain = Console(file=out, width=80, no_color=True, force_terminal=True)
-    plain.print(_series_view(plain, {"expected": expected, "got": got}, "loss scale"))
+    plain.print(series(plain, series_view({"expected": expected, "got": got}, "loss scale")))
     rows = [line for line in out.getvalue().splitlines() if "65536.0" in line]
     assert len({line.rindex("65536.0") for line in rows}) == 1 and any("◀" in line for line in rows)
     assert minutes_text(1) == "1 minute" and minutes_text(25) == "25 minutes"

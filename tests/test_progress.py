@@ -24,7 +24,7 @@ from judge.cli import app
 from judge.errors import JudgeError
 from judge.models import CheckResult, CheckStatus, Diagnosis, Status, Verdict
 from judge.progress import MIGRATIONS, SCHEMA_VERSION, Attempt, Progress, streak
-from judge.report import render_progress
+from judge.render import render_progress
 from judge.status import ExitStatus
 
 ROOT = Path(__file__).resolve().parents[1]

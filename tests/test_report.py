@@ -10,7 +10,7 @@ from rich.text import Text
 
 from judge.catalog import Catalog
 from judge.grade import grade
-from judge.report import HintInfo, render_verdict
+from judge.render import HintInfo, render_verdict
 
 from .conftest import SUBMISSIONS
 

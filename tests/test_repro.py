@@ -23,7 +23,7 @@ from judge.cli import app
 from judge.compare import compare
 from judge.grade import grade
 from judge.models import Tolerance, Verdict
-from judge.report import render_verdict
+from judge.render import render_verdict
 from judge.repro import ReproUnavailable, repro_script
 
 CORPUS = Path(__file__).parent / "corpus"

@@ -22,7 +22,7 @@ from judge.catalog import Catalog
 from judge.cli import app
 from judge.grade import grade
 from judge.models import CheckResult, CheckStatus, Status, Verdict
-from judge.report import render_class, render_verdict
+from judge.render import render_class, render_verdict
 from judge.status import ExitStatus
 from judge.text import decode_source, safe, safe_data, xml_safe
 

@@ -419,7 +419,8 @@ def test_watch_view_lists_the_keys_once_and_says_press_h(ws: Path) -> None:
     from rich.console import Console
 
     from judge.practice import Recorded
-    from judge.report import KEYS_HELP, WatchView
+    from judge.render import WatchView
+    from judge.views.screens import KEYS_HELP
 
     sitting = _sitting(ws)
     out = io.StringIO()

@@ -1,0 +1,160 @@
+"""The screens that change in place: the watch loop (a status line at the bottom of a terminal)
+and grind grade's progress bar. Their words come from ``judge.views`` like every other screen's;
+what is here is the live machinery, and the plain fallback for when there is no terminal."""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Console
+from rich.text import Text
+
+from judge.render.styled import line as styled_line
+from judge.text import clock_text, safe
+from judge.views.screens import KEYS_HELP, Line, Tone, grading_line, hint_view, list_view, watch_after_verdict, \
+    watch_intro, watch_pick_note
+from judge.views.verdict import HintInfo, verdict_view
+
+if TYPE_CHECKING:
+    from judge.models import Exercise, Verdict
+    from judge.practice import Hint, Recorded, Sitting
+
+
+class WatchView:
+    """The watch loop's screen. On a terminal a status line stays at the bottom (the exercise,
+    the interview countdown, "checking…", the keys) and verdicts print above it; elsewhere the
+    same things are plain lines, with the countdown printed once a minute."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self.live: Any = None
+        self._status = ""
+        self._minute: int | None = None
+        self._manual = False
+
+    def __enter__(self) -> WatchView:
+        if self.console.is_terminal:
+            from rich.live import Live
+
+            self.live = Live(Text(""), console=self.console, auto_refresh=False, transient=True,
+                             redirect_stdout=False, redirect_stderr=False)
+            self.live.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.live is not None:
+            self.live.stop()
+            self.live = None
+
+    def _say(self, line: Line) -> None:
+        text = safe(line.text, self.console.encoding)  # paths and messages may come from the learner's files
+        if self.console.is_terminal:
+            self.console.print(styled_line(text, line.tone))
+        else:
+            self.console.print(text, markup=False, highlight=False, soft_wrap=True)
+
+    def _show(self, view: Any) -> None:
+        from judge.render import show
+
+        show(self.console, view)
+
+    def present(self, sitting: Sitting, manual: bool, position: tuple[int, int] | None) -> None:
+        self._manual = manual
+        # On a terminal the status line at the bottom lists the keys: once is enough.
+        heading, lines = watch_intro(sitting, manual, position, None if self.live is not None else self._keys())
+        if self.console.is_terminal:
+            self.console.rule(Text(heading, style="bold"))
+        else:
+            self._say(Line(f"== {heading} =="))
+        for line in lines:
+            self._say(line)
+        self._minute = None
+
+    def _keys(self) -> str:
+        return KEYS_HELP + (" · Enter check" if self._manual else "")
+
+    def checking(self, sitting: Sitting) -> None:
+        if self.live is None:
+            self._say(Line("checking…"))
+        self._status_line(sitting, None, True)
+
+    def verdict(self, sitting: Sitting, verdict: Verdict, recorded: Recorded, hints_shown: int | None,
+                standing: tuple[int, int] | None = None) -> None:
+        hints = None if hints_shown is None else HintInfo(hints_shown, len(sitting.exercise.hints), key=True)
+        self._show(verdict_view(verdict, sitting.exercise, hints, encoding=self.console.encoding))
+        for line in watch_after_verdict(sitting, verdict, recorded, standing):
+            self._say(line)
+
+    def hint(self, sitting: Sitting, hint: Hint | None) -> None:
+        if hint is None:
+            self._say(Line(f"{sitting.slug} has no hints."))
+            return
+        self._show(hint_view(hint.number, hint.total, hint.text, hint.last))
+
+    def listing(self, rows: list[tuple[Exercise, str]], current: str, pick: bool = False) -> None:
+        self._show(list_view(rows, numbered=pick))
+        self._say(watch_pick_note(current, pick))
+
+    def message(self, text: str) -> None:
+        self._say(Line(text, Tone.NOTE))
+
+    def tick(self, sitting: Sitting, now: float, checking: bool) -> None:
+        remaining = sitting.interview.remaining(now) if sitting.interview_running(now) else None
+        if self.live is None:
+            if remaining is not None and int(remaining // 60) != self._minute:
+                self._minute = int(remaining // 60)
+                self._say(Line(f"{clock_text(remaining)} left"))
+            return
+        self._status_line(sitting, remaining, checking)
+
+    def _status_line(self, sitting: Sitting, remaining: float | None, checking: bool) -> None:
+        if self.live is None:
+            return
+        parts = [sitting.slug]
+        if remaining is not None:
+            parts.append(f"⏱ {clock_text(remaining)} left")
+        if checking:
+            parts.append("checking…")
+        parts.append(self._keys())
+        status = "  ·  ".join(parts)
+        if status != self._status:
+            self._status = status
+            self.live.update(Text(status, style="reverse"), refresh=True)
+
+
+class grading_progress:  # noqa: N801 - used as a context manager, reads like a function
+    """Progress for ``grind grade`` on stderr; yields the per-student callback. A rich bar on a
+    terminal; elsewhere (a CI log, a pipe, nohup) one plain line per student,
+    ``graded 12/40 ann: failed``, flushed as it lands."""
+
+    def __init__(self, console: Console, total: int | None = None) -> None:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        self.console = console
+        self.total = total
+        self.done = 0
+        self.lock = threading.Lock()
+        self.progress = Progress(TextColumn("grading"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                                 TextColumn("{task.description}"), console=console, transient=True,
+                                 disable=not console.is_terminal)
+        self.task = self.progress.add_task("", total=total)
+
+    def __enter__(self) -> Any:
+        self.progress.start()
+
+        def tick(student: str, row: dict[str, Any], reused: bool) -> None:
+            status = grading_line(student, row["verdict"]["status"], reused)
+            with self.lock:
+                self.done += 1
+                self.progress.update(self.task, advance=1, description=status)
+                if not self.console.is_terminal:
+                    out_of = f"/{self.total}" if self.total is not None else ""
+                    self.console.print(f"graded {self.done}{out_of} {status}", markup=False, highlight=False,
+                                       emoji=False, soft_wrap=True)
+                    self.console.file.flush()
+
+        return tick
+
+    def __exit__(self, *exc: object) -> None:
+        self.progress.stop()

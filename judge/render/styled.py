@@ -1,0 +1,247 @@
+"""Rich renderings for a terminal: panels, tables and colour over the same view models that
+``judge.render.plain`` prints as lines.
+
+``renderable(view, console)`` returns something ``console.print`` draws. The console is passed
+for what depends on the terminal: its width, and whether it has colour (a plot needs it).
+Learner-made strings (check names, exception messages, student names) are always ``Text``,
+never parsed as rich markup.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable
+
+from rich.console import Console, Group
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from judge.models import CheckStatus, Status
+
+if TYPE_CHECKING:
+    from judge.views.screens import (
+        ClassView,
+        DoctorView,
+        ListView,
+        PracticeSummaryView,
+        ProgressView,
+        StatementView,
+        TextView,
+        Tone,
+        ValidationView,
+    )
+    from judge.views.verdict import SeriesView, VerdictView
+
+STATUS_STYLE = {
+    Status.PASSED: "bold green",
+    Status.FAILED: "bold red",
+    Status.FORBIDDEN: "bold magenta",
+    Status.ERROR: "bold yellow",
+    Status.TIMEOUT: "bold yellow",
+    Status.CRASHED: "bold yellow",
+}
+MARK = {CheckStatus.PASSED: ("✔", "green"), CheckStatus.FAILED: ("✘", "red"),
+        CheckStatus.ERROR: ("✘", "red"), CheckStatus.NOT_RUN: ("·", "dim")}
+TONE_STYLE = {"plain": "", "dim": "dim", "note": "yellow", "strong": "bold", "good": "bold green", "info": "cyan",
+              "warn": "bold yellow"}  # by Tone's value
+STATUS_COLOUR = {"passed": "green", "attempted": "yellow", "new": "dim"}
+
+
+_DRAW: dict[str, Callable[[Any, Console], Any]] = {}
+
+
+def _draws(model: str) -> Callable[[Callable[[Any, Console], Any]], Callable[[Any, Console], Any]]:
+    """Register the rich rendering of the model class named ``model`` (by name, as in
+    judge.render.plain: no screen's models are loaded before it is shown)."""
+    def register(draw: Callable[[Any, Console], Any]) -> Callable[[Any, Console], Any]:
+        _DRAW[model] = draw
+        return draw
+    return register
+
+
+def renderable(view: Any, console: Console) -> Any:
+    """``view`` as something ``console.print`` draws."""
+    draw = _DRAW.get(type(view).__name__)
+    if draw is None:
+        raise TypeError(f"no rich rendering for {type(view).__name__}")
+    return draw(view, console)
+
+
+@_draws("VerdictView")
+def _verdict(view: VerdictView, console: Console) -> Any:
+    """The verdict as a panel: one line per check, then the first failure in detail, the
+    diagnosed pitfall with its explanation, and the next hint on offer."""
+    parts: list[Any] = [Text(notice, style="yellow") for notice in view.lead]
+    if view.message:
+        parts.append(Text(view.message, style="bold" if view.checks else ""))
+    if view.checks:
+        table = Table.grid(padding=(0, 1))
+        table.add_column(no_wrap=True)
+        table.add_column(no_wrap=True, overflow="ellipsis", max_width=34)
+        table.add_column(style="dim", no_wrap=True)
+        table.add_column(overflow="fold")
+        for row in view.checks:
+            mark, style = MARK[row.status]
+            table.add_row(Text(mark, style=style), Text(row.name), Text(row.kind), Text(row.message))
+        parts.append(table)
+    if view.failure is not None and view.details:
+        parts.append(Text(f"\nFirst failure: {view.failure}", style="bold"))
+        grid = Table.grid(padding=(0, 1))
+        grid.add_column(style="bold", no_wrap=True)
+        grid.add_column(overflow="fold")
+        for label, value in view.details:
+            grid.add_row(Text(f"  {label}:"), Text(value))
+        parts.append(grid)
+    if view.series is not None:
+        parts.append(series(console, view.series))
+    for block in view.diagnoses:
+        parts.append(Text.assemble(("\n" + block.label + ": ", "bold"), (block.name, "bold red")))
+        parts += [Text(line) for line in block.body]
+    parts += [Text(line, style="dim") for line in view.output]
+    parts += [Text(notice, style="yellow") for notice in view.notices]
+    if view.footer:
+        parts.append(Text("\n" + view.footer, style="cyan"))
+    return Panel(Group(*parts), title=Text(view.title, style="bold"),
+                 subtitle=Text(f" {view.status_word} ", style=STATUS_STYLE[view.status]), subtitle_align="right",
+                 expand=True)
+
+
+def series(console: Console, view: SeriesView) -> Any:
+    """A curve is faster to read than a table: plot yours against the reference's. Without
+    colour (NO_COLOR, or a console without colour) the two lines could not be told apart, so
+    show the steps around the first divergence as a table instead."""
+    if console.color_system is not None and not console.no_color:
+        import plotext as plt
+
+        base = view.first_step
+        plt.clear_figure()
+        plt.plot_size(max(40, min(console.width - 12, 100)), 14)
+        plt.theme("clear")
+        # No plotext legend: at 80 columns it sits on the curves. The title names the colours.
+        plt.plot(*_stepped(view.expected, base), color="green")
+        plt.plot(*_stepped(view.got, base), color="red")
+        plt.xticks(_whole_ticks(base, base + max(len(view.expected), len(view.got)) - 1))
+        plt.title(f"{view.label}: reference (green), yours (red)")
+        plt.xlabel("step")
+        return Text.from_ansi(plt.build())
+    table = Table(box=None, padding=(0, 2))
+    for column in ("step", "expected", "yours"):
+        table.add_column(column, justify="right")
+    table.add_column("", width=1, no_wrap=True)  # the marker, in a column of its own: numbers stay aligned
+    for step, expected, got, first in view.rows:
+        table.add_row(step, expected, got, "◀" if first else "")
+    return Group(Text(f"{view.label} around the first difference:", style="bold"), table)
+
+
+def _stepped(values: list[float], base: int) -> tuple[list[float], list[float]]:
+    """A per-step series as a staircase: each value holds until the next step (a loss scale
+    that halves is a drop, not a ramp between two steps)."""
+    xs: list[float] = []
+    ys: list[float] = []
+    for i, value in enumerate(values):
+        if i:
+            xs.append(i + base)
+            ys.append(values[i - 1])
+        xs.append(i + base)
+        ys.append(value)
+    return xs, ys
+
+
+def _whole_ticks(first: int, last: int, most: int = 8) -> list[int]:
+    """Whole-number step ticks, at most ``most`` of them, evenly spaced."""
+    stride = max(1, -(-(last - first) // max(1, most - 1)))
+    return list(range(first, last + 1, stride))
+
+
+@_draws("ListView")
+def _list(view: ListView, console: Console) -> Any:
+    table = Table(title="Exercises", expand=False)
+    for column in ("#",) * view.numbered + ("exercise", "title", "topic", "difficulty", "status"):
+        table.add_column(column)
+    for r in view.rows:
+        table.add_row(*(str(r.number),) * view.numbered, r.slug, r.title, r.topic, r.difficulty,
+                      Text(r.status, style=STATUS_COLOUR.get(r.status, "")))
+    return table
+
+
+@_draws("TextView")
+def _text(view: TextView, console: Console) -> Any:
+    if view.syntax:
+        from rich.syntax import Syntax
+
+        return Panel(Syntax(view.body, "python", line_numbers=False), title=view.title)
+    return Panel(Text(view.body), title=view.title)
+
+
+@_draws("StatementView")
+def _statement(view: StatementView, console: Console) -> Any:
+    from rich.markdown import Markdown  # markdown-it: about 0.1 s to import, and only grind show needs it
+
+    title = [Text(view.title, style="bold")] if view.show_title else []
+    return Group(*title, Markdown(view.markdown))
+
+
+@_draws("ProgressView")
+def _progress(view: ProgressView, console: Console) -> Any:
+    table = Table(title="Progress", caption=view.totals, expand=False)
+    for column, justify in (("exercise", "left"), ("status", "left"), ("best time", "right"), ("attempts", "right"),
+                            ("last practised", "left"), ("next review", "left")):
+        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    for r in view.rows:
+        table.add_row(r.slug, Text(r.status, style=STATUS_COLOUR.get(r.status, "")), r.best, r.attempts, r.last,
+                      Text(r.due, style="bold cyan" if r.due == "now" else ""))
+    return table
+
+
+@_draws("PracticeSummaryView")
+def _practice(view: PracticeSummaryView, console: Console) -> Any:
+    table = Table(title=view.headline, expand=False)
+    for column in ("exercise", "result", "hints", "rating", "comes back"):
+        table.add_column(column)
+    for r in view.rows:
+        table.add_row(r.slug, r.result, r.hints, r.rating, r.back)
+    return table
+
+
+@_draws("DoctorView")
+def _doctor(view: DoctorView, console: Console) -> Any:
+    """grind doctor: the isolation level in force, and what every level does and does not give."""
+    parts: list[Any] = [Text.assemble(("Isolation level: ", "bold"),
+                                      (view.level, "bold green" if view.grading_allowed else "bold yellow"))]
+    parts += [Text(line) for line in view.lines]
+    if view.torch is not None:
+        parts.append(Text(view.torch, style="" if view.torch_ok else "bold red"))
+    parts += [Text(note) for note in view.notes]
+    for level in view.levels:
+        parts.append(Text(f"{'▶ ' if level.current else '  '}{level.name}", style="bold" if level.current else ""))
+        parts += [Text(f"      - {line}") for line in level.lines]
+    parts += [Text(line) for line in view.after]
+    return Group(*parts)
+
+
+@_draws("ValidationView")
+def _validation(view: ValidationView, console: Console) -> Any:
+    """One row per exercise (cases, pitfalls caught, time), then every problem on its own line."""
+    from judge.views.screens import VALIDATION_COLUMNS
+
+    table = Table(title="Exercise validation", box=None)
+    for column in VALIDATION_COLUMNS:
+        table.add_column(column)
+    for r in view.rows:
+        table.add_row(Text(r.exercise), r.cases, r.caught, Text(r.corpus), r.time,
+                      Text(r.result, style="green" if r.ok else "red"))
+    return Group(table, *(Text(line) for line in view.lines))
+
+
+@_draws("ClassView")
+def _class(view: ClassView, console: Console) -> Any:
+    table = Table(title="Class results")
+    for column in ("student", "status", "score", "pitfall"):
+        table.add_column(column)
+    for r in view.rows:
+        table.add_row(Text(r.student), r.status, r.score, Text(r.pitfall))
+    return table
+
+
+def line(text: str, tone: Tone) -> Text:
+    return Text(text, style=TONE_STYLE[tone.value])
