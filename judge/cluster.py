@@ -210,10 +210,11 @@ class DaskExecutor:
     """A ``judge.batch.Executor`` that fans submissions out to the Dask scheduler at ``scheduler``."""
 
     def __init__(self, scheduler: str, *, allow_weak_isolation: bool = False,
-                 connect_timeout: float = CONNECT_TIMEOUT_S, worker_wait: float = WORKER_WAIT_S) -> None:
+                 connect_timeout: float | None = None, worker_wait: float | None = None) -> None:
         self.scheduler = scheduler
         self.allow_weak = allow_weak_isolation
-        self.connect_timeout, self.worker_wait = connect_timeout, worker_wait
+        self.connect_timeout = connect_timeout or CONNECT_TIMEOUT_S
+        self.worker_wait = worker_wait or WORKER_WAIT_S
 
     def __call__(self, exercise: Exercise, paths: list[Path], *, limits: Limits | None,
                  on_done: Callable[[Path, dict[str, Any]], None], hidden: tuple[Path, ...] = ()) -> None:
@@ -223,8 +224,6 @@ class DaskExecutor:
         from judge.grade import reference_for
 
         require_torch()
-        key = cache.exercise_key(exercise)
-        reference_for(exercise, key)  # computed (or loaded) once, here, and shipped to every worker
         here = versions()
         try:
             client = Client(self.scheduler, timeout=self.connect_timeout, set_as_default=False)
@@ -240,7 +239,9 @@ class DaskExecutor:
             for address, facts in sorted(client.run(worker_facts).items()):
                 problem = refusal(facts, here, address, self.allow_weak)
                 if problem is not None:
-                    raise EnvironmentProblem(problem)
+                    raise EnvironmentProblem(problem)  # before any work: a wrong cluster costs nothing
+            key = cache.exercise_key(exercise)
+            reference_for(exercise, key)  # computed (or loaded) once, here, and shipped to every worker
             plugin = GradingPlugin(exercise, key, cache.entry_bytes(exercise.slug, key), self.allow_weak,
                                    tuple(str(h) for h in hidden))
             client.register_plugin(plugin, name=plugin.name)
@@ -269,7 +270,7 @@ class DaskExecutor:
                                    key=f"{plugin}-{index}", pure=False)
             futures[future] = path
         lost: list[str] = []
-        for future in as_completed(list(futures)):
+        for future in as_completed(list(futures), loop=client.loop):
             path = futures.pop(future)
             try:
                 answer = _verdict(future.result(), exercise.slug)

@@ -1,0 +1,204 @@
+"""Grading a class on a Dask cluster (issue 13, item 4): ``grind grade --executor dask``.
+
+One ``distributed.LocalCluster`` (2 worker processes, one thread each) serves the module: the
+same rows as the local executor, in the same resumable store; a worker killed mid-run loses
+nothing and grades nobody twice; a worker with other versions is refused before anything runs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import time
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+from typer.testing import CliRunner
+
+distributed = pytest.importorskip(
+    "distributed", reason="grind grade --executor dask needs the distributed package (pip install 'grind[dask]'; "
+    "the test extra installs it, so CI runs these tests)")
+
+import judge  # noqa: E402
+from judge import cluster  # noqa: E402
+from judge.batch import grade_class  # noqa: E402
+from judge.catalog import Catalog  # noqa: E402
+from judge.cli import app  # noqa: E402
+from judge.errors import EnvironmentProblem  # noqa: E402
+from judge.status import ExitStatus  # noqa: E402
+from judge.worker.sandbox import Limits  # noqa: E402
+
+from .conftest import ADVERSARIAL, SUBMISSIONS  # noqa: E402
+
+runner = CliRunner()
+CORRECT = SUBMISSIONS / "clipping" / "correct_loop.py"
+
+
+@pytest.fixture(scope="module")
+def scheduler() -> Iterator[str]:
+    """A real cluster of two worker processes (each behind a nanny, which restarts a killed one)."""
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  silence_logs=50) as local:
+        yield local.scheduler_address
+
+
+def _class(root: Path, slow: bool = False) -> None:
+    """A pass, a named pitfall, a crash and a folder with nothing gradable; with ``slow``, a
+    correct submission that first sleeps (sorted first, so a worker takes it first)."""
+    root.mkdir()
+    if slow:
+        (root / "a_slow.py").write_text("import time\ntime.sleep(4)\n" + CORRECT.read_text())
+    shutil.copyfile(CORRECT, root / "ann.py")
+    shutil.copyfile(SUBMISSIONS / "clipping" / "pitfall_per_tensor.py", root / "bob.py")
+    shutil.copyfile(ADVERSARIAL / "os_exit_at_import.py", root / "cat.py")
+    (root / "dan").mkdir()
+
+
+def _stored(out: Path) -> dict[str, dict[str, Any]]:
+    """The resumable store, without the one field that differs between two runs: the time taken."""
+    rows = {}
+    for path in sorted((out / "graded").glob("*.json")):
+        row = json.loads(path.read_text())
+        row["verdict"].pop("duration_s")
+        rows[row["student"]] = row
+    return rows
+
+
+def test_a_class_graded_on_the_cluster_gives_the_local_rows(scheduler: str, tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """Through the CLI: the stored rows equal the local executor's, field for field; a re-run
+    (local) keeps every one of them, so both executors share one resumable store."""
+    monkeypatch.setenv("GRIND_STATE_DIR", str(tmp_path / "state"))
+    root = tmp_path / "class"
+    _class(root)
+    exercise = Catalog().get("clipping")
+    limits = Limits(wall_s=5.0, memory_mb=exercise.memory_mb)
+    grade_class(exercise, root, tmp_path / "local", jobs=1, limits=limits)
+    out = tmp_path / "dask"
+    result = runner.invoke(app, ["grade", str(root), "-e", "clipping", "--time-limit", "5", "--executor", "dask",
+                                 "--scheduler", scheduler, "--allow-weak-isolation", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    local, remote = _stored(tmp_path / "local"), _stored(out)
+    assert sorted(remote) == ["ann", "bob", "cat", "dan"]
+    assert [remote[n]["verdict"]["status"] for n in sorted(remote)] == ["passed", "failed", "crashed", "error"]
+    assert remote["bob"]["verdict"]["pitfall"]["slug"] == "per-tensor"
+    assert remote == local
+    kept: list[bool] = []
+    grade_class(exercise, root, out, limits=limits, on_done=lambda name, row, reused: kept.append(reused))
+    assert kept == [True] * 4
+
+
+def test_a_worker_killed_mid_run_loses_nothing_and_grades_nobody_twice(scheduler: str, tmp_path: Path) -> None:
+    """SIGKILL the worker grading the slow submission as soon as the first result lands: Dask
+    reruns that task on a live worker; every student lands once, in the log and in the store, and
+    a re-run keeps them all."""
+    root = tmp_path / "class"
+    _class(root, slow=True)
+    out = tmp_path / "out"
+    exercise = Catalog().get("clipping")
+    limits = Limits(wall_s=10.0, memory_mb=exercise.memory_mb)
+    landed: list[str] = []
+    killed: list[str] = []
+
+    with distributed.Client(scheduler, set_as_default=False) as spy:
+        def kill_the_slow_ones_worker(name: str, row: dict[str, Any], reused: bool) -> None:
+            landed.append(name)
+            deadline = time.monotonic() + 30
+            while not killed and time.monotonic() < deadline:
+                for address, keys in spy.processing().items():
+                    if any(str(key).endswith("-0") for key in keys):  # the slow one: first in the list
+                        pid = spy.run(os.getpid, workers=[address])[address]
+                        os.kill(pid, signal.SIGKILL)
+                        killed.append(address)
+                        break
+                else:
+                    time.sleep(0.1)
+
+        rows = grade_class(exercise, root, out, limits=limits, on_done=kill_the_slow_ones_worker,
+                           executor=cluster.DaskExecutor(scheduler, allow_weak_isolation=True))
+    assert killed, "the slow submission was never seen running"
+    assert sorted(landed) == ["a_slow", "ann", "bob", "cat", "dan"]  # each exactly once
+    assert [r["verdict"]["status"] for r in rows] == ["passed", "passed", "failed", "crashed", "error"]
+    assert sorted(p.name for p in (out / "graded").iterdir()) == [f"{n}.json" for n in sorted(landed)]
+    log = (out / "grade.log").read_text().splitlines()
+    assert sorted(line.split(" ")[3].rstrip(":") for line in log if " graded " in line) == sorted(landed)
+    kept: list[bool] = []
+    grade_class(exercise, root, out, limits=limits, on_done=lambda name, row, reused: kept.append(reused))
+    assert kept == [True] * 5
+
+
+def test_a_worker_with_other_versions_is_refused_before_anything_runs(
+        scheduler: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One grind line naming both versions, the environment exit code, nothing graded or stored."""
+    real = judge.__version__
+    monkeypatch.setattr(judge, "__version__", "0.0.0+elsewhere")  # this process only: the workers keep theirs
+    monkeypatch.setenv("GRIND_STATE_DIR", str(tmp_path / "state"))
+    root = tmp_path / "class"
+    _class(root)
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["grade", str(root), "-e", "clipping", "--executor", "dask",
+                                 "--scheduler", scheduler, "--out", str(out)])
+    assert result.exit_code == ExitStatus.ENVIRONMENT, result.output
+    errors = [line for line in result.output.splitlines() if line.startswith("grind:")]
+    assert len(errors) == 1 and errors[0].startswith("grind: refusing to grade on Dask worker tcp://"), result.output
+    assert f"it has grind {real} and torch" in errors[0] and "this machine has grind 0.0.0+elsewhere" in errors[0]
+    assert [p.name for p in (out / "graded").glob("*.json")] == ["dan.json"]  # only the row nothing ran for
+
+
+def test_a_worker_that_joins_later_refuses_a_client_with_other_versions() -> None:
+    """Each task checks again (a worker may join after the up-front check): it answers with the
+    refusal, as JSON, before grading anything; the client raises it as one line."""
+    plugin = cluster.GradingPlugin(Catalog().get("clipping"), "k" * 32, None, False, ())
+    plugin.setup(type("Worker", (), {"address": "tcp://w:1", "local_directory": ""})())
+    other = dict(cluster.versions(), torch="1.0.0")
+    answer = plugin.grade("ann.py", "/nowhere/ann.py", b"x = 1\n", None, other)
+    refused = cluster._verdict(answer, "clipping")
+    assert isinstance(refused, str) and refused.startswith("refusing to grade on Dask worker tcp://w:1: ")
+    assert f"torch {cluster.cache.torch_version()}, this machine has grind {judge.__version__} and torch 1.0.0" \
+        in refused
+    assert plugin._exercise is None  # refused before the exercise was even written out
+
+
+def test_a_worker_answer_that_is_not_a_verdict_is_not_stored() -> None:
+    """The client parses each answer as plain JSON and checks its shape before storing it."""
+    good = json.dumps({"verdict": {"exercise": "clipping", "status": "passed"}})
+    assert cluster._verdict(good, "clipping") == {"exercise": "clipping", "status": "passed"}
+    for bad in ({"verdict": {"exercise": "adam", "status": "passed"}}, {"verdict": {"exercise": "clipping"}},
+                {"verdict": []}, []):
+        with pytest.raises(ValueError):
+            cluster._verdict(json.dumps(bad), "clipping")
+
+
+@pytest.mark.parametrize("args, status, message", [
+    (["--executor", "dask"], ExitStatus.USAGE, "grind: --executor dask needs --scheduler ADDRESS"),
+    (["--scheduler", "tcp://h:8786"], ExitStatus.USAGE, "grind: --scheduler is for --executor dask"),
+    (["--executor", "spark"], ExitStatus.USAGE, "grind: --executor 'spark': choose local or dask"),
+    (["--executor", "dask", "--scheduler", "tcp://127.0.0.1:9"], ExitStatus.ENVIRONMENT,
+     "grind: cannot reach the Dask scheduler at tcp://127.0.0.1:9: "),
+])
+def test_grade_executor_options_fail_in_one_line(args: list[str], status: ExitStatus, message: str, tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cluster, "CONNECT_TIMEOUT_S", 1.0)
+    monkeypatch.setenv("GRIND_STATE_DIR", str(tmp_path / "state"))
+    (tmp_path / "class").mkdir()
+    shutil.copyfile(CORRECT, tmp_path / "class" / "ann.py")
+    result = runner.invoke(app, ["grade", str(tmp_path / "class"), "-e", "clipping", "--out", str(tmp_path / "o"),
+                                 *args])
+    assert result.exit_code == status, result.output
+    assert result.output.startswith(message) and result.output.count("\n") == 1, result.output
+
+
+def test_without_distributed_the_dask_executor_says_what_to_install(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.delitem(sys.modules, "judge.cluster")
+    monkeypatch.setitem(sys.modules, "distributed", None)  # as if it were not installed
+    (tmp_path / "class").mkdir()
+    result = runner.invoke(app, ["grade", str(tmp_path / "class"), "-e", "clipping", "--executor", "dask",
+                                 "--scheduler", "tcp://h:8786"])
+    assert result.exit_code == ExitStatus.ENVIRONMENT, result.output
+    assert "pip install 'grind[dask]'" in result.output and "Traceback" not in result.output
