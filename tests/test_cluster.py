@@ -106,6 +106,8 @@ def test_a_worker_killed_mid_run_loses_nothing_and_grades_nobody_twice(scheduler
     with distributed.Client(scheduler, set_as_default=False) as spy:
         def kill_the_slow_ones_worker(name: str, row: dict[str, Any], reused: bool) -> None:
             landed.append(name)
+            if name == "dan":
+                return  # not gradable: stored before anything is sent to the cluster
             deadline = time.monotonic() + 30
             while not killed and time.monotonic() < deadline:
                 for address, keys in spy.processing().items():
