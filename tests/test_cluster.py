@@ -27,7 +27,7 @@ from judge import cluster  # noqa: E402
 from judge.batch import grade_class  # noqa: E402
 from judge.catalog import Catalog  # noqa: E402
 from judge.cli import app  # noqa: E402
-from judge.errors import EnvironmentProblem  # noqa: E402
+from judge.errors import EnvironmentProblem, JudgeError  # noqa: E402
 from judge.status import ExitStatus  # noqa: E402
 from judge.worker.sandbox import Limits  # noqa: E402
 
@@ -204,3 +204,73 @@ def test_without_distributed_the_dask_executor_says_what_to_install(tmp_path: Pa
                                  "--scheduler", "tcp://h:8786"])
     assert result.exit_code == ExitStatus.ENVIRONMENT, result.output
     assert "pip install 'grind[dask]'" in result.output and "Traceback" not in result.output
+
+
+class _Future:
+    """A finished Dask future: its answer, or the error Dask would raise (a worker lost for good)."""
+
+    def __init__(self, answer: str | Exception) -> None:
+        self.answer, self.cancelled = answer, False
+
+    def result(self) -> str:
+        if isinstance(self.answer, Exception):
+            raise self.answer
+        return self.answer
+
+    def release(self) -> None:
+        pass
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+
+class _Client:
+    """Answers each submission from ``answers`` (by file name; a pass otherwise), in order."""
+
+    loop = None
+
+    def __init__(self, answers: dict[str, str | Exception]) -> None:
+        self.answers, self.submitted, self.futures = answers, [], []
+
+    def submit(self, task: Any, plugin: str, path: str, *args: Any, **kwargs: Any) -> _Future:
+        name = Path(path).name
+        self.submitted.append(name)
+        passed = json.dumps({"verdict": {"exercise": "clipping", "status": "passed", "submission": path}})
+        self.futures.append(_Future(self.answers.get(name, passed)))
+        return self.futures[-1]
+
+
+def _fake_executor(client: _Client) -> Any:
+    def run(exercise: Any, paths: list[Path], *, limits: Any, on_done: Any, hidden: Any) -> None:
+        cluster.DaskExecutor._run(client, lambda futures, loop: iter(futures), "p", exercise, paths, limits,
+                                  on_done, cluster.versions())
+    return run
+
+
+def test_a_submission_lost_for_good_is_not_stored_and_a_rerun_grades_only_it(tmp_path: Path) -> None:
+    """Dask gives up on a task (its workers kept dying): that student is not stored (not their
+    fault), the others are, the run ends in one error naming how many; the same run again sends
+    only that submission."""
+    root = tmp_path / "class"
+    _class(root)
+    out = tmp_path / "out"
+    exercise = Catalog().get("clipping")
+    lost = _Client({"bob.py": OSError("worker tcp://w:1 died 3 times")})
+    with pytest.raises(JudgeError, match=r"^1 of 3 submissions were not graded on the Dask cluster \(first: bob.py: "
+                       r"OSError: worker tcp://w:1 died 3 times\); the others are stored"):
+        grade_class(exercise, root, out, executor=_fake_executor(lost))
+    assert sorted(p.name for p in (out / "graded").iterdir()) == ["ann.json", "cat.json", "dan.json"]
+    again = _Client({})
+    rows = grade_class(exercise, root, out, executor=_fake_executor(again))
+    assert again.submitted == ["bob.py"] and [r["student"] for r in rows] == ["ann", "bob", "cat", "dan"]
+
+
+def test_a_worker_refusing_mid_run_stops_the_run_and_cancels_the_rest(tmp_path: Path) -> None:
+    root = tmp_path / "class"
+    _class(root)
+    refused = "refusing to grade on Dask worker tcp://late:1: it has grind 9 and torch 9, this machine has ..."
+    client = _Client({"bob.py": json.dumps({"refused": refused})})
+    with pytest.raises(EnvironmentProblem, match="^refusing to grade on Dask worker tcp://late:1: "):
+        grade_class(Catalog().get("clipping"), root, tmp_path / "out", executor=_fake_executor(client))
+    assert [f.cancelled for f in client.futures] == [False, False, True]  # ann landed; cat never will
+    assert sorted(p.name for p in (tmp_path / "out" / "graded").iterdir()) == ["ann.json", "dan.json"]
