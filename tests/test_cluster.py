@@ -274,3 +274,39 @@ def test_a_worker_refusing_mid_run_stops_the_run_and_cancels_the_rest(tmp_path: 
         grade_class(Catalog().get("clipping"), root, tmp_path / "out", executor=_fake_executor(client))
     assert [f.cancelled for f in client.futures] == [False, False, True]  # ann landed; cat never will
     assert sorted(p.name for p in (tmp_path / "out" / "graded").iterdir()) == ["ann.json", "dan.json"]
+
+
+def test_a_worker_reuses_the_clients_reference_and_never_trusts_a_tampered_one(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The worker writes the exercise out, parses the shipped cache entry as strictly as one read
+    from disk and stores it under its own key, which equals the client's: nothing is recomputed.
+    An entry whose observations do not match its hash is dropped and the reference recomputed."""
+    import judge.grade
+
+    exercise = Catalog().get("clipping")
+    key = cluster.cache.exercise_key(exercise)
+    judge.grade.reference_for(exercise, key)  # the client's
+    shipped = cluster.cache.entry_bytes(exercise.slug, key)
+    assert shipped is not None
+
+    def recompute(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("recomputed")
+
+    monkeypatch.setattr(judge.grade, "_run_trusted", recompute)
+    worker = type("Worker", (), {"address": "tcp://w:1", "local_directory": ""})()
+    monkeypatch.setenv("GRIND_CACHE_DIR", str(tmp_path / "worker-cache"))
+    plugin = cluster.GradingPlugin(exercise, key, shipped, False, ())
+    plugin.setup(worker)
+    copy = plugin._prepared()
+    assert plugin._root is not None and copy.exercise_dir == plugin._root / "exercises" / "clipping"
+    assert cluster.cache.load(exercise.slug, key) is not None  # installed, not computed
+    plugin.teardown(worker)
+    assert not copy.exercise_dir.exists()
+
+    monkeypatch.setenv("GRIND_CACHE_DIR", str(tmp_path / "other-worker-cache"))
+    tampered = cluster.GradingPlugin(exercise, key, (shipped[0], shipped[1][:-8] + b"\0" * 8), False, ())
+    tampered.setup(worker)
+    with pytest.raises(RuntimeError, match="recomputed"):
+        tampered._prepared()
+    assert cluster.cache.load(exercise.slug, key) is None
+    tampered.teardown(worker)
