@@ -164,12 +164,11 @@ def _sha256(path: Path | None) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest() if path is not None else ""
 
 
-# Where a class's submissions are graded: called once with every submission still to grade, it
-# calls ``on_done(path, verdict_json)`` once per path as each lands (from any one thread at a
-# time or several: grade_class locks). ``hidden`` are folders no submission may read.
+# Where a class's submissions are graded: ``executor(exercise, paths, *, limits, on_done, hidden)``
+# is called once with every submission still to grade and calls ``on_done(path, verdict_json)``
+# as each lands (from one thread or several: grade_class locks); ``hidden`` are folders no
+# submission may read. ``local_executor`` below, or ``judge.cluster.DaskExecutor``.
 Executor = Callable[..., None]
-"""``executor(exercise, paths, *, limits, on_done, hidden)``: the local one below, or
-``judge.cluster.DaskExecutor`` (a Dask cluster)."""
 
 
 def local_executor(jobs: int = 2) -> Executor:

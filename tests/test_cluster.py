@@ -310,3 +310,21 @@ def test_a_worker_reuses_the_clients_reference_and_never_trusts_a_tampered_one(
         tampered._prepared()
     assert cluster.cache.load(exercise.slug, key) is None
     tampered.teardown(worker)
+
+
+def test_an_executor_answering_twice_for_one_student_is_stored_once(tmp_path: Path) -> None:
+    """Whatever an executor does (a task Dask ran twice), grade_class keeps the first answer."""
+    root = tmp_path / "class"
+    root.mkdir()
+    shutil.copyfile(CORRECT, root / "ann.py")
+
+    def twice(exercise: Any, paths: list[Path], *, limits: Any, on_done: Any, hidden: Any) -> None:
+        for status in ("passed", "failed"):
+            on_done(paths[0], {"exercise": "clipping", "status": status, "checks": []})
+
+    landed: list[str] = []
+    rows = grade_class(Catalog().get("clipping"), root, tmp_path / "out", executor=twice,
+                       on_done=lambda name, row, reused: landed.append(row["verdict"]["status"]))
+    assert landed == ["passed"] and rows[0]["verdict"]["status"] == "passed"
+    assert json.loads((tmp_path / "out" / "graded" / "ann.json").read_text())["verdict"]["status"] == "passed"
+    assert sum(" graded " in line for line in (tmp_path / "out" / "grade.log").read_text().splitlines()) == 1
