@@ -164,6 +164,24 @@ def _sha256(path: Path | None) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest() if path is not None else ""
 
 
+# Where a class's submissions are graded: ``executor(exercise, paths, *, limits, on_done, hidden)``
+# is called once with every submission still to grade and calls ``on_done(path, verdict_json)``
+# as each lands (from one thread or several: grade_class locks); ``hidden`` are folders no
+# submission may read. ``local_executor`` below, or ``judge.cluster.DaskExecutor``.
+Executor = Callable[..., None]
+
+
+def local_executor(jobs: int = 2) -> Executor:
+    """Grade on this machine, ``jobs`` warm workers at once (``grade_many``)."""
+
+    def run(exercise: Exercise, paths: list[Path], *, limits: Limits | None,
+            on_done: Callable[[Path, dict[str, Any]], None], hidden: tuple[Path, ...]) -> None:
+        grade_many(exercise, paths, jobs=jobs, limits=limits, hidden=hidden,
+                   on_done=lambda path, verdict: on_done(path, verdict.to_json()))
+
+    return run
+
+
 def grade_class(
     exercise: Exercise,
     submissions: Path,
@@ -172,9 +190,14 @@ def grade_class(
     jobs: int = 2,
     limits: Limits | None = None,
     on_done: Callable[[str, dict[str, Any], bool], None] | None = None,
+    executor: Executor | None = None,
 ) -> list[dict[str, Any]]:
     """Grade every student, resumably: a student whose submission hash (and the exercise's own
     hash) match a stored result is not graded again. Learners' files are only ever read.
+
+    ``executor`` grades what is left (default: this machine, ``jobs`` at once); whichever it is,
+    each verdict lands here and is stored here, one file per student, so a Dask cluster's results
+    merge into the same resumable store as a local run's, each student written once.
 
     Every row carries the exercise's ``max_score`` (its number of cases), the same for a crash
     as for a pass. Each student landing appends one line to ``OUT/grade.log``, flushed at once,
@@ -186,6 +209,7 @@ def grade_class(
     exercise_hash = exercise_key(exercise, extra=repr(limits))
     rows: dict[str, dict[str, Any]] = {}
     todo: dict[Path, Student] = {}
+    answered: set[Path] = set()
     lock = threading.Lock()
     done = 0
 
@@ -215,13 +239,17 @@ def grade_class(
                 report(student.name, old, True)
             elif student.path is None:
                 verdict = Verdict(exercise=exercise.slug, status=Status.ERROR, message=student.problem)
-                rows[student.name] = _save(saved, student.name, digest, exercise_hash, verdict)
+                rows[student.name] = _save(saved, student.name, digest, exercise_hash, verdict.to_json())
                 report(student.name, rows[student.name], False)
             else:
                 todo[student.path] = student
 
-        def landed(path: Path, verdict: Verdict) -> None:
+        def landed(path: Path, verdict: dict[str, Any]) -> None:
             student = todo[path]
+            with lock:
+                if path in answered:  # an executor that answered twice: the first answer stands
+                    return
+                answered.add(path)
             row = _save(store / f"{student.name}.json", student.name, _sha256(path), exercise_hash, verdict)
             rows[student.name] = row
             report(student.name, row, False)
@@ -229,8 +257,9 @@ def grade_class(
         if todo:
             # The class folder and the outputs are out of every submission's reach: no copying a
             # classmate, no planting a new "student", no editing stored results.
-            grade_many(exercise, list(todo), jobs=jobs, limits=limits, on_done=landed,
-                       hidden=(submissions.resolve(), out_dir.resolve()))
+            run = executor or local_executor(jobs)
+            run(exercise, list(todo), limits=limits, on_done=landed,
+                hidden=(submissions.resolve(), out_dir.resolve()))
         log.write(f"{_now()} done: {len(students)} entries\n")
     result = [rows[s.name] for s in students]
     graded = [len(r["verdict"].get("checks") or []) for r in result if r["verdict"]["status"] in ("passed", "failed")]
@@ -244,10 +273,10 @@ def _now() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _save(path: Path, student: str, digest: str, exercise_hash: str, verdict: Verdict) -> dict[str, Any]:
+def _save(path: Path, student: str, digest: str, exercise_hash: str, verdict: dict[str, Any]) -> dict[str, Any]:
     """Store one student's result, atomically: a run killed here leaves the previous result (or
     none), never a truncated one. The temporary name is unique to the writer: ``with_suffix``
     gave students ``a.b`` and ``a.c`` the same ``a.tmp``, written by two threads at once."""
-    row = {"student": student, "sha256": digest, "exercise_hash": exercise_hash, "verdict": verdict.to_json()}
+    row = {"student": student, "sha256": digest, "exercise_hash": exercise_hash, "verdict": verdict}
     write_atomic(path, json.dumps(row))
     return row

@@ -80,18 +80,44 @@ def load(slug: str, key: str) -> tuple[protocol.Result, dict[str, np.ndarray]] |
     """The entry, parsed as strictly as a child's answer (opened without following links or
     blocking, sizes capped), or None if it is missing, unreadable or corrupt: it is then rebuilt.
     Whether it is complete is grade.reference_problem's question."""
-    from judge.worker.sandbox import OBSERVATIONS_CAP, RESULT_CAP, load_observations, read_regular
+    from judge.worker.sandbox import OBSERVATIONS_CAP, RESULT_CAP, read_regular
 
     try:
         dir_fd = os.open(cache_root() / f"{slug}-{key}", os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
     except OSError:
         return None
     try:
-        result = protocol.parse_result(read_regular(dir_fd, RESULT, RESULT_CAP))
-        raw = read_regular(dir_fd, OBSERVATIONS, OBSERVATIONS_CAP)
-        if hashlib.sha256(raw).hexdigest() != result.observations_sha256:
-            raise protocol.ProtocolError("corrupt entry")
-        return result, load_observations(raw)
+        return parse_entry(read_regular(dir_fd, RESULT, RESULT_CAP),
+                           read_regular(dir_fd, OBSERVATIONS, OBSERVATIONS_CAP))
+    except (OSError, protocol.ProtocolError):
+        return None
+    finally:
+        os.close(dir_fd)
+
+
+def parse_entry(raw_result: bytes, raw_observations: bytes) -> tuple[protocol.Result, dict[str, np.ndarray]]:
+    """An entry's two files, parsed as strictly as a child's answer; ProtocolError if corrupt."""
+    from judge.worker.sandbox import OBSERVATIONS_CAP, RESULT_CAP, load_observations
+
+    if len(raw_result) > RESULT_CAP or len(raw_observations) > OBSERVATIONS_CAP:
+        raise protocol.ProtocolError("entry too large")
+    result = protocol.parse_result(raw_result)
+    if hashlib.sha256(raw_observations).hexdigest() != result.observations_sha256:
+        raise protocol.ProtocolError("corrupt entry")
+    return result, load_observations(raw_observations)
+
+
+def entry_bytes(slug: str, key: str) -> tuple[bytes, bytes] | None:
+    """The raw files of an entry (result.json, observations.safetensors), to hand to another
+    machine (a Dask worker), which parses them with ``parse_entry`` before storing them."""
+    from judge.worker.sandbox import OBSERVATIONS_CAP, RESULT_CAP, read_regular
+
+    try:
+        dir_fd = os.open(cache_root() / f"{slug}-{key}", os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except OSError:
+        return None
+    try:
+        return read_regular(dir_fd, RESULT, RESULT_CAP), read_regular(dir_fd, OBSERVATIONS, OBSERVATIONS_CAP)
     except (OSError, protocol.ProtocolError):
         return None
     finally:

@@ -618,12 +618,17 @@ def grade_command(
         help="Grade even where submissions can read each other and the reference (see grind doctor)."),
     roster: Optional[Path] = typer.Option(
         None, "--roster", help="CSV of 'file or folder name,student id': adds a student_id column."),
+    executor_name: str = typer.Option(
+        "local", "--executor", help="Where to grade: local (this machine, --jobs at once) or dask (a Dask cluster)."),
+    scheduler: Optional[str] = typer.Option(
+        None, "--scheduler", help="With --executor dask: the scheduler's address, e.g. tcp://host:8786."),
 ) -> None:
     """Grade a whole class, resumably, into CSV / JSON / JUnit / Gradescope results."""
     from judge.worker.isolation import HOW_TO_STRENGTHEN, isolation
 
-    iso = isolation()
-    if iso.weak and not allow_weak_isolation:
+    executor = _grade_executor(executor_name, scheduler, allow_weak_isolation)
+    iso = isolation()  # on a Dask cluster, submissions run on the workers: each checks its own level
+    if executor is None and iso.weak and not allow_weak_isolation:
         raise UsageError(f"refusing to grade at isolation level {iso.level}: a submission could read the "
                          "reference and classmates' files and fake a pass. "
                          f"Fix: {HOW_TO_STRENGTHEN[iso.level]}; or pass --allow-weak-isolation "
@@ -640,7 +645,7 @@ def grade_command(
     ids = read_roster(roster) if roster is not None else None  # a bad roster stops us before any grading
     total = len(find_students(submissions, exercise))  # and so does a name collision
     with grading_progress(console(stderr=True), total) as tick:
-        rows = grade_class(exercise, submissions, out, jobs=jobs, limits=limits, on_done=tick)
+        rows = grade_class(exercise, submissions, out, jobs=jobs, limits=limits, on_done=tick, executor=executor)
     if ids is not None:
         for problem in apply_roster(rows, ids, str(roster)):
             typer.echo(f"grind: {problem}", err=True)
@@ -649,6 +654,26 @@ def grade_command(
 
     render_class(console(), rows)
     typer.echo(f"Wrote {len(written)} file(s) under {out}")
+
+
+def _grade_executor(name: str, scheduler: str | None, allow_weak_isolation: bool) -> Any:
+    """None for the local executor; a DaskExecutor for ``--executor dask --scheduler ADDR``."""
+    if name not in ("local", "dask"):
+        raise UsageError(f"--executor {name!r}: choose local or dask")
+    if name == "local":
+        if scheduler is not None:
+            raise UsageError("--scheduler is for --executor dask")
+        return None
+    if not scheduler:
+        raise UsageError("--executor dask needs --scheduler ADDRESS, e.g. --scheduler tcp://host:8786")
+    try:
+        from judge.cluster import DaskExecutor
+    except ImportError as exc:
+        if (exc.name or "").split(".")[0] not in ("distributed", "dask"):
+            raise
+        raise EnvironmentProblem("--executor dask needs the distributed package: pip install 'grind[dask]' "
+                                 f"(here: {exc})") from None
+    return DaskExecutor(scheduler, allow_weak_isolation=allow_weak_isolation)
 
 
 @autograder_app.command("build")

@@ -630,8 +630,9 @@ def source_of(filename: str) -> str:
 
 
 def grade(exercise: Exercise, path: Path, *, source: str | None = None, limits: Limits | None = None,
-          worker: WarmWorker | None = None, speed: bool = False) -> Verdict:
-    """Grade the submission at ``path`` (or ``source``, reported as ``path``).
+          worker: WarmWorker | None = None, speed: bool = False, data: bytes | None = None) -> Verdict:
+    """Grade the submission at ``path`` (or ``source``, reported as ``path``; or its bytes
+    ``data``, read elsewhere: a Dask worker grades a file that lives on the instructor's machine).
 
     With a warm ``worker`` (watch mode, batch grading) the learner's child is a fork of a
     process that already imported torch; without one, a fresh process starts. ``speed`` also
@@ -641,9 +642,9 @@ def grade(exercise: Exercise, path: Path, *, source: str | None = None, limits: 
     started = time.monotonic()
     filename = str(path.resolve())
     if source is None:
-        from judge.text import read_source
+        from judge.text import decode_source, read_source
 
-        source, unreadable = read_source(path)
+        source, unreadable = read_source(path) if data is None else decode_source(data, path.name)
         if unreadable is not None:  # one line about the encoding, not a SyntaxError at U+FFFD
             return Verdict(exercise=exercise.slug, status=Status.ERROR, message=unreadable,
                            submission=str(path), duration_s=time.monotonic() - started)

@@ -49,6 +49,7 @@ XDIST_UNITS = [
     (re.compile(r"tests/test_exercises\.py::test_\w+\[([\w-]+)\]$"), "exercise-{0}"),
     (re.compile(r"tests/test_landlock\.py::"), "landlock"),  # ``confined``, ``unprivileged``: torch children
     (re.compile(r"tests/test_report\.py::"), "report"),  # two graded verdicts the module renders
+    (re.compile(r"tests/test_cluster\.py::"), "cluster"),  # one LocalCluster (two worker processes)
 ]
 
 

@@ -226,7 +226,7 @@ def test_batch_files_are_replaced_whole_or_not_at_all(tmp_path: Path, monkeypatc
 def test_a_stored_result_is_written_atomically(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from judge import batch
 
-    verdict = Verdict(exercise="clipping", status=Status.ERROR, message="m")
+    verdict = Verdict(exercise="clipping", status=Status.ERROR, message="m").to_json()
     target = tmp_path / "a.b.json"
     batch._save(target, "a.b", "d", "h", verdict)
     before = target.read_bytes()
