@@ -302,9 +302,14 @@ def spawn(hidden: list[Path]) -> None:
         return
     argv = [sys.executable, "-m", "judge.daemon", "--serve", str(path),
             "--hidden", json.dumps([str(h) for h in hidden])]
+    from judge.worker.isolation import spawn as spawn_known
+
     try:  # not waited for: the run that starts the daemon grades cold meanwhile, at full speed
-        subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                         start_new_session=True, close_fds=True)
+        # Registered as one of grind's own children: grind is a child subreaper, and its sweep
+        # after each cold run kills any unknown child in another session (a double fork would
+        # not help: the grandchild is re-parented to grind, the nearest subreaper).
+        spawn_known(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                    start_new_session=True, close_fds=True)
     except OSError:
         pass
 
@@ -575,20 +580,22 @@ def _serve(path: Path, hidden: list[Path]) -> None:
 
 
 def main(argv: list[str]) -> None:
-    """``python -m judge.daemon --serve SOCKET --hidden JSON``: detach, then serve."""
+    """``python -m judge.daemon --serve SOCKET --hidden JSON``, started in a session of its own
+    with no terminal (see ``spawn``): nothing grind or a terminal does reaches it but ``stop``."""
     path = Path(argv[argv.index("--serve") + 1])
     hidden = [Path(h) for h in json.loads(argv[argv.index("--hidden") + 1])] if "--hidden" in argv else []
-    if os.fork() != 0:  # the starter returns at once; the daemon is nobody's child to reap
-        os._exit(0)
-    os.setsid()
-    if os.fork() != 0:
-        os._exit(0)
     os.chdir("/")
     null = os.open(os.devnull, os.O_RDWR)
-    for fd in (0, 1, 2):
-        os.dup2(null, fd)
+    log = os.open(path.with_suffix(".log"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+    os.dup2(null, 0)
+    os.dup2(null, 1)
+    os.dup2(log, 2)  # what went wrong, for `grind daemon status` to point at; truncated on each start
     try:
         _serve(path, hidden)
+    except BaseException:  # noqa: BLE001 - the daemon's own failure: logged; clients grade cold
+        import traceback
+
+        traceback.print_exc()
     finally:
         os._exit(0)
 
