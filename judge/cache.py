@@ -79,6 +79,18 @@ def has(slug: str, key: str) -> bool:
     return (cache_root() / f"{slug}-{key}" / RESULT).is_file()
 
 
+def stamp(slug: str, key: str) -> tuple[int, ...] | None:
+    """(inode, size, mtime) of an entry's two files, or None: whether it changed since it was read."""
+    found: tuple[int, ...] = ()
+    for name in (RESULT, OBSERVATIONS):
+        try:
+            info = os.stat(cache_root() / f"{slug}-{key}" / name, follow_symlinks=False)
+        except OSError:
+            return None
+        found += (info.st_ino, info.st_size, info.st_mtime_ns)
+    return found
+
+
 def load(slug: str, key: str) -> tuple[protocol.Result, dict[str, np.ndarray]] | None:
     """The entry, parsed as strictly as a child's answer (opened without following links or
     blocking, sizes capped), or None if it is missing, unreadable or corrupt: it is then rebuilt.
