@@ -376,7 +376,9 @@ class DaemonWorker:
             return None
         with sock:
             try:
-                sock.settimeout(STARTUP_LIMIT_S + limits.wall_s + 60)  # the server's own backstop, and more
+                # A healthy daemon accepts the job at once (or says it is busy within BUSY_WAIT_S);
+                # one that does not is hung, and is replaced rather than waited for.
+                sock.settimeout(BUSY_WAIT_S + 10)
                 _send(sock, json.dumps({"op": "run", "key": key_of(identity()), "job": job,
                                         "limits": asdict(limits), "hidden": [str(h) for h in self.hidden]}).encode())
                 head = _json(_recv(sock, HEADER_CAP))
@@ -385,8 +387,12 @@ class DaemonWorker:
                     _retire(path, sock_info)
                     self._start()
                     return None
+                if not head.get("accepted"):
+                    return None  # busy: cold this time
+                sock.settimeout(STARTUP_LIMIT_S + limits.wall_s + 60)  # the server's own backstop, and more
+                head = _json(_recv(sock, HEADER_CAP))
                 if not head.get("ok"):
-                    return None  # busy, or it could not start its server: cold this time
+                    return None  # it could not start its server, or the server failed: cold this time
                 blob = _recv(sock, OBSERVATIONS_CAP) if head.get("observations") else b""
                 return _outcome_from_wire(head["outcome"], blob)
             except socket.timeout:
@@ -540,6 +546,7 @@ class Daemon:
             _send(conn, b'{"ok": false, "busy": true}')
             return
         try:
+            _send(conn, b'{"ok": true, "accepted": true}')
             limits = Limits(**{f.name: message["limits"][f.name] for f in fields(Limits) if f.name in message["limits"]})
             job = message["job"]
             if not isinstance(job, dict):

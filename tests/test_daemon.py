@@ -116,7 +116,11 @@ FAKE = textwrap.dedent('''
             sys.exit(0)
         elif mode == "old":
             send({"ok": False, "mismatch": True})
+        elif mode == "hung":
+            hung = conn  # accepted, never answered
+            continue
         else:
+            send({"ok": True, "accepted": True})
             send({"ok": True, "outcome": {"status": "ok", "result": "{not json"}, "observations": False})
         conn.close()
 ''')
@@ -305,6 +309,18 @@ def test_a_daemon_of_another_version_is_replaced_without_a_word(fake_daemon: Any
     assert outcome.message == "cold stand-in"
     assert old.wait(timeout=10) == 0  # asked to stop, and it did
     assert cold == [{"spawn": []}, {"cold": {"job": 1}}]
+
+
+def test_a_hung_daemon_is_replaced_and_the_job_runs_cold(fake_daemon: Any, cold: list[dict[str, Any]],
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(daemon, "BUSY_WAIT_S", -9.5)  # the client waits BUSY_WAIT_S + 10 s for "accepted"
+    hung = fake_daemon("hung")
+    path = daemon.socket_path()
+    assert path is not None
+    outcome = daemon.DaemonWorker([]).run_job({"job": 1}, daemon.Limits())
+    assert outcome.message == "cold stand-in" and cold == [{"cold": {"job": 1}}]
+    assert not path.exists()  # its socket name taken away: the next run starts a fresh daemon
+    hung.kill()
 
 
 def test_a_garbled_daemon_answer_falls_back_to_the_right_cold_verdict(fake_daemon: Any, clipping: Any) -> None:
