@@ -147,7 +147,7 @@ def daemon_rows(runs: int, env: dict[str, str], correct: Path, cold: float, work
         for i in range(runs * 4):
             start = time.perf_counter()
 
-            def regrade() -> None:
+            def regrade(i: int = i) -> None:
                 target.write_text(source + f"\n# edit {i}\n")
                 verdict = grade(exercise, target, worker=worker)
                 assert verdict.passed, verdict.message
