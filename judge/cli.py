@@ -123,6 +123,8 @@ app = typer.Typer(
 )
 cache_app = typer.Typer(help="Manage the cache of reference observations.")
 app.add_typer(cache_app, name="cache")
+daemon_app = typer.Typer(help="The warm per-user daemon that makes 'grind run' answer without a torch start.")
+app.add_typer(daemon_app, name="daemon")
 
 
 def console(stderr: bool = False) -> Console:
@@ -221,6 +223,8 @@ def run(
     repro: bool = typer.Option(False, "--repro", help="Also write repro_NAME.py beside your file: the first "
                                "failing check's exact input, a call of your code and the expected values, "
                                "to run and debug in your own tools."),
+    no_daemon: bool = typer.Option(False, "--no-daemon", help="Grade in a fresh process, without the warm "
+                                   "per-user daemon (as GRIND_NO_DAEMON=1 does)."),
 ) -> None:
     """Grade your submission for an exercise (or sit it as an interview)."""
     from judge.outcome import grade_and_record, pick_file
@@ -240,7 +244,8 @@ def run(
         _refuse_during_interview(state, exercise, "repro script")
     path, recording, notices = pick_file(exercise, root, file)
     sitting = Sitting(exercise, path, "run", None, interview=state.interview(exercise.slug) if recording else None)
-    outcome = grade_and_record(state, sitting, record=recording, lead=notices, speed=True)
+    outcome = grade_and_record(state, sitting, record=recording, lead=notices, speed=True,
+                               worker=_daemon_worker(exercise, no_daemon))
     verdict, notices = outcome.verdict, outcome.lead
     if as_json:
         verdict.notices += notices
@@ -249,6 +254,14 @@ def run(
         verdict.notices.append(_write_repro(exercise, verdict, path, path.parent if recording else Path.cwd()))
     _print_verdict(verdict, exercise, state, as_json, lead=notices)
     raise typer.Exit(int(VERDICT_EXIT[verdict.status]))
+
+
+def _daemon_worker(exercise: Exercise, opt_out: bool) -> Any:
+    """The per-user daemon's worker (which grades cold whenever the daemon cannot), or None."""
+    from judge.daemon import worker_for
+    from judge.grade import hidden_from_learners
+
+    return worker_for(hidden_from_learners(exercise), opt_out=opt_out)
 
 
 def _write_repro(exercise: Exercise, verdict: Verdict, learner: Path, folder: Path) -> str:
@@ -514,6 +527,36 @@ def doctor(as_json: bool = typer.Option(False, "--json", help="Print the report 
         render_doctor(console(), info)
     if info["torch"] is None:
         raise typer.Exit(int(ExitStatus.ENVIRONMENT))
+
+
+@daemon_app.command("status")
+def daemon_status(as_json: bool = typer.Option(False, "--json", help="Print the status as JSON.")) -> None:
+    """Say whether the warm daemon runs, and what it is keyed by."""
+    from judge import daemon
+
+    info = daemon.status()
+    if as_json:
+        typer.echo(json.dumps(info or {"running": False}, indent=2))
+        return
+    if info is None:
+        off = " (GRIND_NO_DAEMON is set: grind run grades cold)" if daemon.disabled() else \
+            ": the next 'grind run' starts it"
+        typer.echo(f"No grind daemon is running{off}.")
+        return
+    ident = info.get("identity") or {}
+    stale = "" if info.get("current") else " (another grind or torch: the next 'grind run' replaces it)"
+    typer.echo(f"grind daemon running{stale}: pid {info.get('pid')}, {info.get('jobs')} job(s) graded, "
+               f"idle {info.get('idle_s')} s of {info.get('idle_limit_s')} s, server "
+               f"{'warm' if info.get('warm') else 'starting'}\n  socket {info.get('socket')}\n  grind "
+               f"{ident.get('grind')}, torch {ident.get('torch')}, python {ident.get('python')}")
+
+
+@daemon_app.command("stop")
+def daemon_stop() -> None:
+    """Stop the warm daemon (the next 'grind run' starts it again, unless GRIND_NO_DAEMON=1)."""
+    from judge import daemon
+
+    typer.echo("Stopped the grind daemon." if daemon.stop() else "No grind daemon was running.")
 
 
 @cache_app.command("clear")

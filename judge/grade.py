@@ -188,18 +188,37 @@ def _reference_from(exercise: Exercise, result: protocol.Result, observations: O
     return ref
 
 
+# References already read and checked by this process, with the stamp of the entry they came
+# from: grind watch, grind grade and a daemon-served run grade the same exercise again and again,
+# and reading and parsing the entry each time cost more than the learner's whole job.
+_LOADED: dict[tuple[str, str, str], tuple[tuple[int, ...], Reference]] = {}
+
+
 def reference_for(exercise: Exercise, key: str | None = None) -> Reference:
     """Cached reference observations; computed (and published atomically) on a miss, or when
     the entry on disk is incomplete or corrupt (it is then rebuilt, never trusted).
-    ``key`` saves hashing the exercise's files again when the caller already did."""
+    ``key`` saves hashing the exercise's files again when the caller already did. An entry this
+    process already checked is reused while its files on disk are unchanged (same inode, size and
+    mtime); any change to it is read and checked again."""
     key = key or cache.exercise_key(exercise)
+    where = (exercise.slug, key, str(cache.cache_root()))
+    stamp = cache.stamp(exercise.slug, key)
+    known = _LOADED.get(where)
+    if stamp is not None and known is not None and known[0] == stamp:
+        return known[1]
     hit = cache.load(exercise.slug, key)
     if hit is not None and reference_problem(*hit) is None:
-        return _reference_from(exercise, *hit)
+        reference = _reference_from(exercise, *hit)
+        if stamp is not None:
+            _LOADED[where] = (stamp, reference)
+        return reference
     outcome = _run_trusted(exercise)
     assert outcome.result is not None
     reference = _reference_from(exercise, outcome.result, outcome.observations)
     cache.store(exercise.slug, key, outcome.result, outcome.observations)
+    stamp = cache.stamp(exercise.slug, key)
+    if stamp is not None:
+        _LOADED[where] = (stamp, reference)
     return reference
 
 

@@ -10,6 +10,11 @@ from typing import Any
 
 import pytest
 
+# No test starts the per-user warm daemon unless it asks to (tests/test_daemon.py does, in a
+# runtime folder of its own): every other test grades cold, as it always did, and no daemon
+# outlives the suite or answers another test's `grind run`.
+os.environ["GRIND_NO_DAEMON"] = "1"
+
 ROOT = Path(__file__).resolve().parents[1]
 SUBMISSIONS = ROOT / "tests" / "submissions"
 ADVERSARIAL = ROOT / "tests" / "adversarial"

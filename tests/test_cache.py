@@ -99,3 +99,23 @@ def test_pairs_run_in_the_graders_warm_worker_and_are_cached(course: Path,
     key = cache.exercise_key(exercise)
     assert any(cache.load(f"clipping.pair.{name}", key) is not None
                for name in ("per-tensor+sum-of-norms", "sum-of-norms+per-tensor"))
+
+
+def test_a_reference_read_once_is_reused_until_its_entry_changes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """watch, grade and daemon-served runs grade one exercise again and again: the checked
+    reference is kept in memory while the entry's files are unchanged, and read again (and
+    checked again) as soon as either changes."""
+    from judge import cache, grade
+    from judge.catalog import Catalog
+
+    exercise = Catalog().get("clipping")
+    first = grade.reference_for(exercise)
+    reads: list[str] = []
+    real_load = cache.load
+    monkeypatch.setattr(cache, "load", lambda slug, key: reads.append(slug) or real_load(slug, key))
+    assert grade.reference_for(exercise) is first and reads == []
+    entry = cache.cache_root() / f"{exercise.slug}-{cache.exercise_key(exercise)}" / cache.OBSERVATIONS
+    os.utime(entry, ns=(entry.stat().st_atime_ns, entry.stat().st_mtime_ns + 1))
+    again = grade.reference_for(exercise)
+    assert reads == ["clipping"] and again is not first
+    assert again.instance_names == first.instance_names

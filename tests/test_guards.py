@@ -540,3 +540,42 @@ def test_a_forbidden_call_in_a_loop_is_recorded_once(tmp_path: Path) -> None:
     learner = outcome.result.subjects["learner"]
     assert [(h.api, h.line) for h in learner.forbidden] == [("torch.nn.utils.clip_grad_norm_", 8)]
     assert learner.load_error is None and len(learner.cases) > 10
+
+
+def test_the_warm_servers_frozen_index_finds_the_same_shared_codes_as_a_full_walk() -> None:
+    """The warm server freezes its heap before each fork (guards.freeze_functions), so a job's
+    shared-code check walks only what the job made and reads the server's functions from an
+    index. Both ways must register exactly the same forbidden code objects: a function frozen in
+    the server that shares a forbidden function's code (torch's decorator wrappers) still unregisters
+    it."""
+    script = textwrap.dedent(f"""
+        import gc, importlib.util, json, os, sys
+        spec = importlib.util.spec_from_file_location("grind_runner", {str(RUNNER)!r})
+        runner = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(runner)
+        import torch
+
+        def codes_in_a_fork(forbidden):
+            read, write = os.pipe()
+            if os.fork() == 0:
+                guards = runner.Guards("/learner/solution.py")
+                guards.install(forbidden)
+                os.write(write, json.dumps(sorted(guards.codes.values())).encode())
+                os._exit(0)
+            os.close(write)
+            raw = os.read(read, 1 << 20)
+            os.wait()
+            return json.loads(raw)
+
+        forbidden = {CLIPPING + LR!r}
+        walked = codes_in_a_fork(forbidden)
+        everything = len(gc.get_objects())
+        runner._guards.freeze_functions()
+        print(json.dumps({{"walked": walked, "indexed": codes_in_a_fork(forbidden),
+                          "left_to_walk": len(gc.get_objects()) / everything}}))
+    """)
+    returncode, stdout, stderr = _fork_child(script, timeout=240)
+    assert returncode == 0, stderr[-3000:]
+    report = json.loads(stdout.strip().splitlines()[-1])
+    assert report["walked"] and report["indexed"] == report["walked"]
+    assert report["left_to_walk"] < 0.01

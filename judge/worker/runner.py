@@ -532,6 +532,7 @@ def serve() -> None:
     torch.set_num_threads(1)
     optimizers_ready = False
     out = sys.stdout
+    _guards.freeze_functions()  # torch's heap, indexed before the first job rather than during it
     print(json.dumps({"ready": True}), file=out, flush=True)
     for line in sys.stdin:
         if not line.strip():
@@ -552,6 +553,7 @@ def serve() -> None:
         cgroup = request.get("cgroup")
         go_r, go_w = os.pipe()
         pipes = [os.pipe() for _ in range(3)]  # stdout, stderr, control
+        _guards.freeze_functions()  # what this server made is indexed once, not walked by every job
         pid = os.fork()
         if pid == 0:
             die_with_parent()

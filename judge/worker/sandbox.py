@@ -477,6 +477,14 @@ class WarmWorker:
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
 
+    def start(self, limits: Limits | None = None) -> None:
+        """Start the server now rather than on the first job, so that job finds torch imported
+        (the per-user daemon warms up this way while the run that started it grades cold)."""
+        with self._lock:
+            if not self.shut and not self.alive():
+                self._stop()
+                self._start(limits or Limits())
+
     def close(self) -> None:
         """Stop for good (Ctrl-C in watch mode ends here while a job may still be running in
         another thread: that job gets a crashed outcome, and nothing starts the server again)."""

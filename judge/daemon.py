@@ -1,0 +1,611 @@
+"""The per-user warm daemon: ``grind run`` without a torch start.
+
+A cold ``grind run`` spends most of its time importing torch in the learner's child. The first
+``grind run`` therefore starts this daemon, detached, and grades cold as before; every later run
+(in any workspace) sends its job over a unix socket, and the daemon grades it in its warm server
+(``judge.worker.sandbox.WarmWorker``, the same forkserver that ``grind watch`` and ``grind grade``
+use: there is one warm server implementation, and the daemon only owns one).
+
+Trust, in one place:
+
+- the socket lives in a folder of the user's own (mode 0700, checked, never followed through a
+  link), is itself 0600, and both ends check the other's uid with SO_PEERCRED: another user can
+  neither reach this daemon nor pose as it;
+- only JSON and safetensors cross the socket, both parsed strictly (protocol.parse_result and
+  sandbox.load_observations, exactly as for a child's files); nothing is ever unpickled;
+- every job is a fresh fork of the clean warm server, with the same rlimits, cgroup, user and
+  sandbox (bubblewrap, Landlock) as a cold run, the same folders hidden; a submission cannot
+  change the server, so it cannot influence the next job;
+- the daemon is keyed by grind's version (and its code, for editable installs), torch's version,
+  the interpreter and the sandbox settings: a daemon with another key is replaced without a word.
+
+Any failure on the daemon's side (none yet, a stale socket, a killed or hung daemon, a mismatch,
+a busy one, a garbled reply) makes the client grade cold, exactly as without a daemon: a daemon
+can make a verdict faster, never different or missing. ``GRIND_NO_DAEMON=1`` (or ``grind run
+--no-daemon``) opts out. The daemon exits after ``GRIND_DAEMON_IDLE_S`` (15 minutes) idle.
+
+This module never imports torch: the daemon process itself is small; torch lives in its warm
+server, and a job's child is a fork of that.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import socket
+import stat
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import asdict, fields
+from pathlib import Path
+from typing import Any
+
+import judge
+from judge.worker import protocol
+from judge.worker.sandbox import OBSERVATIONS_CAP, RESULT_CAP, STARTUP_LIMIT_S, Limits, RunOutcome, run_job
+
+IDLE_S = 15 * 60.0
+CONNECT_S = 1.0  # a daemon that does not accept within this is unhealthy
+HEADER_CAP = RESULT_CAP + (4 << 20)  # the result document plus capped stdout, stderr and trace
+REQUEST_CAP = 64 << 20  # a job: the checks, the kit and the sources, as text
+BUSY_WAIT_S = 5.0  # another terminal's job runs: wait this long for it, then the client goes cold
+SANDBOX_ENV = ("GRIND_SANDBOX",)  # settings that change a child's isolation: part of the key
+
+
+class Unavailable(Exception):
+    """The daemon cannot grade this job; the caller grades it cold."""
+
+
+def disabled() -> bool:
+    """``GRIND_NO_DAEMON=1``: never start nor use a daemon."""
+    return os.environ.get("GRIND_NO_DAEMON", "").strip() not in ("", "0")
+
+
+def idle_limit() -> float:
+    try:
+        return max(0.1, float(os.environ.get("GRIND_DAEMON_IDLE_S", IDLE_S)))
+    except ValueError:
+        return IDLE_S
+
+
+# ---------------------------------------------------------------------------------------------
+# Where the socket lives, and what the daemon is keyed by
+
+
+def _private_dir(path: Path) -> bool:
+    """``path`` is a real folder (not a link), owned by this user, reachable by nobody else."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return False
+    return stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and not info.st_mode & 0o077
+
+
+def _make_private(path: Path) -> Path | None:
+    try:
+        path.mkdir(mode=0o700, parents=False, exist_ok=True)
+    except OSError:
+        return None
+    return path if _private_dir(path) else None
+
+
+def runtime_dir() -> Path | None:
+    """The folder of this user's daemon sockets, or None when there is no safe one.
+
+    ``GRIND_RUNTIME_DIR`` (tests), else ``$XDG_RUNTIME_DIR/grind`` (platformdirs'
+    user_runtime_dir), else ``<tmp>/grind-<uid>``, created 0700. A folder that exists but is a
+    link, another user's, or open to others is not used (a planted folder could hold a socket
+    that poses as the daemon): then there is no daemon, only cold runs."""
+    override = os.environ.get("GRIND_RUNTIME_DIR")
+    if override:
+        return Path(override) if _private_dir(Path(override)) else None
+    xdg = os.environ.get("XDG_RUNTIME_DIR")
+    if xdg and _private_dir(Path(xdg)):
+        import platformdirs
+
+        found = _make_private(Path(platformdirs.user_runtime_dir("grind", appauthor=False)))
+        if found is not None:
+            return found
+    return _make_private(Path(tempfile.gettempdir()) / f"grind-{os.getuid()}")
+
+
+def _code_fingerprint() -> str:
+    """The judge package's files by name, size and mtime: an editable install changes its code
+    without changing its version, and a daemon running yesterday's code must not grade today's."""
+    root = Path(judge.__file__).parent
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        try:
+            info = path.stat()
+        except OSError:
+            continue
+        digest.update(f"{path.relative_to(root)}\0{info.st_size}\0{info.st_mtime_ns}\0".encode())
+    return digest.hexdigest()[:16]
+
+
+def _interpreter() -> str:
+    """The environment and the binary: ``python`` and ``python3`` of one venv are one interpreter."""
+    return f"{sys.prefix}:{os.path.realpath(sys.executable)}"
+
+
+def identity() -> dict[str, Any]:
+    """What the daemon is keyed by. A daemon whose identity differs from the client's is replaced."""
+    from judge.cache import torch_version
+    from judge.worker.isolation import _PASSTHROUGH_ENV
+
+    return {
+        "grind": judge.__version__,
+        "code": _code_fingerprint(),
+        "torch": torch_version(),
+        "python": _interpreter(),
+        "judge": str(Path(judge.__file__).parent),
+        "env": {k: os.environ[k] for k in (*SANDBOX_ENV, *_PASSTHROUGH_ENV) if k in os.environ},
+    }
+
+
+def key_of(ident: dict[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:32]
+
+
+def socket_path(folder: Path | None = None) -> Path | None:
+    """One socket per interpreter (two virtual environments keep a daemon each); the versions
+    are checked on every request, so an upgrade in the same environment replaces the daemon."""
+    folder = folder or runtime_dir()
+    if folder is None:
+        return None
+    name = hashlib.sha256(f"{_interpreter()}\0{Path(judge.__file__).parent}".encode()).hexdigest()[:12]
+    return folder / f"daemon-{name}.sock"
+
+
+# ---------------------------------------------------------------------------------------------
+# Framing: a 4-byte length, then JSON (or, for observations, safetensors bytes)
+
+
+def _send(sock: socket.socket, payload: bytes) -> None:
+    sock.sendall(struct.pack(">I", len(payload)) + payload)
+
+
+def _recv_exact(sock: socket.socket, size: int) -> bytes:
+    chunks, got = [], 0
+    while got < size:
+        chunk = sock.recv(min(size - got, 1 << 20))
+        if not chunk:
+            raise ConnectionError("the connection closed mid-message")
+        chunks.append(chunk)
+        got += len(chunk)
+    return b"".join(chunks)
+
+
+def _recv(sock: socket.socket, cap: int) -> bytes:
+    (size,) = struct.unpack(">I", _recv_exact(sock, 4))
+    if size > cap:
+        raise ConnectionError(f"a message of {size} bytes is over the cap of {cap}")
+    return _recv_exact(sock, size)
+
+
+def _json(raw: bytes) -> dict[str, Any]:
+    doc = json.loads(raw.decode("utf-8"))
+    if not isinstance(doc, dict):
+        raise ValueError("not a JSON object")
+    return doc
+
+
+def peer_uid(sock: socket.socket) -> int | None:
+    """The uid of the process at the other end (Linux SO_PEERCRED), or None where not known."""
+    if not hasattr(socket, "SO_PEERCRED"):
+        return None
+    raw = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    return struct.unpack("3i", raw)[1]
+
+
+def peer_pid(sock: socket.socket) -> int | None:
+    if not hasattr(socket, "SO_PEERCRED"):
+        return None
+    raw = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    return struct.unpack("3i", raw)[0]
+
+
+def same_user(sock: socket.socket) -> bool:
+    uid = peer_uid(sock)
+    return uid is None or uid == os.getuid()
+
+
+# ---------------------------------------------------------------------------------------------
+# Client side
+
+
+def _connect(path: Path, timeout: float = CONNECT_S) -> socket.socket:
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.settimeout(timeout)
+    try:
+        sock.connect(str(path))
+        if not same_user(sock):
+            raise Unavailable("the daemon's socket belongs to another user")
+    except BaseException:
+        sock.close()
+        raise
+    return sock
+
+
+def request(path: Path, message: dict[str, Any], timeout: float = 5.0) -> dict[str, Any]:
+    """One request, one JSON answer (hello, stop). Raises OSError, Unavailable or ValueError."""
+    with _connect(path) as sock:
+        sock.settimeout(timeout)
+        _send(sock, json.dumps(message).encode())
+        return _json(_recv(sock, HEADER_CAP))
+
+
+def status() -> dict[str, Any] | None:
+    """The running daemon's hello (pid, identity, jobs, idle time...), or None when none answers."""
+    path = socket_path()
+    if path is None:
+        return None
+    try:
+        info = request(path, {"op": "hello"})
+    except (OSError, Unavailable, ValueError):
+        return None
+    info["socket"] = str(path)
+    info["current"] = info.get("key") == key_of(identity())
+    return info
+
+
+def stop() -> bool:
+    """Ask the daemon to exit; True when one was running and agreed."""
+    path = socket_path()
+    if path is None:
+        return False
+    try:
+        return bool(request(path, {"op": "stop"}).get("ok"))
+    except (OSError, Unavailable, ValueError):
+        return False
+
+
+def _outcome_to_wire(outcome: RunOutcome) -> tuple[dict[str, Any], bytes]:
+    from safetensors.numpy import save
+
+    head = {f.name: getattr(outcome, f.name) for f in fields(RunOutcome)
+            if f.name not in ("result", "observations")}
+    head["result"] = json.dumps(outcome.result.to_json()) if outcome.result is not None else None
+    return head, save(outcome.observations) if outcome.observations else b""
+
+
+def _outcome_from_wire(head: dict[str, Any], blob: bytes) -> RunOutcome:
+    """Rebuild the outcome, parsing the result and the observations as strictly as a child's."""
+    from judge.worker.sandbox import load_observations
+
+    status_ = head.get("status")
+    if status_ not in ("ok", "timeout", "crashed"):
+        raise ValueError("no status")
+    texts = {name: head.get(name) or "" for name in ("message", "stdout", "stderr", "timeout_trace", "isolation")}
+    if not all(isinstance(v, str) for v in texts.values()):
+        raise ValueError("a text field is not text")
+    code, last = head.get("returncode"), head.get("last_case")
+    if code is not None and type(code) is not int or last is not None and not isinstance(last, str):
+        raise ValueError("a malformed field")
+    raw_result = head.get("result")
+    result = protocol.parse_result(raw_result.encode()) if isinstance(raw_result, str) else None
+    observations = load_observations(blob) if blob else {}
+    return RunOutcome(status=status_, result=result, observations=observations, returncode=code,
+                      duration_s=float(head.get("duration_s") or 0.0), last_case=last, **texts)
+
+
+def spawn(hidden: list[Path]) -> None:
+    """Start the daemon, detached (it double-forks, so no grind waits for it or reaps it). It
+    warms its server for these hidden folders at once, so the next run finds torch imported."""
+    path = socket_path()
+    if path is None:
+        return
+    argv = [sys.executable, "-m", "judge.daemon", "--serve", str(path),
+            "--hidden", json.dumps([str(h) for h in hidden])]
+    from judge.worker.isolation import spawn as spawn_known
+
+    try:  # not waited for: the run that starts the daemon grades cold meanwhile, at full speed
+        # Registered as one of grind's own children: grind is a child subreaper, and its sweep
+        # after each cold run kills any unknown child in another session (a double fork would
+        # not help: the grandchild is re-parented to grind, the nearest subreaper).
+        spawn_known(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                    start_new_session=True, close_fds=True)
+    except OSError:
+        pass
+
+
+def _retire(path: Path, sock_info: os.stat_result | None) -> None:
+    """Ask a daemon we will not use (another key, or one that does not answer) to go, and take
+    its socket name away so the next run starts a fresh one. Only the socket file we looked at
+    is removed: a daemon that replaced it meanwhile keeps its own."""
+    try:
+        request(path, {"op": "stop"}, timeout=1.0)
+    except (OSError, Unavailable, ValueError):
+        pass
+    try:
+        now = os.lstat(path)
+        if sock_info is None or (now.st_ino, now.st_dev) == (sock_info.st_ino, sock_info.st_dev):
+            os.unlink(path)
+    except OSError:
+        pass
+
+
+class DaemonWorker:
+    """A worker for ``judge.grade.grade`` that grades in the per-user daemon when one answers,
+    and cold (``sandbox.run_job``, the very same call as without a daemon) otherwise. When
+    there is no usable daemon it starts one for the next run."""
+
+    def __init__(self, hidden: list[Path]) -> None:
+        self.hidden = list(hidden)
+        self.served = 0  # jobs the daemon answered (the rest ran cold)
+        self._spawned = False
+
+    def run_job(self, job: dict[str, Any], limits: Limits) -> RunOutcome:
+        try:
+            outcome = self._remote(job, limits)
+        except Unavailable:
+            outcome = None
+        if outcome is not None:
+            self.served += 1
+            return outcome
+        return run_job(job, limits, self.hidden)
+
+    def _start(self) -> None:
+        if not self._spawned:
+            self._spawned = True
+            spawn(self.hidden)
+
+    def _remote(self, job: dict[str, Any], limits: Limits) -> RunOutcome | None:
+        path = socket_path()
+        if path is None:
+            return None
+        try:
+            sock_info = os.lstat(path)
+        except OSError:
+            self._start()
+            return None
+        if not stat.S_ISSOCK(sock_info.st_mode):
+            return None  # not ours to remove
+        try:
+            sock = _connect(path)
+        except (ConnectionRefusedError, FileNotFoundError):  # a stale socket: the daemon is gone
+            _retire(path, sock_info)
+            self._start()
+            return None
+        except (OSError, Unavailable):
+            return None
+        with sock:
+            try:
+                # A healthy daemon accepts the job at once (or says it is busy within BUSY_WAIT_S);
+                # one that does not is hung, and is replaced rather than waited for.
+                sock.settimeout(BUSY_WAIT_S + 10)
+                _send(sock, json.dumps({"op": "run", "key": key_of(identity()), "job": job,
+                                        "limits": asdict(limits), "hidden": [str(h) for h in self.hidden]}).encode())
+                head = _json(_recv(sock, HEADER_CAP))
+                if head.get("mismatch"):
+                    sock.close()
+                    _retire(path, sock_info)
+                    self._start()
+                    return None
+                if not head.get("accepted"):
+                    return None  # busy: cold this time
+                sock.settimeout(STARTUP_LIMIT_S + limits.wall_s + 60)  # the server's own backstop, and more
+                head = _json(_recv(sock, HEADER_CAP))
+                if not head.get("ok"):
+                    return None  # it could not start its server, or the server failed: cold this time
+                blob = _recv(sock, OBSERVATIONS_CAP) if head.get("observations") else b""
+                return _outcome_from_wire(head["outcome"], blob)
+            except socket.timeout:
+                _retire(path, sock_info)  # hung: replace it
+                return None
+            except (OSError, ValueError, KeyError, TypeError, struct.error, protocol.ProtocolError):
+                return None
+
+
+def worker_for(hidden: list[Path], opt_out: bool = False) -> DaemonWorker | None:
+    """The worker ``grind run`` grades in: the daemon's, or None (cold) when opted out."""
+    if opt_out or disabled() or not hasattr(socket, "AF_UNIX"):
+        return None
+    return DaemonWorker(hidden)
+
+
+# ---------------------------------------------------------------------------------------------
+# Server side
+
+
+class Daemon:
+    """Accepts connections (one thread each), grades one job at a time in its WarmWorker, and
+    exits after ``idle_s`` without a request or when its socket file is no longer its own."""
+
+    def __init__(self, path: Path, hidden: list[Path], idle_s: float) -> None:
+        from judge.worker.sandbox import WarmWorker
+
+        self.path, self.idle_s = path, idle_s
+        self.ident = identity()
+        self.key = key_of(self.ident)
+        self.hidden = [str(h) for h in hidden]
+        self.worker = WarmWorker([Path(h) for h in hidden])
+        self.job_lock = threading.Lock()
+        self.last = time.monotonic()
+        self.started = time.time()
+        self.jobs = 0
+        self.stopping = threading.Event()
+        self.listener: socket.socket | None = None
+        self.inode: tuple[int, int] | None = None
+
+    def bind(self) -> bool:
+        """Listen on the socket path; False when a live daemon already does."""
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        old = os.umask(0o177)  # the socket is 0600 from birth: no window where others may connect
+        try:
+            try:
+                listener.bind(str(self.path))
+            except OSError:
+                try:  # is the one there alive?
+                    with _connect(self.path, 0.5):
+                        listener.close()
+                        return False
+                except (OSError, Unavailable):
+                    pass
+                try:
+                    os.unlink(self.path)
+                except OSError:
+                    pass
+                listener.bind(str(self.path))
+        except OSError:
+            listener.close()
+            return False
+        finally:
+            os.umask(old)
+        os.chmod(self.path, 0o600)
+        info = os.lstat(self.path)
+        self.inode = (info.st_ino, info.st_dev)
+        listener.listen(16)
+        listener.settimeout(0.5)
+        self.listener = listener
+        return True
+
+    def _still_ours(self) -> bool:
+        try:
+            info = os.lstat(self.path)
+        except OSError:
+            return False
+        return (info.st_ino, info.st_dev) == self.inode
+
+    def warm(self) -> None:
+        """Start the warm server now (torch imported once), so the first job finds it ready (a job
+        that arrives meanwhile waits for it inside WarmWorker.run_job rather than going cold)."""
+        try:
+            self.worker.start(Limits())
+        except Exception:  # noqa: BLE001 - a job will try again, and fall back to cold if it fails
+            pass
+
+    def serve_forever(self) -> None:
+        assert self.listener is not None
+        threading.Thread(target=self.warm, daemon=True).start()
+        try:
+            while not self.stopping.is_set():
+                if not self.job_lock.locked() and time.monotonic() - self.last > self.idle_s:
+                    break
+                if not self._still_ours():
+                    break  # replaced (or removed): a newer daemon answers there now
+                try:
+                    conn, _ = self.listener.accept()
+                except socket.timeout:
+                    continue
+                except OSError:
+                    break
+                if not same_user(conn):  # SO_PEERCRED: another user reached the socket; say nothing
+                    conn.close()
+                    continue
+                threading.Thread(target=self.handle, args=(conn,), daemon=True).start()
+        finally:
+            self.shutdown()
+
+    def shutdown(self) -> None:
+        self.stopping.set()
+        if self.listener is not None:
+            self.listener.close()
+            if self._still_ours():
+                try:
+                    os.unlink(self.path)
+                except OSError:
+                    pass
+        self.worker.close()
+
+    def hello(self) -> dict[str, Any]:
+        return {"ok": True, "pid": os.getpid(), "key": self.key, "identity": self.ident, "jobs": self.jobs,
+                "started": self.started, "idle_s": round(time.monotonic() - self.last, 1),
+                "idle_limit_s": self.idle_s, "warm": self.worker.alive(), "busy": self.job_lock.locked()}
+
+    def handle(self, conn: socket.socket) -> None:
+        with conn:
+            try:
+                conn.settimeout(10)
+                message = _json(_recv(conn, REQUEST_CAP))
+                op = message.get("op")
+                if op == "hello":
+                    _send(conn, json.dumps(self.hello()).encode())
+                elif op == "stop":
+                    _send(conn, b'{"ok": true}')
+                    self.stopping.set()
+                elif op == "run":
+                    self.run(conn, message)
+            except (OSError, ValueError, KeyError, TypeError, struct.error):
+                pass
+
+    def run(self, conn: socket.socket, message: dict[str, Any]) -> None:
+        if message.get("key") != self.key:
+            _send(conn, json.dumps({"ok": False, "mismatch": True}).encode())
+            self.stopping.set()  # the client starts the daemon it needs
+            return
+        if [str(h) for h in message.get("hidden", [])] != self.hidden:
+            self._rehide([Path(h) for h in message["hidden"]])
+        self.last = time.monotonic()  # only jobs count as use: a status probe does not keep it alive
+        if not self.job_lock.acquire(timeout=BUSY_WAIT_S):
+            _send(conn, b'{"ok": false, "busy": true}')
+            return
+        try:
+            _send(conn, b'{"ok": true, "accepted": true}')
+            limits = Limits(**{f.name: message["limits"][f.name] for f in fields(Limits) if f.name in message["limits"]})
+            job = message["job"]
+            if not isinstance(job, dict):
+                raise ValueError("the job is not an object")
+            try:
+                outcome = self.worker.run_job(job, limits)
+            except Exception as exc:  # noqa: BLE001 - e.g. the sandbox could not start: the client runs cold
+                _send(conn, json.dumps({"ok": False, "error": str(exc)[:500]}).encode())
+                return
+            if not self.worker.alive():  # the warm server itself failed: not the submission's verdict
+                _send(conn, json.dumps({"ok": False, "error": "the warm server stopped"}).encode())
+                return
+            self.jobs += 1
+            head, blob = _outcome_to_wire(outcome)
+            conn.settimeout(30)
+            _send(conn, json.dumps({"ok": True, "outcome": head, "observations": bool(blob)}).encode())
+            if blob:
+                _send(conn, blob)
+        finally:
+            self.last = time.monotonic()
+            self.job_lock.release()
+
+    def _rehide(self, hidden: list[Path]) -> None:
+        """Another set of hidden folders (another cache or solutions folder): bubblewrap fixes them
+        when the server starts, so the server is restarted with them, never reused without them."""
+        from judge.worker.sandbox import WarmWorker
+
+        with self.job_lock:
+            self.worker.close()
+            self.worker = WarmWorker(hidden)
+            self.hidden = [str(h) for h in hidden]
+
+
+def _serve(path: Path, hidden: list[Path]) -> None:
+    daemon = Daemon(path, hidden, idle_limit())
+    if daemon.bind():
+        daemon.serve_forever()
+
+
+def main(argv: list[str]) -> None:
+    """``python -m judge.daemon --serve SOCKET --hidden JSON``, started in a session of its own
+    with no terminal (see ``spawn``): nothing grind or a terminal does reaches it but ``stop``."""
+    path = Path(argv[argv.index("--serve") + 1])
+    hidden = [Path(h) for h in json.loads(argv[argv.index("--hidden") + 1])] if "--hidden" in argv else []
+    os.chdir("/")
+    null = os.open(os.devnull, os.O_RDWR)
+    log = os.open(path.with_suffix(".log"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+    os.dup2(null, 0)
+    os.dup2(null, 1)
+    os.dup2(log, 2)  # what went wrong, for `grind daemon status` to point at; truncated on each start
+    try:
+        _serve(path, hidden)
+    except BaseException:  # noqa: BLE001 - the daemon's own failure: logged; clients grade cold
+        import traceback
+
+        traceback.print_exc()
+    finally:
+        os._exit(0)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,380 @@
+"""The per-user warm daemon (judge/daemon.py): started by the first run, reused by the next,
+replaced when it does not match or does not answer, unreachable for other users, and never the
+reason for a wrong or missing verdict.
+
+Every test here has a runtime folder of its own (GRIND_RUNTIME_DIR) and a short idle timeout,
+and the ``daemons`` fixture kills whatever daemon it started, by pid, so none outlives a test.
+The rest of the suite runs with GRIND_NO_DAEMON=1 (tests/conftest.py).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from judge import daemon
+from judge.catalog import Catalog
+from judge.grade import grade, hidden_from_learners
+from judge.models import Status
+from judge.worker.sandbox import RunOutcome
+
+from .conftest import ADVERSARIAL, SUBMISSIONS
+
+CLIPPING = SUBMISSIONS / "clipping"
+
+
+def _daemon_pids(folder: Path) -> list[int]:
+    """Processes started with our runtime folder on their command line: this test's daemons."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmdline = (entry / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if str(folder).encode() in cmdline and int(entry.name) != os.getpid():
+                found.append(int(entry.name))
+    return found
+
+
+@pytest.fixture()
+def daemons(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A private runtime folder, the daemon allowed, a short idle limit; afterwards every
+    process started for this folder is stopped. The folder is in the system's temp folder (not
+    pytest's, whose 0700 parents would keep another user out before the socket's own modes do)."""
+    folder = Path(tempfile.mkdtemp(prefix="grind-daemon-test-"))
+    monkeypatch.delenv("GRIND_NO_DAEMON", raising=False)
+    monkeypatch.setenv("GRIND_RUNTIME_DIR", str(folder))
+    monkeypatch.setenv("GRIND_DAEMON_IDLE_S", "60")
+    yield folder
+    daemon.stop()
+    for pid in _daemon_pids(folder):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def wait_for(predicate: Any, timeout: float = 150.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting; status: {daemon.status()}, socket: {daemon.socket_path()}, exists: {daemon.socket_path() and daemon.socket_path().exists()}")
+
+
+def warm_daemon() -> dict[str, Any]:
+    return wait_for(lambda: (lambda s: s if s and s.get("warm") else None)(daemon.status()))
+
+
+@pytest.fixture(scope="module")
+def clipping() -> Any:
+    return Catalog().get("clipping")
+
+
+def _pitfall(verdict: Any) -> str | None:
+    return verdict.diagnosis.slug if verdict.diagnosis else None
+
+
+FAKE = textwrap.dedent('''
+    """A stand-in on the daemon's socket: an older grind (mode "old") or a broken one ("garbage")."""
+    import json, os, socket, struct, sys
+    path, mode = sys.argv[1], sys.argv[2]
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    os.umask(0o177)
+    listener.bind(path)
+    listener.listen(4)
+    print("listening", flush=True)
+    while True:
+        conn, _ = listener.accept()
+        size = struct.unpack(">I", conn.recv(4, socket.MSG_WAITALL))[0]
+        request = json.loads(conn.recv(size, socket.MSG_WAITALL))
+        def send(doc):
+            raw = json.dumps(doc).encode()
+            conn.sendall(struct.pack(">I", len(raw)) + raw)
+        if request["op"] == "hello":
+            send({"ok": True, "pid": os.getpid(), "key": "an older grind", "identity": {"grind": "0.0.1"}})
+        elif request["op"] == "stop":
+            send({"ok": True})
+            if os.path.exists(path):
+                try:
+                    os.unlink(path)
+                except FileNotFoundError:  # the client took the name away first
+                    pass
+            sys.exit(0)
+        elif mode == "old":
+            send({"ok": False, "mismatch": True})
+        elif mode == "hung":
+            hung = conn  # accepted, never answered
+            continue
+        else:
+            send({"ok": True, "accepted": True})
+            send({"ok": True, "outcome": {"status": "ok", "result": "{not json"}, "observations": False})
+        conn.close()
+''')
+
+
+@pytest.fixture()
+def fake_daemon(daemons: Path, tmp_path: Path) -> Iterator[Any]:
+    procs: list[subprocess.Popen[bytes]] = []
+
+    def start(mode: str) -> subprocess.Popen[bytes]:
+        script = tmp_path / "fake_daemon.py"
+        script.write_text(FAKE)
+        path = daemon.socket_path()
+        assert path is not None
+        proc = subprocess.Popen([sys.executable, str(script), str(path), mode], stdout=subprocess.PIPE)
+        assert proc.stdout is not None and proc.stdout.readline() == b"listening\n"
+        procs.append(proc)
+        return proc
+
+    yield start
+    for proc in procs:
+        proc.kill()
+        proc.wait()
+
+
+# ---------------------------------------------------------------------------------------------
+# A real daemon: start, reuse, the same isolation, sockets private to their user
+
+
+def test_first_run_starts_the_daemon_and_later_runs_reuse_it(daemons: Path, clipping: Any) -> None:
+    hidden = hidden_from_learners(clipping)
+    first = daemon.DaemonWorker(hidden)
+    cold = grade(clipping, ADVERSARIAL / "read_solutions.py", worker=first)
+    assert first.served == 0  # no daemon yet: this run graded cold and started one
+    info = warm_daemon()
+    assert info["current"] and info["identity"]["torch"] and info["identity"]["grind"]
+
+    # the folder and the socket are the user's alone
+    path = daemon.socket_path()
+    assert path is not None and stat.S_IMODE(os.lstat(path).st_mode) == 0o600
+    assert stat.S_IMODE(os.lstat(daemons).st_mode) == 0o700
+
+    again = daemon.DaemonWorker(hidden)
+    warm = grade(clipping, ADVERSARIAL / "read_solutions.py", worker=again)
+    assert again.served == 1
+    # the same limits and isolation as the cold run: the solutions stay out of reach
+    assert (warm.status, warm.isolation, warm.message) == (cold.status, cold.isolation, cold.message)
+    assert warm.status in (Status.FAILED, Status.ERROR)
+
+    pitfall = grade(clipping, CLIPPING / "pitfall_per_tensor.py", worker=again)
+    passed = grade(clipping, CLIPPING / "correct_loop.py", worker=again)
+    assert again.served >= 3
+    assert pitfall.status is Status.FAILED and _pitfall(pitfall) == "per-tensor"
+    assert passed.status is Status.PASSED
+    later = daemon.status()
+    assert later is not None and later["pid"] == info["pid"] and later["jobs"] >= 3
+
+
+def test_other_users_cannot_reach_the_socket_and_are_refused_by_peer_uid(daemons: Path, clipping: Any) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("needs root to act as another user")
+    import pwd
+
+    nobody = pwd.getpwnam("nobody").pw_uid
+    daemon.spawn(hidden_from_learners(clipping))
+    info = wait_for(daemon.status)
+    path = daemon.socket_path()
+    assert path is not None
+    probe = textwrap.dedent(f'''
+        import os, socket, struct, sys
+        os.setgid({nobody}); os.setuid({nobody})
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.settimeout(5)
+        try:
+            s.connect({str(path)!r})
+        except PermissionError:
+            print("no-permission"); sys.exit()
+        try:
+            s.sendall(struct.pack(">I", 15) + b'{{"op":"hello"}}')
+            print("answered" if s.recv(4) else "refused")
+        except OSError:  # closed unread: a reset
+            print("refused")
+    ''')
+
+    def as_nobody() -> str:
+        return subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True).stdout.strip()
+
+    assert as_nobody() == "no-permission"  # the 0700 folder and 0600 socket
+    # Open both up, as a careless umask or a shared folder might: SO_PEERCRED still refuses.
+    os.chmod(daemons, 0o755)
+    os.chmod(path, 0o666)
+    assert as_nobody() == "refused"
+    os.chmod(daemons, 0o700)
+    assert daemon.status() is not None and daemon.status()["pid"] == info["pid"]  # and it still serves us
+
+
+def test_a_runtime_folder_of_another_user_is_never_used(daemons: Path, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("needs root to own a folder as another user")
+    import pwd
+
+    theirs = tmp_path / "theirs"
+    theirs.mkdir(mode=0o700)
+    os.chown(theirs, pwd.getpwnam("nobody").pw_uid, -1)
+    monkeypatch.setenv("GRIND_RUNTIME_DIR", str(theirs))
+    assert daemon.runtime_dir() is None and daemon.socket_path() is None
+    monkeypatch.setenv("GRIND_RUNTIME_DIR", str(daemons))
+    os.chmod(daemons, 0o755)  # ours, but open to others: not used either
+    assert daemon.runtime_dir() is None
+
+
+def test_a_killed_daemon_means_a_cold_verdict_and_a_fresh_daemon(daemons: Path, clipping: Any) -> None:
+    hidden = hidden_from_learners(clipping)
+    daemon.spawn(hidden)
+    old = warm_daemon()
+    os.kill(old["pid"], signal.SIGKILL)
+    wait_for(lambda: not Path(f"/proc/{old['pid']}").exists() or
+             Path(f"/proc/{old['pid']}/stat").read_text().split()[2] == "Z", 10)
+    worker = daemon.DaemonWorker(hidden)
+    verdict = grade(clipping, CLIPPING / "pitfall_no_clamp.py", worker=worker)
+    assert worker.served == 0 and verdict.status is Status.FAILED and _pitfall(verdict) == "no-clamp"
+    fresh = wait_for(lambda: (lambda s: s if s and s["pid"] != old["pid"] else None)(daemon.status()))
+    assert fresh["current"]
+
+
+def test_an_idle_daemon_exits_and_removes_its_socket(daemons: Path, clipping: Any,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GRIND_DAEMON_IDLE_S", "1")
+    daemon.spawn(hidden_from_learners(clipping))
+    info = wait_for(daemon.status, 30)
+    path = daemon.socket_path()
+    assert path is not None
+    wait_for(lambda: not path.exists() and not _daemon_pids(daemons), 30)
+    assert not Path(f"/proc/{info['pid']}").exists() or \
+        Path(f"/proc/{info['pid']}/stat").read_text().split()[2] == "Z"
+
+
+def test_a_daemon_refuses_a_job_for_another_key_and_steps_aside(daemons: Path, clipping: Any) -> None:
+    daemon.spawn(hidden_from_learners(clipping))
+    wait_for(daemon.status, 30)
+    path = daemon.socket_path()
+    assert path is not None
+    answer = daemon.request(path, {"op": "run", "key": "another grind", "job": {}, "limits": {}, "hidden": []})
+    assert answer == {"ok": False, "mismatch": True}
+    wait_for(lambda: not path.exists(), 10)
+
+
+# ---------------------------------------------------------------------------------------------
+# Replacing and falling back, without a torch start where none is needed
+
+
+@pytest.fixture()
+def cold(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
+    """Stand-ins for the cold path and for starting a daemon: what the client decided, quickly."""
+    calls: list[dict[str, Any]] = []
+
+    def run_cold(job: dict[str, Any], limits: Any, hidden: Any = None) -> RunOutcome:
+        calls.append({"cold": job})
+        return RunOutcome(status="crashed", message="cold stand-in")
+
+    monkeypatch.setattr(daemon, "run_job", run_cold)
+    monkeypatch.setattr(daemon, "spawn", lambda hidden: calls.append({"spawn": hidden}))
+    return calls
+
+
+def test_no_daemon_yet_means_cold_and_a_start(daemons: Path, cold: list[dict[str, Any]]) -> None:
+    outcome = daemon.DaemonWorker([]).run_job({"job": 1}, daemon.Limits())
+    assert outcome.message == "cold stand-in" and cold == [{"spawn": []}, {"cold": {"job": 1}}]
+
+
+def test_a_stale_socket_is_removed_and_the_job_runs_cold(daemons: Path, cold: list[dict[str, Any]]) -> None:
+    path = daemon.socket_path()
+    assert path is not None
+    stale = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    stale.bind(str(path))
+    stale.close()  # the file stays, nobody listens: a daemon that died without cleaning up
+    outcome = daemon.DaemonWorker([]).run_job({"job": 1}, daemon.Limits())
+    assert outcome.message == "cold stand-in"
+    assert not path.exists() and cold == [{"spawn": []}, {"cold": {"job": 1}}]
+
+
+def test_a_daemon_of_another_version_is_replaced_without_a_word(fake_daemon: Any, cold: list[dict[str, Any]]) -> None:
+    old = fake_daemon("old")
+    outcome = daemon.DaemonWorker([]).run_job({"job": 1}, daemon.Limits())
+    assert outcome.message == "cold stand-in"
+    assert old.wait(timeout=10) == 0  # asked to stop, and it did
+    assert cold == [{"spawn": []}, {"cold": {"job": 1}}]
+
+
+def test_a_hung_daemon_is_replaced_and_the_job_runs_cold(fake_daemon: Any, cold: list[dict[str, Any]],
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(daemon, "BUSY_WAIT_S", -9.5)  # the client waits BUSY_WAIT_S + 10 s for "accepted"
+    hung = fake_daemon("hung")
+    path = daemon.socket_path()
+    assert path is not None
+    outcome = daemon.DaemonWorker([]).run_job({"job": 1}, daemon.Limits())
+    assert outcome.message == "cold stand-in" and cold == [{"cold": {"job": 1}}]
+    assert not path.exists()  # its socket name taken away: the next run starts a fresh daemon
+    hung.kill()
+
+
+def test_a_garbled_daemon_answer_falls_back_to_the_right_cold_verdict(fake_daemon: Any, clipping: Any) -> None:
+    fake_daemon("garbage")
+    worker = daemon.DaemonWorker(hidden_from_learners(clipping))
+    verdict = grade(clipping, CLIPPING / "pitfall_sum_of_norms.py", worker=worker)
+    assert worker.served == 0
+    assert verdict.status is Status.FAILED and _pitfall(verdict) == "sum-of-norms"
+
+
+def test_opting_out_never_uses_nor_starts_a_daemon(daemons: Path, monkeypatch: pytest.MonkeyPatch,
+                                                   tmp_path: Path) -> None:
+    assert daemon.worker_for([]) is not None
+    assert daemon.worker_for([], opt_out=True) is None
+    monkeypatch.setenv("GRIND_NO_DAEMON", "1")
+    assert daemon.worker_for([]) is None
+    monkeypatch.delenv("GRIND_NO_DAEMON")
+
+    # `grind run --no-daemon`: the CLI asks for no worker
+    from typer.testing import CliRunner
+
+    import judge.outcome
+    from judge.cli import app
+
+    seen: list[Any] = []
+
+    def fake_grade_and_record(*args: Any, worker: Any = None, **kwargs: Any) -> Any:
+        seen.append(worker)
+        raise SystemExit(0)
+
+    monkeypatch.setattr(judge.outcome, "grade_and_record", fake_grade_and_record)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GRIND_STATE_DIR", str(tmp_path / "state"))
+    runner = CliRunner()
+    runner.invoke(app, ["run", "clipping", "--file", str(CLIPPING / "correct_loop.py"), "--no-daemon"])
+    runner.invoke(app, ["run", "clipping", "--file", str(CLIPPING / "correct_loop.py")])
+    assert seen[0] is None and isinstance(seen[1], daemon.DaemonWorker)
+
+
+def test_daemon_status_and_stop_commands(daemons: Path, fake_daemon: Any) -> None:
+    from typer.testing import CliRunner
+
+    from judge.cli import app
+
+    runner = CliRunner()
+    assert "No grind daemon is running" in runner.invoke(app, ["daemon", "status"]).output
+    fake = fake_daemon("old")
+    shown = runner.invoke(app, ["daemon", "status", "--json"]).output
+    assert json.loads(shown)["pid"] == fake.pid and json.loads(shown)["current"] is False
+    assert "replaces it" in runner.invoke(app, ["daemon", "status"]).output
+    assert runner.invoke(app, ["daemon", "stop"]).output.strip() == "Stopped the grind daemon."
+    assert fake.wait(timeout=10) == 0
+    assert runner.invoke(app, ["daemon", "stop"]).output.strip() == "No grind daemon was running."
