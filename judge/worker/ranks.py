@@ -81,14 +81,12 @@ def _traced(name: str, function: Callable[..., Any]) -> Callable[..., Any]:
     return collective
 
 
-def install_tracer(torch: Any) -> None:
+def install_tracer(torch: Any) -> None:  # torch: imported by the runner, the one module that may
     """Wrap the collectives where the learner's file will find them (``torch.distributed.X`` and
     ``torch.distributed.distributed_c10d.X``) and ``torch.autograd.backward``, before that file
     is loaded, so ``from torch.distributed import all_reduce`` gets the wrapper too. Outside a
     rank the wrappers only call through."""
-    import torch.distributed as dist
-    import torch.distributed.distributed_c10d as c10d
-
+    dist, c10d = torch.distributed, torch.distributed.distributed_c10d
     for name in COLLECTIVES:
         original = getattr(c10d, name, None)
         if original is None or getattr(original, "__grind_traced__", False):
@@ -101,13 +99,6 @@ def install_tracer(torch: Any) -> None:
         torch.autograd.backward = _traced(BACKWARD, torch.autograd.backward)
 
 
-def warm_up() -> None:
-    """Imports every rank would otherwise pay for on its own, done once before the child forks."""
-    import torch._dynamo  # noqa: F401 - DDP's constructor imports it (about 3 s)
-    import torch.distributed  # noqa: F401
-    import torch.nn.parallel  # noqa: F401
-
-
 def _ranks(ranks: list[int]) -> str:
     return ("rank " if len(ranks) == 1 else "ranks ") + ", ".join(str(r) for r in ranks)
 
@@ -118,7 +109,7 @@ def _where(state: dict[str, Any]) -> str:
     if state["phase"] == "done":
         return "returned" if state["record"]["status"] != "error" else \
             f"raised {state['record']['error']['type']}"
-    return "was still running"
+    return "was still running"  # "were", for several ranks: see _group_text
 
 
 def _group_text(states: dict[int, dict[str, Any]], ranks: list[int]) -> str:
@@ -126,7 +117,7 @@ def _group_text(states: dict[int, dict[str, Any]], ranks: list[int]) -> str:
     groups: dict[str, list[int]] = {}
     for r in ranks:
         groups.setdefault(_where(states[r]), []).append(r)
-    parts = [f"{_ranks(rs)} {what}" for what, rs in groups.items()]
+    parts = [f"{_ranks(rs)} {what.replace('was ', 'were ') if len(rs) > 1 else what}" for what, rs in groups.items()]
     return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
@@ -157,8 +148,8 @@ def _status_text(status: int) -> str:
     return f"exited with code {os.WEXITSTATUS(status)} before returning"
 
 
-def run_ranks(world_size: int, store_path: str, rank_body: Callable[[int], dict[str, Any]]) -> dict[str, Any]:
-    """Fork ``world_size`` ranks, join them with gloo and run ``rank_body(rank)`` on each, which
+def run_ranks(dist: Any, world_size: int, store_path: str, rank_body: Callable[[int], dict[str, Any]]) -> dict[str, Any]:
+    """Fork ``world_size`` ranks, join them with gloo (``dist``: ``torch.distributed``) and run ``rank_body(rank)`` on each, which
     returns its record as JSON-able data (``{"status": "ok"|"error"|"bad_output", ...}``) after
     writing its observations where the caller reads them.
 
@@ -167,8 +158,6 @@ def run_ranks(world_size: int, store_path: str, rank_body: Callable[[int], dict[
     the ranks deadlocked. Every rank is killed and reaped before this returns."""
     global _report_fd
     import datetime
-
-    import torch.distributed as dist
 
     children: dict[int, int] = {}  # pid -> rank
     pipes: dict[int, int] = {}  # read fd -> rank

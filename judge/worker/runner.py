@@ -815,7 +815,10 @@ def load_checks(run: _Run) -> None:
     if any(case.get("world_size") for case in cases):
         # Before "ready" and before any subject loads: the imports every rank would pay for, and
         # the collectives wrapped so each rank can say where it waits (see ranks.py).
-        _ranks.warm_up()
+        import torch._dynamo  # noqa: F401 - DDP's constructor imports it: about 3 s in every rank otherwise
+        import torch.distributed  # noqa: F401
+        import torch.nn.parallel  # noqa: F401
+
         _ranks.install_tracer(run.torch)
 
 
@@ -1017,7 +1020,7 @@ def observe_ranks(run: _Run, subject_id: str, subject: Any, name: str, case: dic
         record["forbidden"] = list(run.guards.hits) if run.guards else []
         return record
 
-    outcome = _ranks.run_ranks(world, base + ".store", body)
+    outcome = _ranks.run_ranks(torch.distributed, world, base + ".store", body)
     records = outcome.get("ranks") or outcome.get("records") or {}
     if isinstance(records, list):
         records = dict(enumerate(records))

@@ -1,4 +1,4 @@
-# expect: error
+# expect: failed
 # Only rank 0 asks for the global count: rank 1 never joins the all_reduce, so rank 0 waits for
 # it forever. The judge reports the deadlock and where each rank was.
 import torch.distributed as dist
