@@ -46,6 +46,9 @@ def case(name, kind="edge", **keys):
     ``inputs(**params)`` builds fresh inputs (called with ``size`` and ``seed`` for a random
     case); ``call(subject, **inputs)`` runs the subject and returns named observations.
 
+    ``world_size=R`` runs ``call`` on R real ``torch.distributed`` ranks (gloo), every rank with
+    the same inputs; the observations come back per rank, as ``rank r: NAME``.
+
     ``entries(inputs)`` names the pieces of a flattened observation for the report
     (``{"params per step": [("param 0", [2, 3]), ("param 1", [3])]}``). Without one, a case
     takes its ``call``'s own ``entries`` attribute when it has one: the kit's ``lockstep`` and

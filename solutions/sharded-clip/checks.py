@@ -52,6 +52,9 @@ CASES = [
     case("worked_example", "example", inputs=fixed([[[3.0, 4.0]], [[12.0]]], 1.0), call=run_clip, world_size=2),
     case("below_max_norm_unchanged", inputs=fixed([[[0.3, 0.4]], [[0.1], [-0.2]]], 5.0), call=run_clip,
          world_size=2),
+    # Rank 0's shard alone is below max_norm, the model's gradient is not: rank 0 must clip too.
+    case("small_shard_still_clipped", inputs=fixed([[[0.3, 0.4]], [[3.0], [4.0]]], 1.0), call=run_clip,
+         world_size=2),
     case("inf_norm", inputs=fixed([[[1.0, -5.0]], [[3.0], [4.0, 2.0]]], 2.0, INF), call=run_clip, world_size=2),
     case("norm_type_3", inputs=fixed([[[2.0, -1.0, 0.5]], [[3.0, 1.0]]], 1.5, 3.0), call=run_clip, world_size=2),
     case("none_grad_skipped", inputs=fixed([[[6.0], None], [[8.0, 0.0]]], 2.0), call=run_clip, world_size=2),
