@@ -142,3 +142,12 @@ def test_hostile_rank_gets_its_verdict_and_leaves_nothing_running(path: Path) ->
         text = " ".join(c.message or "" for c in verdict.checks)
         assert "rank 1 exited with code 0 before returning while rank 0" in text, text
     assert not (_runners() - before), "a rank or a child outlived the run"
+
+
+def test_tcp_is_let_through_landlock_only_inside_bubblewrap_s_network_namespace(monkeypatch: pytest.MonkeyPatch) -> None:
+    """gloo's ranks talk TCP on 127.0.0.1: allowed where the run's only interface is its own `lo`."""
+    from judge.worker import isolation as levels
+
+    for bwrap, allowed in (("/usr/bin/bwrap", True), (None, False)):
+        monkeypatch.setattr(levels, "isolation", lambda bwrap=bwrap: levels.Isolation(None, bwrap, 7))
+        assert levels.confinement([], "/tmp/grind-run-x")["loopback_tcp"] is allowed

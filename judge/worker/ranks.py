@@ -17,6 +17,10 @@ case wraps the model, real ``DistributedDataParallel``). Why it is built this wa
   loopback interface of bubblewrap's network namespace (``lo`` is the only interface there, so
   Landlock lets TCP through when that namespace exists; without bubblewrap it keeps TCP denied
   and a distributed case cannot join, which its error says).
+- **No limit raised.** Each rank is one process with gloo's few threads (4 tasks per rank,
+  measured), so R <= 8 ranks fit the run's default budget of 128 processes and threads; the
+  address-space rlimit applies to each process on its own, and a fork shares its pages
+  copy-on-write, so the memory cap needs no change either.
 - **Observations per rank.** Each rank turns its observations into plain arrays with the
   child's own ``to_array`` and writes them as a safetensors file; the child reads them back and
   records them as ``rank r: key``, so they travel to grind by the one channel every run uses and

@@ -503,8 +503,9 @@ def main() -> None:
 
 
 def uses_torch_optim(job: dict[str, Any]) -> bool:
-    """Whether a job's checks (trusted text from grind, never the learner's) name torch.optim:
-    then the warm server imports what the first optimizer needs before forking it (see serve)."""
+    """Whether a job's checks (trusted text from grind, never the learner's) name torch.optim, or
+    ask for distributed ranks (``world_size``, whose DDP models import the same torch._dynamo):
+    then the warm server imports it before forking the job (see serve)."""
     return "torch.optim" in str(job.get("checks_source", "")) or "world_size" in str(job.get("checks_source", ""))
 
 
