@@ -151,3 +151,14 @@ def test_tcp_is_let_through_landlock_only_inside_bubblewrap_s_network_namespace(
     for bwrap, allowed in (("/usr/bin/bwrap", True), (None, False)):
         monkeypatch.setattr(levels, "isolation", lambda bwrap=bwrap: levels.Isolation(None, bwrap, 7))
         assert levels.confinement([], "/tmp/grind-run-x")["loopback_tcp"] is allowed
+
+
+def test_a_rank_that_skips_the_all_reduce_is_reported_as_a_deadlock_naming_both_ranks() -> None:
+    """Rank 0's shard is small, so it returns early; rank 1 waits in the all_reduce alone."""
+    exercise = Catalog().get("sharded-clip")
+    path = ROOT / "tests" / "submissions" / "sharded-clip" / "pitfall_early_return_deadlocks.py"
+    before = _runners()
+    verdict = grade(exercise, path, limits=Limits(wall_s=10.0))
+    check = next(c for c in verdict.checks if c.name == "small_shard_still_clipped")
+    assert check.message == "deadlock: rank 1 waited in all_reduce while rank 0 returned", check.message
+    assert not (_runners() - before)

@@ -45,6 +45,7 @@ import json
 import os
 import select
 import signal
+import sys
 import time
 import warnings
 from typing import Any, Callable
@@ -188,6 +189,11 @@ def run_ranks(dist: Any, world_size: int, store_path: str, rank_body: Callable[[
                           "code": "", "traceback": ""}}
             else:
                 record = rank_body(rank)
+            for stream in (sys.stdout, sys.stderr):  # what the learner printed on this rank, before _exit
+                try:
+                    stream.flush()
+                except Exception:  # noqa: BLE001 - a closed or replaced stream
+                    pass
             _say({"done": record})
             _report_fd = None
             try:

@@ -1,6 +1,7 @@
-# expect: failed
-# Returns before the all_reduce when its own shard is small enough; the other rank waits in the
-# all_reduce alone: a deadlock where one shard is small and the other is not.
+# expect: failed pitfall=local-norm
+# Returns its own shard's norm, skipping the all_reduce, when that shard alone is below max_norm
+# (named as clipping by the local norm); where the other shard is not small, the other rank waits
+# in the all_reduce alone and that case is reported as a deadlock.
 import torch
 import torch.distributed as dist
 
