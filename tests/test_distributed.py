@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+import time
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -162,3 +163,21 @@ def test_a_rank_that_skips_the_all_reduce_is_reported_as_a_deadlock_naming_both_
     check = next(c for c in verdict.checks if c.name == "small_shard_still_clipped")
     assert check.message == "deadlock: rank 1 waited in all_reduce while rank 0 returned", check.message
     assert not (_runners() - before)
+
+
+def test_a_rank_short_of_cpu_is_not_called_deadlocked() -> None:
+    """Only a sleeping rank counts as waiting: a runnable one is merely slow on a loaded machine."""
+    import subprocess
+
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        time.sleep(0.3)
+        assert not ranks._runnable(sleeper.pid)
+        assert ranks._runnable(os.getpid())  # this thread is running while it reads its own state
+        states = {0: _state("done"), 1: {**_state("in", op="all_reduce"), "pid": os.getpid()}}
+        assert ranks._deadlock(states, 10.0) is None
+        states[1]["pid"] = sleeper.pid
+        assert ranks._deadlock(states, 10.0) == "rank 1 waited in all_reduce while rank 0 returned"
+    finally:
+        sleeper.kill()
+        sleeper.wait()

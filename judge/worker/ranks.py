@@ -30,7 +30,8 @@ case wraps the model, real ``DistributedDataParallel``). Why it is built this wa
   that tells the child over a pipe "rank r entered all_reduce" and "left it". The child watches
   the pipes and the rank processes: when every rank has finished, the case is over; when a rank
   dies, every rank is killed and the case says which rank died and where the others were; when
-  a rank has finished while another has waited in a collective for ``GRACE_S``, or two ranks
+  a rank has finished while another has waited in a collective for ``GRACE_S`` (asleep, not
+  merely short of CPU on a loaded machine: its threads' state in /proc), or two ranks
   wait in different collectives that long, that is a deadlock, said as
   ``deadlock: rank 1 waited in all_reduce while rank 0 returned`` (an error of type "deadlock"). gloo's own timeout
   (``GLOO_TIMEOUT_S``) ends a wait that nothing explains, as an error of that rank.
@@ -51,7 +52,7 @@ import warnings
 from typing import Any, Callable
 
 GRACE_S = 1.5  # a collective still open this long after a peer finished cannot complete
-GLOO_TIMEOUT_S = 3.0  # gloo gives up on a collective nothing else explains
+GLOO_TIMEOUT_S = 5.0  # gloo gives up on a collective nothing else explains
 COLLECTIVES = ("all_reduce", "all_gather", "all_gather_into_tensor", "all_gather_object", "broadcast",
                "broadcast_object_list", "reduce", "reduce_scatter", "reduce_scatter_tensor", "all_to_all",
                "all_to_all_single", "barrier", "monitored_barrier", "gather", "gather_object", "scatter",
@@ -126,9 +127,30 @@ def _group_text(states: dict[int, dict[str, Any]], ranks: list[int]) -> str:
     return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
+def _runnable(pid: int | None) -> bool:
+    """Whether any thread of ``pid`` is running or waiting for a CPU (state R in /proc). A rank
+    blocked in a collective sleeps; one that only lacks CPU time on a loaded machine is runnable,
+    and is given more time instead of being called deadlocked."""
+    if pid is None:
+        return False
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return False
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/stat", "rb") as handle:
+                if handle.read().rsplit(b")", 1)[1].split()[0] == b"R":
+                    return True
+        except (OSError, IndexError):
+            continue
+    return False
+
+
 def _deadlock(states: dict[int, dict[str, Any]], now: float) -> str | None:
     """The deadlock text, or None while the ranks may still make progress."""
-    waiting = [r for r, s in states.items() if s["phase"] == "in" and now - s["since"] >= GRACE_S]
+    waiting = [r for r, s in states.items() if s["phase"] == "in" and now - s["since"] >= GRACE_S
+               and not _runnable(s.get("pid"))]
     if not waiting:
         return None
     others = [r for r in states if r not in waiting]
@@ -166,7 +188,8 @@ def run_ranks(dist: Any, world_size: int, store_path: str, rank_body: Callable[[
 
     children: dict[int, int] = {}  # pid -> rank
     pipes: dict[int, int] = {}  # read fd -> rank
-    states: dict[int, dict[str, Any]] = {r: {"phase": "running", "since": time.monotonic()} for r in range(world_size)}
+    states: dict[int, dict[str, Any]] = {r: {"phase": "running", "since": time.monotonic(), "pid": None}
+                                         for r in range(world_size)}
     hold_r, hold_w = os.pipe()  # a finished rank waits on this until every rank is done
     for rank in range(world_size):
         read_fd, write_fd = os.pipe()
@@ -203,6 +226,7 @@ def run_ranks(dist: Any, world_size: int, store_path: str, rank_body: Callable[[
         os.close(write_fd)
         children[pid] = rank
         pipes[read_fd] = rank
+        states[rank]["pid"] = pid
     os.close(hold_r)
     try:
         return _watch(children, pipes, states)
