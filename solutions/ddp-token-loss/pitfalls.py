@@ -19,12 +19,12 @@ def _global_count(count):
 
 def local_mean(token_losses, mask):
     loss_sum, count = _sum_and_count(token_losses, mask)
-    return loss_sum / count  # DDP then averages R rank means
+    return loss_sum / count.clamp(min=1)  # DDP then averages R rank means (an empty rank adds 0)
 
 
 def local_count_times_world(token_losses, mask):
     loss_sum, count = _sum_and_count(token_losses, mask)
-    return loss_sum * dist.get_world_size() / count
+    return loss_sum * dist.get_world_size() / count.clamp(min=1)
 
 
 def missing_world(token_losses, mask):
@@ -59,8 +59,7 @@ PITFALLS = [
         "explanation": "Each rank returned the mean over its own valid tokens, and DDP averaged those "
                        "means. An average of rank means weights a token on a rank with few tokens more "
                        "than one on a rank with many, so the update is not the global token mean unless "
-                       "every rank happens to hold the same number of valid tokens; a rank with none "
-                       "divides zero by zero.",
+                       "every rank happens to hold the same number of valid tokens.",
         "hint": "The denominator must be the number of valid tokens on all ranks together: all_reduce the "
                 "count.",
     },
