@@ -1,6 +1,8 @@
 # expect: failed
-# Only rank 0 asks for the global count: rank 1 never joins the all_reduce, so rank 0 waits for
-# it forever. The judge reports the deadlock and where each rank was.
+# Only rank 0 asks for the global count. gloo matches collectives by order, so rank 0's all_reduce
+# meets rank 1's first gradient all_reduce from DDP: where the sizes agree (the worked example)
+# rank 0 is then left waiting in backward while rank 1 has returned, a deadlock; where they do
+# not, gloo aborts rank 0 (SIGABRT). Each case's error says where every rank was.
 import torch.distributed as dist
 
 
