@@ -259,7 +259,10 @@ def confinement(hidden: list[Path], workdir: str) -> dict[str, list[str]] | None
     if not iso.landlock_abi and not iso.macos:
         return None
     read, listable = _read_roots(tuple(str(p) for p in [*hidden, *SYSTEM_SECRETS]))
-    return {"read": list(read), "list": list(listable), "write": [workdir, "/dev/null"]}
+    # TCP: denied, except inside bubblewrap's network namespace, whose only interface is the
+    # run's own loopback; distributed cases need it there (gloo's ranks talk TCP on 127.0.0.1).
+    return {"read": list(read), "list": list(listable), "write": [workdir, "/dev/null"],
+            "loopback_tcp": bool(iso.bwrap)}
 
 
 @functools.lru_cache(maxsize=8)

@@ -55,6 +55,7 @@ def _sibling(name: str) -> types.ModuleType:
 _guards = _sibling("guards")
 _landlock = _sibling("landlock")
 _protocol = _sibling("protocol")
+_ranks = _sibling("ranks")
 ForbiddenAPI = _guards.ForbiddenAPI
 Guards = _guards.Guards
 
@@ -402,7 +403,8 @@ def confine(rules: dict[str, Any] | None) -> None:
         return
     try:
         _landlock.drop_capabilities()  # root in a container: a uid, not CAP_SYS_ADMIN (see there)
-        _landlock.restrict(rules["read"], rules["write"], list_only=rules.get("list") or [])
+        _landlock.restrict(rules["read"], rules["write"], list_only=rules.get("list") or [],
+                           deny_tcp=not rules.get("loopback_tcp"))
     except OSError as exc:
         print(f"grind-confine: {exc}", file=sys.stderr, flush=True)
         os._exit(71)
@@ -501,9 +503,10 @@ def main() -> None:
 
 
 def uses_torch_optim(job: dict[str, Any]) -> bool:
-    """Whether a job's checks (trusted text from grind, never the learner's) name torch.optim:
-    then the warm server imports what the first optimizer needs before forking it (see serve)."""
-    return "torch.optim" in str(job.get("checks_source", ""))
+    """Whether a job's checks (trusted text from grind, never the learner's) name torch.optim, or
+    ask for distributed ranks (``world_size``, whose DDP models import the same torch._dynamo):
+    then the warm server imports it before forking the job (see serve)."""
+    return "torch.optim" in str(job.get("checks_source", "")) or "world_size" in str(job.get("checks_source", ""))
 
 
 def serve() -> None:
@@ -783,6 +786,7 @@ class _Run:
         self.guards: Any = None  # learner runs only
         self.observed: dict[str, Any] = {}  # observation name -> numpy array
         self.result = _protocol.Result(token="", observations_sha256="")
+        self.distributed_cases = 0  # numbers each distributed case's rendezvous file
 
     def say(self, line: str) -> None:
         if self.control:
@@ -811,6 +815,14 @@ def load_checks(run: _Run) -> None:
         raise authoring_error(exc, filename, "loading the checks") from None
     check_cases(cases, filename)
     run.instances = expand_cases(cases, run.job.get("seeds"))
+    if any(case.get("world_size") for case in cases):
+        # Before "ready" and before any subject loads: the imports every rank would pay for, and
+        # the collectives wrapped so each rank can say where it waits (see ranks.py).
+        import torch._dynamo  # noqa: F401 - DDP's constructor imports it: about 3 s in every rank otherwise
+        import torch.distributed  # noqa: F401
+        import torch.nn.parallel  # noqa: F401
+
+        _ranks.install_tracer(run.torch)
 
 
 class AuthoringError(Exception):
@@ -953,7 +965,9 @@ def observe_case(run: _Run, subject_id: str, subject: Any, instance: dict[str, A
     if record_input:
         run.result.instances.append(_protocol.Instance(
             name, case["name"], case.get("kind", "edge"), instance["params"], preview(inputs, np, torch),
-            case.get("shown"), entries_of(case, inputs)))
+            case.get("shown"), rank_entries(case, entries_of(case, inputs))))
+    if case.get("world_size"):
+        return observe_ranks(run, subject_id, subject, name, case, inputs, filename)
     try:
         raw = case["call"](subject, **inputs)
         if type(raw) is not dict:
@@ -968,6 +982,89 @@ def observe_case(run: _Run, subject_id: str, subject: Any, instance: dict[str, A
     except BaseException as exc:  # noqa: BLE001 - a learner's exception is data
         return _protocol.CaseRecord("error", error=_error(exc, filename))
     return _protocol.CaseRecord("ok", keys=[str(k) for k in raw])
+
+
+def rank_entries(case: dict[str, Any], entries: Any) -> Any:
+    """A distributed case's observations are named per rank ("rank 1: grads"): so are its entries."""
+    if not entries or not case.get("world_size"):
+        return entries
+    return {f"rank {r}: {key}": pieces for r in range(int(case["world_size"])) for key, pieces in entries.items()}
+
+
+def observe_ranks(run: _Run, subject_id: str, subject: Any, name: str, case: dict[str, Any], inputs: dict[str, Any],
+                  filename: str) -> Any:
+    """One distributed case (see ranks.py): the case's call on every rank, each rank's observations
+    kept as "rank r: key". A rank that raised makes the case's error (the lowest such rank, named);
+    a rank that died or ranks that deadlocked make an error saying where every rank was."""
+    np, torch = run.np, run.torch
+    from safetensors.numpy import load_file, save_file
+
+    world = int(case["world_size"])
+    run.distributed_cases += 1
+    base = os.path.join(run.job["out_dir"], f"ranks-{run.distributed_cases}")
+
+    def body(rank: int) -> dict[str, Any]:
+        try:
+            raw = case["call"](subject, **inputs)
+            if type(raw) is not dict:
+                raise BadOutput("the case did not produce observations")
+            arrays = {}
+            for key, value in raw.items():
+                try:
+                    arrays[str(key)] = np.ascontiguousarray(to_array(value, np, torch))
+                except BadOutput as exc:
+                    raise BadOutput(f"{key}: {exc}") from None
+            save_file(arrays, f"{base}-rank{rank}.safetensors")
+            record: dict[str, Any] = {"status": "ok", "keys": list(arrays)}
+        except BadOutput as exc:
+            record = {"status": "bad_output", "message": str(exc)}
+        except BaseException as exc:  # noqa: BLE001 - a learner's exception is data
+            record = {"status": "error", "error": describe_exception(exc, filename)}
+        record["forbidden"] = list(run.guards.hits) if run.guards else []
+        return record
+
+    outcome = _ranks.run_ranks(torch.distributed, world, base + ".store", body)
+    records = outcome.get("ranks") or outcome.get("records") or {}
+    if isinstance(records, list):
+        records = dict(enumerate(records))
+    for record in records.values():
+        if run.guards:
+            run.guards.hits.extend(h for h in record.get("forbidden", []) if h not in run.guards.hits)
+    failure = outcome.get("failure")
+    raised = [r for r in sorted(records) if records[r]["status"] == "error"]
+    if failure and failure["type"] == "deadlock":
+        # A rank's own exception explains a deadlock better than the deadlock does; gloo's timeout
+        # or a reset connection on a rank is only its consequence.
+        raised = [r for r in raised if "gloo" not in str(records[r]["error"].get("message", ""))]
+    if raised and (not failure or failure["type"] == "deadlock"):
+        error = dict(records[raised[0]]["error"])
+        error["message"] = f"rank {raised[0]}: {error['message']}"
+        if failure:
+            error["message"] += f" ({failure['type']}: {failure['message']})"
+        return _protocol.CaseRecord("error", error=_protocol.ErrorInfo(**error))
+    if failure:
+        return _protocol.CaseRecord("error", error=_protocol.ErrorInfo(str(failure["type"]), str(failure["message"])))
+    for rank in sorted(records):
+        if records[rank]["status"] != "ok":
+            return _protocol.CaseRecord("bad_output", message=f"rank {rank}: {records[rank].get('message', '')}")
+    keys = []
+    for rank in sorted(records):
+        path = f"{base}-rank{rank}.safetensors"
+        try:
+            arrays = load_file(path)
+        except Exception:  # noqa: BLE001 - the rank's file is the learner's bytes
+            return _protocol.CaseRecord("bad_output", message=f"rank {rank}: its observations could not be read")
+        finally:
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+        if sorted(arrays) != sorted(records[rank]["keys"]):
+            return _protocol.CaseRecord("bad_output", message=f"rank {rank}: its observations do not match its record")
+        for key in records[rank]["keys"]:
+            run.observed[_protocol.obs_name(subject_id, name, f"rank {rank}: {key}")] = arrays[key]
+            keys.append(f"rank {rank}: {key}")
+    return _protocol.CaseRecord("ok", keys=keys)
 
 
 def run_subject(run: _Run, subject_id: str, spec: dict[str, Any], record_inputs: bool) -> Any:

@@ -19,7 +19,9 @@ OPTIONAL = {
     "seeds": ("random",),  # seeds per size (default 2)
     "shown": ("example",),  # which observations the statement prints (default: every small numeric one)
     "entries": None,  # entries(inputs) -> {observation: [(label, shape), ...]}: what a flat row holds
+    "world_size": None,  # run the call on this many torch.distributed ranks (gloo), observed per rank
 }
+MAX_WORLD_SIZE = 8  # every rank is a process of the run, under the run's process and time limits
 
 
 class CaseError(ValueError):
@@ -43,6 +45,9 @@ def case(name, kind="edge", **keys):
 
     ``inputs(**params)`` builds fresh inputs (called with ``size`` and ``seed`` for a random
     case); ``call(subject, **inputs)`` runs the subject and returns named observations.
+
+    ``world_size=R`` runs ``call`` on R real ``torch.distributed`` ranks (gloo), every rank with
+    the same inputs; the observations come back per rank, as ``rank r: NAME``.
 
     ``entries(inputs)`` names the pieces of a flattened observation for the report
     (``{"params per step": [("param 0", [2, 3]), ("param 1", [3])]}``). Without one, a case
@@ -85,6 +90,10 @@ def case(name, kind="edge", **keys):
     if "entries" in keys and not callable(keys["entries"]):
         raise CaseError(f"{where}: 'entries' must be a function of the inputs, "
                         f"got {type(keys['entries']).__name__}")
+    if "world_size" in keys and (type(keys["world_size"]) is not int
+                                 or not 2 <= keys["world_size"] <= MAX_WORLD_SIZE):
+        raise CaseError(f"{where}: 'world_size' is how many ranks run the case, an integer from 2 to "
+                        f"{MAX_WORLD_SIZE}, got {keys['world_size']!r}")
     if "entries" not in keys and callable(getattr(keys["call"], "entries", None)):
         keys["entries"] = keys["call"].entries
     return {"name": name, "kind": kind, **keys}

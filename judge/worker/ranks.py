@@ -1,0 +1,319 @@
+"""Distributed cases: one case run on R real ``torch.distributed`` ranks inside the child.
+
+A case with ``world_size = R`` is not simulated. The child that already holds the learner's
+code forks R rank processes, which join one gloo process group and each run the case's ``call``
+(the learner's function on that rank's share of the data, under real collectives and, when the
+case wraps the model, real ``DistributedDataParallel``). Why it is built this way:
+
+- **Forks of the loaded child, not new interpreters.** The child has imported torch, loaded the
+  checks and the learner's file; a fork costs milliseconds where a fresh interpreter costs
+  seconds. The child has one torch thread (``torch.set_num_threads(1)``) and imports
+  ``torch.distributed`` and ``torch._dynamo`` before its "ready" line (DDP's constructor imports
+  the latter: about 3 s on the first DDP model of each rank otherwise).
+- **Inside the same sandbox.** The ranks are ordinary children of the child: same session, same
+  pids cgroup, same rlimits, same Landlock domain, reaped by the same subreaper, killed with
+  everything else at the deadline. Nothing outside the job's folder is touched: the rendezvous
+  is a ``FileStore`` in the job's private temp folder, and gloo's own traffic is TCP on the
+  loopback interface of bubblewrap's network namespace (``lo`` is the only interface there, so
+  Landlock lets TCP through when that namespace exists; without bubblewrap it keeps TCP denied
+  and a distributed case cannot join, which its error says).
+- **No limit raised.** Each rank is one process with gloo's few threads (4 tasks per rank,
+  measured), so R <= 8 ranks fit the run's default budget of 128 processes and threads; the
+  address-space rlimit applies to each process on its own, and a fork shares its pages
+  copy-on-write, so the memory cap needs no change either.
+- **Observations per rank.** Each rank turns its observations into plain arrays with the
+  child's own ``to_array`` and writes them as a safetensors file; the child reads them back and
+  records them as ``rank r: key``, so they travel to grind by the one channel every run uses and
+  are compared rank by rank with the reference's.
+- **Where each rank is.** Every ``torch.distributed`` collective (and ``backward``, where DDP
+  runs its gradient all_reduce) is wrapped, before the learner's file is loaded, by a function
+  that tells the child over a pipe "rank r entered all_reduce" and "left it". The child watches
+  the pipes and the rank processes: when every rank has finished, the case is over; when a rank
+  dies, every rank is killed and the case says which rank died and where the others were; when
+  a rank has finished while another has waited in a collective for ``GRACE_S`` (asleep, not
+  merely short of CPU on a loaded machine: its threads' state in /proc), or two ranks
+  wait in different collectives that long, that is a deadlock, said as
+  ``deadlock: rank 1 waited in all_reduce while rank 0 returned`` (an error of type "deadlock"). gloo's own timeout
+  (``GLOO_TIMEOUT_S``) ends a wait that nothing explains, as an error of that rank.
+
+A learner's failure on any rank is data (the case's record), never an exception of the judge.
+Standard library only at import: the child loads this file by path, like its siblings.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import sys
+import time
+import warnings
+from typing import Any, Callable
+
+GRACE_S = 1.5  # a collective still open this long after a peer finished cannot complete
+GLOO_TIMEOUT_S = 5.0  # gloo gives up on a collective nothing else explains
+COLLECTIVES = ("all_reduce", "all_gather", "all_gather_into_tensor", "all_gather_object", "broadcast",
+               "broadcast_object_list", "reduce", "reduce_scatter", "reduce_scatter_tensor", "all_to_all",
+               "all_to_all_single", "barrier", "monitored_barrier", "gather", "gather_object", "scatter",
+               "scatter_object_list", "send", "recv")
+BACKWARD = "backward (where DDP all-reduces the gradients)"
+
+_report_fd: int | None = None  # set in a rank: where the wrappers say which collective it is in
+
+
+def _say(message: dict[str, Any]) -> None:
+    if _report_fd is not None:
+        try:
+            os.write(_report_fd, (json.dumps(message) + "\n").encode())
+        except OSError:
+            pass
+
+
+def _traced(name: str, function: Callable[..., Any]) -> Callable[..., Any]:
+    import functools
+
+    @functools.wraps(function)
+    def collective(*args: Any, **kwargs: Any) -> Any:
+        if _report_fd is None:
+            return function(*args, **kwargs)
+        _say({"in": name})
+        try:
+            return function(*args, **kwargs)
+        finally:
+            _say({"out": name})
+
+    collective.__grind_traced__ = True  # type: ignore[attr-defined]
+    return collective
+
+
+def install_tracer(torch: Any) -> None:  # torch: imported by the runner, the one module that may
+    """Wrap the collectives where the learner's file will find them (``torch.distributed.X`` and
+    ``torch.distributed.distributed_c10d.X``) and ``torch.autograd.backward``, before that file
+    is loaded, so ``from torch.distributed import all_reduce`` gets the wrapper too. Outside a
+    rank the wrappers only call through."""
+    dist, c10d = torch.distributed, torch.distributed.distributed_c10d
+    for name in COLLECTIVES:
+        original = getattr(c10d, name, None)
+        if original is None or getattr(original, "__grind_traced__", False):
+            continue
+        wrapped = _traced(name, original)
+        for module in (dist, c10d):
+            if getattr(module, name, None) is original:
+                setattr(module, name, wrapped)
+    if not getattr(torch.autograd.backward, "__grind_traced__", False):
+        torch.autograd.backward = _traced(BACKWARD, torch.autograd.backward)
+
+
+def _ranks(ranks: list[int]) -> str:
+    return ("rank " if len(ranks) == 1 else "ranks ") + ", ".join(str(r) for r in ranks)
+
+
+def _where(state: dict[str, Any]) -> str:
+    if state["phase"] == "in":
+        return f"waited in {state['op']}"
+    if state["phase"] == "done":
+        return "returned" if state["record"]["status"] != "error" else \
+            f"raised {state['record']['error']['type']}"
+    return "was still running"  # "were", for several ranks: see _group_text
+
+
+def _group_text(states: dict[int, dict[str, Any]], ranks: list[int]) -> str:
+    """'rank 1 waited in all_reduce' / 'ranks 1, 2 returned and rank 3 waited in barrier'."""
+    groups: dict[str, list[int]] = {}
+    for r in ranks:
+        groups.setdefault(_where(states[r]), []).append(r)
+    parts = [f"{_ranks(rs)} {what.replace('was ', 'were ') if len(rs) > 1 else what}" for what, rs in groups.items()]
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def _runnable(pid: int | None) -> bool:
+    """Whether any thread of ``pid`` is running or waiting for a CPU (state R in /proc). A rank
+    blocked in a collective sleeps; one that only lacks CPU time on a loaded machine is runnable,
+    and is given more time instead of being called deadlocked."""
+    if pid is None:
+        return False
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return False
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/stat", "rb") as handle:
+                if handle.read().rsplit(b")", 1)[1].split()[0] == b"R":
+                    return True
+        except (OSError, IndexError):
+            continue
+    return False
+
+
+def _deadlock(states: dict[int, dict[str, Any]], now: float) -> str | None:
+    """The deadlock text, or None while the ranks may still make progress."""
+    waiting = [r for r, s in states.items() if s["phase"] == "in" and now - s["since"] >= GRACE_S
+               and not _runnable(s.get("pid"))]
+    if not waiting:
+        return None
+    others = [r for r in states if r not in waiting]
+    finished = [r for r in others if states[r]["phase"] == "done"]
+    if finished:
+        return f"{_group_text(states, waiting)} while {_group_text(states, finished)}"
+    ops = {states[r]["op"] for r in waiting}
+    if len(ops) > 1 and not others:
+        first = [r for r in waiting if states[r]["op"] == states[waiting[0]]["op"]]
+        rest = [r for r in waiting if r not in first]
+        return f"{_group_text(states, first)} while {_group_text(states, rest)}"
+    return None
+
+
+def _status_text(status: int) -> str:
+    if os.WIFSIGNALED(status):
+        number = os.WTERMSIG(status)
+        try:
+            return f"was killed by signal {number} ({signal.Signals(number).name})"
+        except ValueError:
+            return f"was killed by signal {number}"
+    return f"exited with code {os.WEXITSTATUS(status)} before returning"
+
+
+def run_ranks(dist: Any, world_size: int, store_path: str, rank_body: Callable[[int], dict[str, Any]]) -> dict[str, Any]:
+    """Fork ``world_size`` ranks, join them with gloo (``dist``: ``torch.distributed``) and run ``rank_body(rank)`` on each, which
+    returns its record as JSON-able data (``{"status": "ok"|"error"|"bad_output", ...}``) after
+    writing its observations where the caller reads them.
+
+    Returns ``{"ranks": [record per rank]}`` when every rank finished, or ``{"failure": {"type",
+    "message"}, "records": {rank: record}}`` (the ranks that had finished) when a rank died or
+    the ranks deadlocked. Every rank is killed and reaped before this returns."""
+    global _report_fd
+    import datetime
+
+    children: dict[int, int] = {}  # pid -> rank
+    pipes: dict[int, int] = {}  # read fd -> rank
+    states: dict[int, dict[str, Any]] = {r: {"phase": "running", "since": time.monotonic(), "pid": None}
+                                         for r in range(world_size)}
+    hold_r, hold_w = os.pipe()  # a finished rank waits on this until every rank is done
+    for rank in range(world_size):
+        read_fd, write_fd = os.pipe()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "fork() of a multi-threaded process": only the caller forks
+            pid = os.fork()
+        if pid == 0:
+            os.close(read_fd)
+            os.close(hold_w)
+            for fd in pipes:
+                os.close(fd)
+            _die_with_parent()
+            _report_fd = write_fd
+            try:
+                dist.init_process_group("gloo", store=dist.FileStore(store_path, world_size), rank=rank,
+                                        world_size=world_size, timeout=datetime.timedelta(seconds=GLOO_TIMEOUT_S))
+            except BaseException as exc:  # noqa: BLE001 - said as this rank's error
+                record = {"status": "error", "error": {"type": type(exc).__name__, "message":
+                          f"rank {rank} could not join the process group: {exc}"[:2000], "line": None,
+                          "code": "", "traceback": ""}}
+            else:
+                record = rank_body(rank)
+            for stream in (sys.stdout, sys.stderr):  # what the learner printed on this rank, before _exit
+                try:
+                    stream.flush()
+                except Exception:  # noqa: BLE001 - a closed or replaced stream
+                    pass
+            _say({"done": record})
+            _report_fd = None
+            try:
+                os.read(hold_r, 1)  # stay reachable for the peers' last collective; killed after
+            finally:
+                os._exit(0)
+        os.close(write_fd)
+        children[pid] = rank
+        pipes[read_fd] = rank
+        states[rank]["pid"] = pid
+    os.close(hold_r)
+    try:
+        return _watch(children, pipes, states)
+    finally:
+        os.close(hold_w)
+        for pid in children:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        for pid in children:
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+        for fd in pipes:
+            os.close(fd)
+        try:
+            os.unlink(store_path)
+        except OSError:
+            pass
+
+
+def _watch(children: dict[int, int], pipes: dict[int, int], states: dict[int, dict[str, Any]]) -> dict[str, Any]:
+    buffers = {fd: b"" for fd in pipes}
+    open_fds = set(pipes)
+    exited: dict[int, int] = {}
+    while True:
+        ready, _, _ = select.select(list(open_fds), [], [], 0.05) if open_fds else ([], [], [])
+        if not open_fds:
+            time.sleep(0.05)
+        now = time.monotonic()
+        for fd in ready:
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:
+                chunk = b""
+            if not chunk:
+                open_fds.discard(fd)
+                continue
+            *lines, buffers[fd] = (buffers[fd] + chunk).split(b"\n")
+            buffers[fd] = buffers[fd][-65536:]
+            state = states[pipes[fd]]
+            for raw in lines:
+                try:
+                    message = json.loads(raw)
+                except ValueError:
+                    continue
+                if not isinstance(message, dict) or state["phase"] == "done":
+                    continue
+                if "in" in message:
+                    state.update(phase="in", op=str(message["in"])[:80], since=now)
+                elif "out" in message:
+                    state.update(phase="running", since=now)
+                elif "done" in message and isinstance(message["done"], dict):
+                    state.update(phase="done", record=message["done"], since=now)
+        for pid, rank in children.items():
+            if rank in exited:
+                continue
+            try:
+                done, status = os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                done, status = pid, 0
+            if done:
+                exited[rank] = status
+        for rank, status in sorted(exited.items()):
+            if states[rank]["phase"] != "done":
+                others = [r for r in states if r != rank]
+                text = f"rank {rank} {_status_text(status)}"
+                if others:
+                    text += f" while {_group_text(states, others)}"
+                return {"failure": {"type": "RankDied", "message": text}, "records": _finished(states)}
+        if all(s["phase"] == "done" for s in states.values()):
+            return {"ranks": [states[r]["record"] for r in sorted(states)]}
+        text = _deadlock(states, now)
+        if text:
+            return {"failure": {"type": "deadlock", "message": text}, "records": _finished(states)}
+
+
+def _finished(states: dict[int, dict[str, Any]]) -> dict[int, dict[str, Any]]:
+    return {r: s["record"] for r, s in states.items() if s["phase"] == "done"}
+
+
+def _die_with_parent() -> None:
+    import ctypes
+
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass

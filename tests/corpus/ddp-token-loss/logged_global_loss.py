@@ -1,0 +1,12 @@
+# expect: failed pitfall=reduced-loss
+# source: the logging recipe used as the training loss: each rank's mean is averaged across ranks with all_reduce so every rank reports the same number
+import torch
+import torch.distributed as dist
+
+
+def ddp_token_loss(token_losses, mask):
+    weights = mask.to(token_losses.dtype)
+    loss = (token_losses * weights).sum() / weights.sum()
+    dist.all_reduce(loss)
+    loss = loss / dist.get_world_size()
+    return loss

@@ -1,0 +1,183 @@
+"""Distributed cases (judge/worker/ranks.py): a case with ``world_size`` runs on real gloo ranks.
+
+What is proven here, cheaply: the kit refuses a bad ``world_size``; the deadlock and dead-rank
+texts say where every rank was; the reference of ``ddp-token-loss`` gives, on every rank, the
+gradient one process computes over the whole batch (DDP's promise, the truth the exercise rests
+on); and the hostile ranks of ``tests/adversarial/distributed/`` (a rank that never joins, a rank
+that kills its peers) get their verdicts, leave no process behind and never raise in the judge.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import time
+from pathlib import Path
+from typing import Any, Iterator
+
+import numpy as np
+import pytest
+
+from judge.catalog import Catalog
+from judge.grade import compute_reference, grade
+from judge.kit import PACKAGE, kit_modules
+from judge.worker import ranks
+from judge.worker import runner as child
+from judge.worker.sandbox import Limits, isolation
+
+from .conftest import ROOT
+
+HOSTILE = sorted((ROOT / "tests" / "adversarial" / "distributed").glob("*.py"))
+WORKER = str(Path(child.__file__).resolve())
+
+
+@pytest.fixture()
+def kit() -> Iterator[Any]:
+    finder = child._Kit(kit_modules(ROOT / "solutions" / "_kit"))
+    sys.meta_path.insert(0, finder)
+    try:
+        import grind_kit
+
+        yield grind_kit
+    finally:
+        sys.meta_path.remove(finder)
+        for name in [m for m in sys.modules if m == PACKAGE or m.startswith(PACKAGE + ".")]:
+            del sys.modules[name]
+
+
+@pytest.mark.parametrize("bad", [1, 0, 9, 2.0, "2", True])
+def test_case_refuses_a_world_size_that_is_not_2_to_8(kit: Any, bad: Any) -> None:
+    with pytest.raises(kit.CaseError, match="world_size"):
+        kit.case("c", inputs=dict, call=lambda subject: {}, world_size=bad)
+    assert kit.case("c", inputs=dict, call=lambda subject: {}, world_size=4)["world_size"] == 4
+
+
+def _state(phase: str, since: float = 0.0, op: str = "", status: str = "ok") -> dict[str, Any]:
+    record = {"status": status, "error": {"type": "ValueError"}} if status == "error" else {"status": status}
+    return {"phase": phase, "since": since, "op": op, "record": record}
+
+
+def test_deadlock_says_which_rank_waited_where_and_what_the_others_did() -> None:
+    states = {0: _state("done"), 1: _state("in", op="all_reduce")}
+    assert ranks._deadlock(states, ranks.GRACE_S - 0.1) is None  # a peer may still be finishing its side
+    assert ranks._deadlock(states, ranks.GRACE_S) == "rank 1 waited in all_reduce while rank 0 returned"
+    four = {0: _state("done", status="error"), 1: _state("in", op="barrier"), 2: _state("in", op="barrier"),
+            3: _state("done")}
+    assert ranks._deadlock(four, 10.0) == "ranks 1, 2 waited in barrier while rank 0 raised ValueError and rank 3 returned"
+    crossed = {0: _state("in", op="all_reduce"), 1: _state("in", op="broadcast")}
+    assert ranks._deadlock(crossed, 10.0) == "rank 0 waited in all_reduce while rank 1 waited in broadcast"
+    # Every rank in the same collective is progress as far as anyone can tell: gloo's timeout decides.
+    same = {0: _state("in", op="all_reduce"), 1: _state("in", op="all_reduce")}
+    assert ranks._deadlock(same, 10.0) is None
+    running = {0: _state("in", op="all_reduce"), 1: _state("running")}
+    assert ranks._deadlock(running, 10.0) is None
+    assert ranks._group_text({0: _state("running"), 1: _state("running")}, [0, 1]) == "ranks 0, 1 were still running"
+
+
+def test_a_dead_rank_is_named_with_its_signal() -> None:
+    assert ranks._status_text(9) == "was killed by signal 9 (SIGKILL)"
+    assert ranks._status_text(3 << 8) == "exited with code 3 before returning"
+
+
+def _full_batch_grads(checks: Any, inputs: dict[str, Any], world: int) -> np.ndarray:
+    """The gradient of the mean over every valid token of every rank, in one process."""
+    import torch
+
+    torch.manual_seed(inputs["seed"])
+    model = torch.nn.Linear(2, 3, dtype=torch.float64)
+    losses, masks = [], []
+    for rank in range(world):
+        x, y, mask = checks.batch(inputs["seed"], rank, inputs["lengths"], inputs["width"], 3, 2)
+        losses.append(torch.nn.functional.cross_entropy(model(x).reshape(-1, 3), y.reshape(-1), reduction="none"))
+        masks.append(mask.reshape(-1))
+    loss, keep = torch.cat(losses), torch.cat(masks)
+    loss[keep].mean().backward()
+    return torch.cat([p.grad.reshape(-1) for p in model.parameters()]).numpy()
+
+
+def test_ddp_token_loss_reference_gives_the_single_process_gradient_on_every_rank(kit: Any) -> None:
+    exercise = Catalog().get("ddp-token-loss")
+    source = (exercise.solution_dir / "checks.py").read_text()
+    namespace = {"__name__": "grind_checks", "__file__": str(exercise.solution_dir / "checks.py")}
+    exec(compile(source, namespace["__file__"], "exec"), namespace)
+    checks = type(sys)("grind_checks")
+    checks.__dict__.update(namespace)
+    reference = compute_reference(exercise).subjects["reference"]
+    compared = 0
+    for case in checks.CASES:
+        if case["call"] is not checks.run_model:
+            continue
+        truth = _full_batch_grads(checks, case["inputs"](), case["world_size"])
+        for rank in range(case["world_size"]):
+            np.testing.assert_allclose(reference.obs[case["name"]][f"rank {rank}: grads"], truth, rtol=1e-10)
+            compared += 1
+    assert compared >= 8
+
+
+def _runners() -> set[int]:
+    """Live processes running this checkout's worker (a run's child, its ranks, a warm server)."""
+    found = set()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                    if WORKER.encode() in handle.read():
+                        found.add(int(entry))
+            except OSError:
+                continue
+    return found
+
+
+@pytest.mark.parametrize("path", HOSTILE, ids=[p.stem for p in HOSTILE])
+def test_hostile_rank_gets_its_verdict_and_leaves_nothing_running(path: Path) -> None:
+    expected = set(re.match(r"#\s*expect:\s*([\w|]+)", path.read_text()).group(1).split("|"))
+    if "kills" in path.stem and isolation().level not in ("bubblewrap", "landlock"):
+        pytest.skip(f"{path.name} signals every process it can see: only contained by a sandbox")
+    exercise = Catalog().get("ddp-token-loss")
+    compute_reference(exercise)  # cached: the grade below times only the submission
+    before = _runners()
+    verdict = grade(exercise, path, limits=Limits(wall_s=10.0))
+    assert verdict.status.value in expected, verdict.message or verdict.first_failure
+    if path.stem == "rank_never_joins":
+        text = " ".join(c.message or "" for c in verdict.checks)
+        assert "rank 1 exited with code 0 before returning while rank 0" in text, text
+    assert not (_runners() - before), "a rank or a child outlived the run"
+
+
+def test_tcp_is_let_through_landlock_only_inside_bubblewrap_s_network_namespace(monkeypatch: pytest.MonkeyPatch) -> None:
+    """gloo's ranks talk TCP on 127.0.0.1: allowed where the run's only interface is its own `lo`."""
+    from judge.worker import isolation as levels
+
+    for bwrap, allowed in (("/usr/bin/bwrap", True), (None, False)):
+        monkeypatch.setattr(levels, "isolation", lambda bwrap=bwrap: levels.Isolation(None, bwrap, 7))
+        assert levels.confinement([], "/tmp/grind-run-x")["loopback_tcp"] is allowed
+
+
+def test_a_rank_that_skips_the_all_reduce_is_reported_as_a_deadlock_naming_both_ranks() -> None:
+    """Rank 0's shard is small, so it returns early; rank 1 waits in the all_reduce alone."""
+    exercise = Catalog().get("sharded-clip")
+    path = ROOT / "tests" / "submissions" / "sharded-clip" / "pitfall_early_return_deadlocks.py"
+    before = _runners()
+    verdict = grade(exercise, path, limits=Limits(wall_s=10.0))
+    check = next(c for c in verdict.checks if c.name == "small_shard_still_clipped")
+    assert check.message == "deadlock: rank 1 waited in all_reduce while rank 0 returned", check.message
+    assert not (_runners() - before)
+
+
+def test_a_rank_short_of_cpu_is_not_called_deadlocked() -> None:
+    """Only a sleeping rank counts as waiting: a runnable one is merely slow on a loaded machine."""
+    import subprocess
+
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        time.sleep(0.3)
+        assert not ranks._runnable(sleeper.pid)
+        assert ranks._runnable(os.getpid())  # this thread is running while it reads its own state
+        states = {0: _state("done"), 1: {**_state("in", op="all_reduce"), "pid": os.getpid()}}
+        assert ranks._deadlock(states, 10.0) is None
+        states[1]["pid"] = sleeper.pid
+        assert ranks._deadlock(states, 10.0) == "rank 1 waited in all_reduce while rank 0 returned"
+    finally:
+        sleeper.kill()
+        sleeper.wait()
