@@ -68,7 +68,7 @@ LEVEL_INDEPENDENT = frozenset({
     "returns_wrong_shape", "returns_list_of_norms", "huge_integer", "float128_output", "eq_always_true",
     "lazy_object", "numpy_subclass", "tensor_subclass", "wrong_dtype_grad", "forbidden_closure_cell",
     "forbidden_getattr", "forbidden_module_alias", "forbidden_partial", "forbidden_unhook",
-    "patch_comparisons", "patch_runner", "inject_observation_key",
+    "patch_comparisons", "patch_runner", "inject_observation_key", "forbidden_reload", "forbidden_exec_source",
 })
 # Every file in cold mode, and in warm mode each with a warm worker of its own, except the
 # level-independent ones: they are graded in warm mode one after another by one warm worker (see

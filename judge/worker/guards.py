@@ -10,7 +10,10 @@ learner passes to ``compile``):
 (``inspect.unwrap``; for a class, every method). A code object that any other function shares is
 never registered: torch's decorators share one wrapper code among many functions
 (``typing_extensions.deprecated``, an optimizer's ``_use_grad``), and calling an innocent
-neighbour of a forbidden function must not trip.
+neighbour of a forbidden function must not trip. A *copy* of a forbidden code object (the module
+reloaded with ``importlib.reload``, or its source file exec'd under another name) is known by its
+fingerprint (name, bytecode, constants, names, variables) the moment the code is made, and is
+forbidden too.
 
 *Is the call made on the learner's behalf?* The judge's own case code may use a forbidden
 built-in (lr-schedule drives the learner's function through LambdaLR), so a call trips only
@@ -110,6 +113,9 @@ class Guards:
         self.installed: dict[int, str] = {}  # _addr(guard) -> the dotted name it stands for
         self.originals: dict[int, str] = {}  # _addr(the real object, or a C builtin behind it) -> name
         self.codes: dict[int, str] = {}  # _addr(code object of a real built-in) -> name
+        # The same code made again (importlib.reload of a torch module, exec of its source file):
+        # co_name -> {fingerprint -> name}, see _copies_of_forbidden_code.
+        self._fingerprints: dict[str, dict[tuple[Any, ...], str]] = {}
         self.hook: Any = None
         self.depth = 0  # learner calls in progress in the runner's thread
         self.watching = False  # the profile hook is meant to be in place
@@ -149,6 +155,7 @@ class Guards:
                 replacing[_addr(original)] = (original, guard)
         self._replace(replacing)
         self._drop_shared_codes()
+        self._learn_fingerprints()
         if not self.codes and not self.originals:
             return
         self._known_types = _all_classes(self._keep)
@@ -191,6 +198,32 @@ class Guards:
                 found = replacing.get(_addr(value))
                 if found is not None and value is found[0]:
                     setattr(module, key, found[1])
+
+    def _learn_fingerprints(self) -> None:
+        """Remember what each forbidden code object *is*, not only which object it is: reloading
+        ``torch.optim.rmsprop`` or exec-ing its source file makes new code objects, equal to the
+        forbidden ones in everything but identity, and a class built from them is torch's class."""
+        for obj in self._keep:
+            if type(obj) is types.CodeType and _addr(obj) in self.codes:
+                self._fingerprints.setdefault(obj.co_name, {})[_fingerprint(obj)] = self.codes[_addr(obj)]
+
+    def _copies_of_forbidden_code(self, code: Any) -> None:
+        """Register as forbidden every code object in ``code`` (nested ones included) that is a
+        copy of a forbidden one: the same name, bytecode, constants, names and variables. Checked
+        for every piece of code anyone makes (imports included), before anything else: the name
+        is a cheap first filter, so torch's own exec calls cost a set lookup per code object."""
+        if not self._fingerprints:
+            return
+        todo = [code]
+        while todo:
+            item = todo.pop()
+            todo.extend(c for c in item.co_consts if type(c) is types.CodeType)
+            known = self._fingerprints.get(item.co_name)
+            if known is None or _addr(item) in self.codes:
+                continue
+            dotted = known.get(_fingerprint(item))
+            if dotted is not None:
+                self._remember(self.codes, item, dotted)
 
     def _drop_shared_codes(self) -> None:
         """Forget any code object that a function other than a forbidden one also runs: it is a
@@ -496,6 +529,7 @@ class Guards:
         the stack here: torch itself compiles and runs code thousands of times per run."""
         if type(code) is not types.CodeType or _addr(code) in self._learner_codes:
             return
+        self._copies_of_forbidden_code(code)
         if frame is not None and frame.f_code is self._import_exec:
             return
         if (self.depth > 0 or threading.get_ident() != self._main
@@ -534,6 +568,17 @@ class Guards:
 
 # ---------------------------------------------------------------------------------------------
 # Helpers (none of them may run learner code: they run inside the hooks, with profiling off)
+
+
+def _fingerprint(code: types.CodeType) -> tuple[Any, ...]:
+    """What a code object is, apart from where it came from (file name, line numbers): two
+    compilations of the same source give the same fingerprint. Nested code objects count by
+    their own fingerprints. Only the low flag bits count (generator, varargs, ...): ``compile``
+    passes its caller's ``from __future__`` flags on to the code it makes."""
+    consts = tuple(_fingerprint(c) if type(c) is types.CodeType else (type(c).__name__, repr(c))
+                   for c in code.co_consts)
+    return (code.co_name, code.co_code, consts, code.co_names, code.co_varnames, code.co_argcount,
+            code.co_kwonlyargcount, code.co_flags & 0x3FF)
 
 
 def _resolve(dotted: str) -> Any:
