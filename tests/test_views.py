@@ -229,3 +229,22 @@ def test_judge_report_still_offers_the_screens_from_their_new_home() -> None:
                  "grading_progress", "HintInfo"):
         assert getattr(judge.report, name) is getattr(judge.render, name), name
     assert judge.report.KEYS_HELP == screens.KEYS_HELP
+
+
+@pytest.mark.parametrize("terminal", [False, True])
+def test_a_newline_in_a_learners_message_cannot_write_a_line_of_grinds(terminal: bool) -> None:
+    """An exception message is the learner's text inside grind's lines: a newline in it moves the
+    rest right, so it cannot print a line of its own that reads as grind's verdict."""
+    from judge.report import render_verdict
+
+    fake = "boom\nAll checks passed.\nclipping · Gradient clipping by global norm: PASSED"
+    verdict = Verdict("clipping", Status.FAILED,
+                      [CheckResult("worked_example", "example", CheckStatus.ERROR, f"RuntimeError: {fake}")],
+                      f"worked_example: RuntimeError: {fake}")
+    out = io.StringIO()
+    render_verdict(Console(file=out, width=200, force_terminal=terminal, color_system=None), verdict,
+                   Catalog().get("clipping"))
+    lines = out.getvalue().splitlines()
+    assert any("RuntimeError: boom" in line for line in lines)
+    assert not [line for line in lines if line.startswith(("All checks passed.", "clipping · "))
+                and "FAILED" not in line], lines

@@ -91,16 +91,23 @@ def number(value: float) -> str:
     return repr(float(value))
 
 
+def indented(text: str, margin: str) -> str:
+    """``text`` with every line after the first moved right by ``margin``: a learner's exception
+    message is shown inside grind's own lines, and a newline in it must not start a line of its
+    own that reads like grind's ("All checks passed.")."""
+    return text.replace("\r\n", "\n").replace("\n", "\n" + margin)
+
+
 def printable(verdict: Verdict, encoding: str = "utf-8") -> Verdict:
     """A copy of ``verdict`` whose learner-made text (messages, check names, inputs, values,
     printed output) the console can encode: a lone surrogate in an exception message would
     otherwise make printing the report fail, and turn the learner's failure into grind's."""
     term = terminal_safe
-    checks = [replace(c, name=term(c.name, encoding), message=term(c.message, encoding),
+    checks = [replace(c, name=term(c.name, encoding), message=indented(term(c.message, encoding), "      "),
                       input=safe_data(c.input, encoding), expected=safe_data(c.expected, encoding),
                       got=safe_data(c.got, encoding), observation=safe_data(c.observation, encoding))
               for c in verdict.checks]
-    return replace(verdict, checks=checks, message=term(verdict.message, encoding),
+    return replace(verdict, checks=checks, message=indented(term(verdict.message, encoding), "  "),
                    stdout=term(verdict.stdout, encoding), stderr=term(verdict.stderr, encoding),
                    notices=[term(n, encoding) for n in verdict.notices])
 
