@@ -650,7 +650,7 @@ def grade_command(
     submissions: Path = typer.Argument(..., help="A folder with one NAME.py file or NAME/ folder per student."),
     exercise_name: str = typer.Option(..., "--exercise", "-e", help="Exercise to grade against.",
                                       autocompletion=complete_names),
-    jobs: int = typer.Option(2, "--jobs", "-j", min=1, help="Submissions graded at once."),
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1, help="Submissions graded at once (default 2; local only)."),
     formats: list[str] = typer.Option(["csv", "json"], "--format", "-F",
                                       help="Outputs: csv, json, junit, gradescope (repeatable)."),
     out: Path = typer.Option(Path("grind-results"), "--out", "-o", help="Folder for the outputs."),
@@ -669,6 +669,9 @@ def grade_command(
     """Grade a whole class, resumably, into CSV / JSON / JUnit / Gradescope results."""
     from judge.worker.isolation import HOW_TO_STRENGTHEN, isolation
 
+    if executor_name == "dask" and jobs is not None:
+        raise UsageError("--jobs counts this machine's parallel gradings; with --executor dask each worker grades "
+                         "as many at once as its --nthreads: leave --jobs out")
     executor = _grade_executor(executor_name, scheduler, allow_weak_isolation)
     iso = isolation()  # on a Dask cluster, submissions run on the workers: each checks its own level
     if executor is None and iso.weak and not allow_weak_isolation:
@@ -688,7 +691,7 @@ def grade_command(
     ids = read_roster(roster) if roster is not None else None  # a bad roster stops us before any grading
     total = len(find_students(submissions, exercise))  # and so does a name collision
     with grading_progress(console(stderr=True), total) as tick:
-        rows = grade_class(exercise, submissions, out, jobs=jobs, limits=limits, on_done=tick, executor=executor)
+        rows = grade_class(exercise, submissions, out, jobs=jobs or 2, limits=limits, on_done=tick, executor=executor)
     if ids is not None:
         for problem in apply_roster(rows, ids, str(roster)):
             typer.echo(f"grind: {problem}", err=True)
@@ -714,7 +717,7 @@ def _grade_executor(name: str, scheduler: str | None, allow_weak_isolation: bool
     except ImportError as exc:
         if (exc.name or "").split(".")[0] not in ("distributed", "dask"):
             raise
-        raise EnvironmentProblem("--executor dask needs the distributed package: pip install 'grind[dask]' "
+        raise EnvironmentProblem("--executor dask needs the distributed package: pip install -e '.[dask]' in your grind clone "
                                  f"(here: {exc})") from None
     return DaskExecutor(scheduler, allow_weak_isolation=allow_weak_isolation)
 

@@ -178,6 +178,8 @@ def test_a_worker_answer_that_is_not_a_verdict_is_not_stored() -> None:
     (["--executor", "dask"], ExitStatus.USAGE, "grind: --executor dask needs --scheduler ADDRESS"),
     (["--scheduler", "tcp://h:8786"], ExitStatus.USAGE, "grind: --scheduler is for --executor dask"),
     (["--executor", "spark"], ExitStatus.USAGE, "grind: --executor 'spark': choose local or dask"),
+    (["--executor", "dask", "--scheduler", "tcp://127.0.0.1:9", "--jobs", "4"], ExitStatus.USAGE,
+     "grind: --jobs counts this machine's parallel gradings; with --executor dask"),
     (["--executor", "dask", "--scheduler", "tcp://127.0.0.1:9"], ExitStatus.ENVIRONMENT,
      "grind: cannot reach the Dask scheduler at tcp://127.0.0.1:9: "),
 ])
@@ -203,7 +205,7 @@ def test_without_distributed_the_dask_executor_says_what_to_install(tmp_path: Pa
     result = runner.invoke(app, ["grade", str(tmp_path / "class"), "-e", "clipping", "--executor", "dask",
                                  "--scheduler", "tcp://h:8786"])
     assert result.exit_code == ExitStatus.ENVIRONMENT, result.output
-    assert "pip install 'grind[dask]'" in result.output and "Traceback" not in result.output
+    assert "pip install -e '.[dask]'" in result.output and "Traceback" not in result.output
 
 
 class _Future:
