@@ -254,15 +254,36 @@ def status() -> dict[str, Any] | None:
     return info
 
 
-def stop() -> bool:
-    """Ask the daemon to exit; True when one was running and agreed."""
+def stop(wait_s: float = 10.0) -> bool:
+    """Ask the daemon to exit and wait (up to ``wait_s``) until its process is gone, so that
+    "stopped" is true when it is said; True when one was running and agreed."""
     path = socket_path()
     if path is None:
         return False
     try:
-        return bool(request(path, {"op": "stop"}).get("ok"))
+        pid = request(path, {"op": "hello"}).get("pid")
+        agreed = bool(request(path, {"op": "stop"}).get("ok"))
     except (OSError, Unavailable, ValueError):
         return False
+    deadline = time.monotonic() + wait_s
+    while agreed and isinstance(pid, int) and pid > 0 and _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return agreed
+
+
+def _alive(pid: int) -> bool:
+    """Is ``pid`` still running? A zombie (exited, not yet reaped by its parent) is not."""
+    if Path("/proc/self/stat").exists():  # Linux: read the state
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as handle:
+                return handle.read().rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X")
+        except (OSError, IndexError):
+            return False
+    try:
+        os.kill(pid, 0)
+    except OSError:
+        return False
+    return True
 
 
 def _outcome_to_wire(outcome: RunOutcome) -> tuple[dict[str, Any], bytes]:
