@@ -117,3 +117,66 @@ def test_clipping_reference_equals_torch_on_200_seeded_random_cases() -> None:
     assert len(randoms) >= 200
     verdict = judge_subject(exercise, ref, ref.subjects["oracle"])
     assert verdict.status is Status.PASSED, verdict.first_failure
+
+
+def test_lr_schedule_reads_each_lr_from_the_scheduler_without_stepping_the_optimizer(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """lr-schedule's cases read the lr LambdaLR writes into the optimizer's param group; an
+    SGD.step() per scheduler step changed no observation and was most of the exercise's grading
+    time. No step, no warning about the order of the two, and the lr of step i is still
+    max_lr * multiplier(i)."""
+    import sys
+    import warnings
+
+    import torch
+
+    from judge.kit import kit_dir, kit_modules
+    from judge.worker import runner
+
+    exercise = Catalog().get("lr-schedule")
+    finder = runner._Kit(kit_modules(kit_dir(exercise)))
+    sys.meta_path.insert(0, finder)
+    steps = []
+    monkeypatch.setattr(torch.optim.SGD, "step", lambda self, closure=None: steps.append(1))
+    try:
+        checks = runner.load_source(exercise.checks_path.read_text(), str(exercise.checks_path), "lr_checks")
+        reference = runner.load_source(exercise.reference_path.read_text(), str(exercise.reference_path), "lr_ref")
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            for case in checks.CASES:
+                inputs = case["inputs"](size=8, seed=1) if case["kind"] == "random" else case["inputs"]()
+                observed = case["call"](reference, **inputs)
+                if inputs["num_steps"]:
+                    lrs, multipliers = observed["lr per step"], observed["multiplier per step"]
+                    assert lrs == pytest.approx([inputs["max_lr"] * m for m in multipliers], rel=1e-12)
+    finally:
+        sys.meta_path.remove(finder)
+        for name in [m for m in sys.modules if m.split(".")[0] in ("grind_kit", "lr_checks", "lr_ref")]:
+            del sys.modules[name]
+    assert steps == []
+
+
+def test_exact_resume_trains_each_uninterrupted_run_once_for_the_cases_that_share_it() -> None:
+    """exact-resume's cases interrupt five distinct training runs (three cases interrupt the
+    same one at different steps): the length of each uninterrupted run is computed once per run,
+    not once per case, since where a case interrupts is no part of the run itself."""
+    import sys
+
+    from judge.kit import kit_dir, kit_modules
+    from judge.worker import runner
+
+    exercise = Catalog().get("exact-resume")
+    finder = runner._Kit(kit_modules(kit_dir(exercise)))
+    sys.meta_path.insert(0, finder)
+    try:
+        checks = runner.load_source(exercise.checks_path.read_text(), str(exercise.checks_path), "resume_checks")
+        built = []
+        build = checks.build
+        checks.build = lambda cfg: built.append(cfg["seed"]) or build(cfg)
+        lengths = [checks.uninterrupted_length(case["inputs"]()) for case in checks.CASES]
+    finally:
+        sys.meta_path.remove(finder)
+        for name in [m for m in sys.modules if m.split(".")[0] in ("grind_kit", "resume_checks")]:
+            del sys.modules[name]
+    assert len(checks.CASES) == 7 and len(built) == 5
+    assert lengths[:3] == [lengths[0]] * 3 and min(lengths) >= checks.BASE["updates"]

@@ -579,3 +579,75 @@ def test_the_warm_servers_frozen_index_finds_the_same_shared_codes_as_a_full_wal
     report = json.loads(stdout.strip().splitlines()[-1])
     assert report["walked"] and report["indexed"] == report["walked"]
     assert report["left_to_walk"] < 0.01
+
+
+def test_install_walks_torchs_modules_once_for_all_the_forbidden_names() -> None:
+    """Putting the guards in place looks at every name of every torch module: one walk for all
+    fifteen of lr-schedule's forbidden names, not one per name (the walks were a seventh of a
+    second of every job). Every alias is still replaced."""
+    script = f"""
+import importlib.util, json, sys, types
+spec = importlib.util.spec_from_file_location("grind_runner", {str(RUNNER)!r})
+runner = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(runner)
+import torch
+import torch.optim.lr_scheduler as schedulers
+
+class Counting(dict):
+    walks = 0
+    def items(self):
+        Counting.walks += 1
+        return super().items()
+
+class Sys:
+    modules = Counting(sys.modules)
+    def __getattr__(self, name):
+        return getattr(sys, name)
+
+runner._guards.sys = Sys()
+originals = {{name: getattr(schedulers, name) for name in ("LambdaLR", "StepLR", "OneCycleLR")}}
+guards = runner.Guards({LEARNER!r})
+guards.install({LR!r})
+guards.stop_watching()
+replaced = all(getattr(schedulers, name) is not cls and issubclass(getattr(schedulers, name), cls)
+               for name, cls in originals.items())
+print(json.dumps({{"walks": Counting.walks, "replaced": replaced}}))
+"""
+    returncode, stdout, stderr = _fork_child(script, timeout=240)
+    assert returncode == 0, stderr[-3000:]
+    assert json.loads(stdout.strip().splitlines()[-1]) == {"walks": 1, "replaced": True}
+
+
+def test_a_frozen_heap_is_looked_up_not_walked_and_shared_code_is_still_dropped() -> None:
+    """The warm server calls freeze_functions() before it forks jobs: torch's functions are indexed by
+    their code and leave gc.get_objects(). A function sharing a forbidden function's code, made
+    before the freeze (found in the index) or after it (found by the walk), still keeps that
+    code from being registered; a forbidden code nothing shares still is."""
+    script = f"""
+import gc, importlib.util, inspect, json, sys, types
+spec = importlib.util.spec_from_file_location("grind_runner", {str(RUNNER)!r})
+runner = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(runner)
+import torch
+
+norm = inspect.unwrap(torch.nn.utils.clip_grad_norm_)
+total = inspect.unwrap(torch.nn.utils.get_total_norm)
+with_norm = inspect.unwrap(torch.nn.utils.clip_grads_with_norm_)
+before = types.FunctionType(norm.__code__, {{}})  # made before the freeze: in the index
+runner._guards.freeze_functions()
+after = types.FunctionType(total.__code__, {{}})  # made after it: in the walk
+walked = len(gc.get_objects())
+guards = runner.Guards({LEARNER!r})
+guards.install({CLIPPING!r})
+guards.stop_watching()
+key = object.__hash__
+print(json.dumps({{"walked": walked, "norm": key(norm.__code__) in guards.codes,
+                  "total": key(total.__code__) in guards.codes,
+                  "with_norm": key(with_norm.__code__) in guards.codes}}))
+"""
+    returncode, stdout, stderr = _fork_child(script, timeout=240)
+    assert returncode == 0, stderr[-3000:]
+    report = json.loads(stdout.strip().splitlines()[-1])
+    assert report["walked"] < 10_000  # torch's heap (hundreds of thousands of objects) is frozen
+    assert {k: report[k] for k in ("norm", "total", "with_norm")} == {"norm": False, "total": False,
+                                                                      "with_norm": True}

@@ -125,3 +125,39 @@ def test_a_warm_job_inherits_the_optimizer_machinery_when_its_checks_use_torch_o
         assert verdict.status is Status.PASSED, verdict.message
         seen.append("dynamo already imported: True" in verdict.stdout)
     assert seen == [False, True]
+
+
+def test_a_warm_job_starts_from_a_frozen_heap(course: Path) -> None:
+    """The warm server freezes its heap (gc.freeze, torch's functions indexed by their code)
+    before it forks: a job's forbidden-API guards then look torch's functions up instead of
+    walking every object torch made, in every job."""
+    from judge.grade import hidden_from_learners
+    from judge.worker.sandbox import WarmWorker
+
+    learner = course / "clip.py"
+    correct = Path(__file__).parent / "submissions" / "clipping" / "correct_loop.py"
+    learner.write_text("import gc\nprint('frozen:', gc.get_freeze_count() > 10_000)\n" + correct.read_text())
+    exercise = Catalog().get("clipping")
+    with WarmWorker(hidden_from_learners(exercise)) as worker:
+        verdict = grade(exercise, learner, worker=worker)
+    assert verdict.status is Status.PASSED, verdict.message
+    assert "frozen: True" in verdict.stdout
+
+
+def test_each_case_instance_starts_from_seed_0_without_queueing_a_cuda_seed(course: Path) -> None:
+    """Every case instance starts from torch's generator seeded with 0, as before, but only the
+    CPU generator is reset per instance: torch.manual_seed(0) runs once per job, so the CUDA
+    seed it queues (recording the caller's stack, milliseconds each) is queued once, not once
+    per instance. The learner's file counts the stacks recorded from its import on."""
+    learner = course / "clip.py"
+    correct = Path(__file__).parent / "submissions" / "clipping" / "correct_loop.py"
+    learner.write_text(correct.read_text() + (
+        "\nimport torch, traceback\n_graded, _stack, _stacks = clip_grad_norm_, traceback.format_stack, []\n"
+        "traceback.format_stack = lambda *a, **k: _stacks.append(1) or _stack(*a, **k)\n\n\n"
+        "def clip_grad_norm_(*args, **kwargs):\n"
+        "    print('seen', len(_stacks), torch.initial_seed())\n"
+        "    return _graded(*args, **kwargs)\n"))
+    verdict = grade(Catalog().get("clipping"), learner)
+    assert verdict.status is Status.PASSED, verdict.message
+    seen = [line for line in verdict.stdout.splitlines() if line.startswith("seen ")]
+    assert len(seen) > 10 and set(seen) == {"seen 0 0"}, seen[:3]

@@ -953,6 +953,17 @@ def load_subject(run: _Run, spec: dict[str, Any], module_name: str) -> tuple[Any
     return subject, None
 
 
+def reseed(torch: Any) -> None:
+    """What ``torch.manual_seed(0)`` does for this process, at the cost of the CPU generator's
+    reset: execute() calls torch.manual_seed(0) once, which also queues the accelerators' seeds
+    until one is initialised (torch records the caller's whole stack each time it queues one:
+    a few milliseconds, with the guard's profile hook running, per case instance). Each
+    instance then resets the CPU generator, and CUDA's too if something initialised it."""
+    torch.random.default_generator.manual_seed(0)
+    if torch.cuda.is_initialized():
+        torch.cuda.manual_seed_all(0)
+
+
 def observe_case(run: _Run, subject_id: str, subject: Any, instance: dict[str, Any], filename: str,
                  record_input: bool) -> Any:
     """Run one case instance on one subject and keep what it observed, as plain arrays. Whatever
@@ -960,7 +971,7 @@ def observe_case(run: _Run, subject_id: str, subject: Any, instance: dict[str, A
     np, torch = run.np, run.torch
     name, case = instance["name"], instance["case"]
     run.say(f"case {subject_id} {name}")
-    torch.manual_seed(0)
+    reseed(torch)
     inputs = case["inputs"](**instance["params"]) if "inputs" in case else {}
     if record_input:
         run.result.instances.append(_protocol.Instance(
@@ -1145,6 +1156,7 @@ def execute(job: dict[str, Any], control: Any) -> None:
     # Trusted runs check the manifest's forbidden names here, where torch is: a typo guards nothing.
     run.result.unresolved = [d for d in job.get("check_forbidden", []) if _guards._resolve(d) is None]
     speed_case, reference_time = time_reference(run)
+    torch.manual_seed(0)  # every generator torch has; each case instance then only reseeds (see reseed)
     start_guards(run)
 
     first = None

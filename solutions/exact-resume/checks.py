@@ -227,14 +227,20 @@ def _observations(rec, run):
 
 
 _LENGTHS = {}
+# Where a case interrupts its run: read by resume() only, never by the run itself.
+INTERRUPTION = ("save_after", "lost_steps")
 
 
 def uninterrupted_length(cfg):
     """How many steps the run takes without interruption (overflow-skipped steps included), so a
     resumed run is never observed for longer. Only the count is kept: the uninterrupted run's
     observations are the answer, and nothing in the learner's process may hold the answer (the
-    parent compares the resumed run with the reference's, exactly)."""
-    key = tuple(sorted(cfg.items()))
+    parent compares the resumed run with the reference's, exactly).
+
+    Kept per training run, not per case: cases that interrupt the same run at different steps
+    (worked_example, epoch_boundary, during_warmup) share one uninterrupted run instead of
+    training it again each (five runs for the seven cases, not seven)."""
+    key = tuple(sorted((k, v) for k, v in cfg.items() if k not in INTERRUPTION))
     if key not in _LENGTHS:
         run = build(cfg)
         _LENGTHS[key] = _train(run, _objects(run), _data(cfg), cfg, Recorder(), 0, _finish(cfg))

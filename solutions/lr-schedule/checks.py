@@ -2,12 +2,19 @@
 
 Each case drives the subject's ``lr_multiplier`` the way a training loop would: through
 ``torch.optim.lr_scheduler.LambdaLR`` on a real (tiny) SGD optimizer, reading the learning rate the
-optimizer actually uses at every update. The raw multipliers are observed as well, so a mismatch
+optimizer would use at every update. The raw multipliers are observed as well, so a mismatch
 is reported both as "lr per step" and as "multiplier per step".
+
+The optimizer itself never steps: LambdaLR writes each lr into the optimizer's param group, and
+that is all an update reads of the schedule. An ``SGD.step()`` per scheduler step changed no
+observation and was most of the exercise's grading time (about 1,700 steps through torch's
+optimizer machinery per submission, each watched by the forbidden-API guard's profile hook).
 
 LambdaLR is forbidden to the learner, but the runtime guard only trips on calls made from the
 learner's own file, so this case code may use it.
 """
+
+import warnings
 
 import torch
 from torch.optim.lr_scheduler import LambdaLR
@@ -31,14 +38,16 @@ def run_schedule(subject, warmup_steps, total_steps, min_ratio, max_lr, num_step
     # LambdaLR sets lr = max_lr * multiplier(0) at construction, then one step per sched.step().
     sched = LambdaLR(opt, multiplier)
     lrs = []
-    for _ in range(num_steps):
-        lr = opt.param_groups[0]["lr"]  # the lr this update uses
-        # A multiplier returned as a tensor makes the lr a tensor, which the scheduler then
-        # updates in place (fill_) at every step: keep a copy, not the live object.
-        lrs.append(lr.detach().clone() if isinstance(lr, torch.Tensor) else lr)
-        param.grad = torch.ones_like(param)
-        opt.step()
-        sched.step()
+    with warnings.catch_warnings():
+        # Only LambdaLR's "lr_scheduler.step() before optimizer.step()" notice: it is about
+        # training loops, and here the optimizer deliberately never steps (see the docstring).
+        warnings.filterwarnings("ignore", message=r"Detected call of `lr_scheduler\.step\(\)` before")
+        for _ in range(num_steps):
+            lr = opt.param_groups[0]["lr"]  # the lr this update uses
+            # A multiplier returned as a tensor makes the lr a tensor, which the scheduler then
+            # updates in place (fill_) at every step: keep a copy, not the live object.
+            lrs.append(lr.detach().clone() if isinstance(lr, torch.Tensor) else lr)
+            sched.step()
     observations = {}
     if num_steps:
         observations["lr per step"] = lrs
