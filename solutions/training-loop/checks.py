@@ -12,8 +12,8 @@ from inside the objects a case hands it:
   called on. A batch whose first row belongs to the validation set is an evaluation, whatever
   its shape (the whole set, chunks, or one 1-D row at a time: consecutive validation batches
   are one evaluation): the probe notes whether the model was in train mode and keeps a copy of
-  the parameters as they were when it was evaluated. Any other batch is a training forward, and the probe counts those made
-  in eval mode;
+  the parameters as they were when it was evaluated. Any other batch is a training forward,
+  and the probe counts those made in eval mode;
 - the model also holds a :class:`FixedDropout`, a deterministic stand-in for dropout (a fixed
   feature mask with 1/keep scaling in train mode, the identity in eval mode), so that the
   model's mode changes what it computes without any randomness that an alternative correct loop
