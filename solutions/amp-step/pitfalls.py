@@ -3,8 +3,9 @@ share one loop, ``_loop``, and differ in the options each gets wrong (grind_kit.
 pitfall's ``"delta"`` is a dict of options). Deltas that set different options compose into one
 loop making both mistakes; ``combine`` returns None when two set the same option.
 
-Three of them crash rather than compute wrong numbers, because the scaler the judge hands over
-is a real torch.amp.GradScaler, and GradScaler refuses those orders itself: a second unscale_()
+Four of them crash rather than compute wrong numbers, because the scaler the judge hands over
+is a real torch.amp.GradScaler, and GradScaler refuses those orders itself: unscale_() with no
+scale set because no backward went through scaler.scale() (AssertionError), a second unscale_()
 before update() (RuntimeError), update() with no inf check recorded since the last one
 (AssertionError), unscale_() or step() after a step() that no update() followed (RuntimeError).
 Their verdicts say what GradScaler's message means for the loop.
@@ -17,7 +18,7 @@ from grind_kit import Deltas
 
 def _loop(model, microbatches, loss_fn, optimizer, scaler, scheduler, accum_steps, max_norm, *,
           divide=True, unscale="group", clip_scaled=False, update="group", direct_step=False,
-          zero="group", schedule="taken"):
+          zero="group", schedule="taken", scaled_backward=True):
     if zero == "group":
         optimizer.zero_grad()
     for i, (x, y) in enumerate(microbatches):
@@ -26,7 +27,10 @@ def _loop(model, microbatches, loss_fn, optimizer, scaler, scheduler, accum_step
         loss = loss_fn(model(x), y)
         if divide:
             loss = loss / accum_steps
-        scaler.scale(loss).backward()
+        if scaled_backward:
+            scaler.scale(loss).backward()
+        else:
+            loss.backward()                          # the scaler never sees the loss: no scale set
         last = (i + 1) % accum_steps == 0
         if unscale == "microbatch":
             scaler.unscale_(optimizer)               # GradScaler refuses the second one
@@ -120,6 +124,19 @@ PITFALLS = MISTAKES.pitfalls([
                        "its last backward.",
         "hint": "Move unscale_ inside the branch that runs once per group, after the last microbatch's "
                 "backward and before clipping.",
+    },
+    {
+        "slug": "backward-not-scaled",
+        "name": "loss.backward() instead of scaler.scale(loss).backward()",
+        "delta": {"scaled_backward": False},
+        "explanation": "The loop called loss.backward() on the unscaled loss and then handed the optimizer "
+                       "to the scaler (unscale_, step, update). A GradScaler creates its scale tensor lazily, "
+                       "at the first scaler.scale(...) call; without one, unscale_ has no scale to divide by "
+                       "and GradScaler stops with AssertionError (\"Attempted unscale_ but _scale is None\"). "
+                       "Even if it went through, the gradients were never multiplied by S: small float16 "
+                       "gradients underflow to zero, the very thing loss scaling exists to prevent, and "
+                       "unscale_ would divide unscaled gradients by S. Scale the loss before every backward.",
+        "hint": "Replace loss.backward() with scaler.scale(loss).backward(), for every microbatch.",
     },
     {
         "slug": "update-per-microbatch",
