@@ -244,8 +244,10 @@ PITFALLS = MISTAKES.pitfalls([
         "explanation": "After unscale_ and clipping the loop called optimizer.step() itself. Only "
                        "scaler.step(optimizer) checks what unscale_ found and skips the update when a gradient "
                        "holds inf or NaN; called directly, the optimizer applied the inf/NaN gradient and the "
-                       "parameters became inf/NaN for good. (update() still backed the scale off, which is why "
-                       "the scale looked right.)",
+                       "parameters became inf/NaN for good. update() still read what unscale_ found and backed "
+                       "the scale off for the overflowing group, so the scale can look right; but wherever the "
+                       "inf/NaN parameters make later gradients non-finite too, every later update backs it "
+                       "off again, and the scale ends up lower than in a loop whose bad steps were skipped.",
         "hint": "Replace optimizer.step() with scaler.step(optimizer): it steps only when the gradients are "
                 "finite.",
     },
