@@ -89,3 +89,18 @@ def test_matches_is_compare_without_the_message() -> None:
         assert matches(expected, got, tolerance) == slow, (kind, want, have)
         seen.add(slow)
     assert seen == {True, False}
+
+
+def test_a_raised_error_matches_a_pitfall_only_with_the_same_message() -> None:
+    """GradScaler raises AssertionError both for update() without an inf check and for unscale_
+    without a scale: a pitfall that raised the first does not explain a learner who raised the second."""
+    from judge.diagnose import same_behaviour
+    from judge.worker.protocol import CaseRecord, ErrorInfo
+
+    def raised(message: str) -> CaseRecord:
+        return CaseRecord("error", error=ErrorInfo("AssertionError", message, 20, "scaler.unscale_(optimizer)"))
+
+    tolerance = lambda case, key: Tolerance(0.0, 0.0)  # noqa: E731
+    learner = raised("Attempted unscale_ but _scale is None.")
+    assert not same_behaviour(raised("No inf checks were recorded prior to update."), {}, learner, {}, tolerance)
+    assert same_behaviour(raised("Attempted unscale_ but _scale is None."), {}, learner, {}, tolerance)

@@ -3,8 +3,9 @@ share one loop, ``_loop``, and differ in the options each gets wrong (grind_kit.
 pitfall's ``"delta"`` is a dict of options). Deltas that set different options compose into one
 loop making both mistakes; ``combine`` returns None when two set the same option.
 
-Three of them crash rather than compute wrong numbers, because the scaler the judge hands over
-is a real torch.amp.GradScaler, and GradScaler refuses those orders itself: a second unscale_()
+Four of them crash rather than compute wrong numbers, because the scaler the judge hands over
+is a real torch.amp.GradScaler, and GradScaler refuses those orders itself: unscale_() with no
+scale set because no backward went through scaler.scale() (AssertionError), a second unscale_()
 before update() (RuntimeError), update() with no inf check recorded since the last one
 (AssertionError), unscale_() or step() after a step() that no update() followed (RuntimeError).
 Their verdicts say what GradScaler's message means for the loop.
@@ -17,7 +18,7 @@ from grind_kit import Deltas
 
 def _loop(model, microbatches, loss_fn, optimizer, scaler, scheduler, accum_steps, max_norm, *,
           divide=True, unscale="group", clip_scaled=False, update="group", direct_step=False,
-          zero="group", schedule="taken"):
+          zero="group", schedule="taken", scaled_backward=True):
     if zero == "group":
         optimizer.zero_grad()
     for i, (x, y) in enumerate(microbatches):
@@ -26,7 +27,10 @@ def _loop(model, microbatches, loss_fn, optimizer, scaler, scheduler, accum_step
         loss = loss_fn(model(x), y)
         if divide:
             loss = loss / accum_steps
-        scaler.scale(loss).backward()
+        if scaled_backward:
+            scaler.scale(loss).backward()
+        else:
+            loss.backward()                          # the scaler never sees the loss: no scale set
         last = (i + 1) % accum_steps == 0
         if unscale == "microbatch":
             scaler.unscale_(optimizer)               # GradScaler refuses the second one
@@ -120,6 +124,19 @@ PITFALLS = MISTAKES.pitfalls([
                        "its last backward.",
         "hint": "Move unscale_ inside the branch that runs once per group, after the last microbatch's "
                 "backward and before clipping.",
+    },
+    {
+        "slug": "backward-not-scaled",
+        "name": "loss.backward() instead of scaler.scale(loss).backward()",
+        "delta": {"scaled_backward": False},
+        "explanation": "The loop called loss.backward() on the unscaled loss and then handed the optimizer "
+                       "to the scaler (unscale_, step, update). A GradScaler creates its scale tensor lazily, "
+                       "at the first scaler.scale(...) call; without one, unscale_ has no scale to divide by "
+                       "and GradScaler stops with AssertionError (\"Attempted unscale_ but _scale is None\"). "
+                       "Even if it went through, the gradients were never multiplied by S: small float16 "
+                       "gradients underflow to zero, the very thing loss scaling exists to prevent, and "
+                       "unscale_ would divide unscaled gradients by S. Scale the loss before every backward.",
+        "hint": "Replace loss.backward() with scaler.scale(loss).backward(), for every microbatch.",
     },
     {
         "slug": "update-per-microbatch",
@@ -227,8 +244,10 @@ PITFALLS = MISTAKES.pitfalls([
         "explanation": "After unscale_ and clipping the loop called optimizer.step() itself. Only "
                        "scaler.step(optimizer) checks what unscale_ found and skips the update when a gradient "
                        "holds inf or NaN; called directly, the optimizer applied the inf/NaN gradient and the "
-                       "parameters became inf/NaN for good. (update() still backed the scale off, which is why "
-                       "the scale looked right.)",
+                       "parameters became inf/NaN for good. update() still read what unscale_ found and backed "
+                       "the scale off for the overflowing group, so the scale can look right; but wherever the "
+                       "inf/NaN parameters make later gradients non-finite too, every later update backs it "
+                       "off again, and the scale ends up lower than in a loop whose bad steps were skipped.",
         "hint": "Replace optimizer.step() with scaler.step(optimizer): it steps only when the gradients are "
                 "finite.",
     },

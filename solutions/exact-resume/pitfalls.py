@@ -193,6 +193,26 @@ PITFALLS = MISTAKES.pitfalls([
                 "np.random.set_state and random.setstate.",
     },
     {
+        "slug": "python-rng-missing",
+        "name": "Python's generator not restored",
+        "delta": {"rng": ("torch", "numpy")},
+        "explanation": "torch's and numpy's generators came back, so the dropout masks and numpy's Gaussian "
+                       "noise matched, but Python's random module did not: its choice of the feature to zero "
+                       "differed after the resume. The random module is a generator of its own, with its own "
+                       "state; restoring torch and numpy does not touch it.",
+        "hint": "Also save random.getstate() and restore it with random.setstate.",
+    },
+    {
+        "slug": "numpy-rng-missing",
+        "name": "numpy's generator not restored",
+        "delta": {"rng": ("torch", "python")},
+        "explanation": "torch's and Python's generators came back, so the dropout masks and the feature chosen "
+                       "to zero matched, but numpy's global generator did not: its Gaussian noise on the inputs "
+                       "differed after the resume. np.random keeps its own state, separate from torch's and "
+                       "Python's.",
+        "hint": "Also save np.random.get_state() and restore it with np.random.set_state.",
+    },
+    {
         "slug": "epoch-restarted",
         "name": "the epoch restarted from its first batch (as with ignore_data_skip=True)",
         "library": "the Hugging Face Trainer",

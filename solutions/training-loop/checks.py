@@ -9,10 +9,11 @@ from inside the objects a case hands it:
   global norm of the gradients it is about to apply (so after the learner's clipping) and, at
   the first step, the weight decay each parameter of the model gets;
 - the model starts with a :class:`Probe`, an identity layer that sees every batch the model is
-  called on. A batch whose first row belongs to the validation set is an evaluation: the probe
-  notes whether the model was in train mode and keeps a copy of the parameters as they were
-  when it was evaluated. Any other batch is a training forward, and the probe counts those made
-  in eval mode;
+  called on. A batch whose first row belongs to the validation set is an evaluation, whatever
+  its shape (the whole set, chunks, or one 1-D row at a time: consecutive validation batches
+  are one evaluation): the probe notes whether the model was in train mode and keeps a copy of
+  the parameters as they were when it was evaluated. Any other batch is a training forward,
+  and the probe counts those made in eval mode;
 - the model also holds a :class:`FixedDropout`, a deterministic stand-in for dropout (a fixed
   feature mask with 1/keep scaling in train mode, the identity in eval mode), so that the
   model's mode changes what it computes without any randomness that an alternative correct loop
@@ -52,7 +53,12 @@ class Recorder:
         return self
 
     def see(self, x, training):
-        is_val = x.dim() == 2 and len(x) > 0 and tuple(x[0].tolist()) in self.val_rows
+        # Validation is recognised by its first row, whatever shape the learner batches it in:
+        # the whole set at once, chunks of rows, or one 1-D row per forward (x[i], which
+        # nn.Linear accepts as well), so that row-by-row evaluation is neither missed nor
+        # counted as training forwards made in eval mode.
+        first = x.reshape(-1, x.shape[-1])[0] if x.dim() >= 1 and x.numel() > 0 else None
+        is_val = first is not None and tuple(first.tolist()) in self.val_rows
         if not is_val:
             self.in_evaluation = False
             self.train_forwards += 1
