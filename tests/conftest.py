@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import pytest
 
@@ -115,3 +115,24 @@ def course(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("GRIND_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("GRIND_STATE_DIR", str(tmp_path / "state"))
     return root
+
+
+@pytest.fixture()
+def kit() -> Iterator[Any]:
+    """grind_kit in this process, served from the job's text exactly as the child serves it
+    (tests/test_kit.py, tests/test_distributed.py); unloaded again afterwards."""
+    import sys
+
+    from judge.kit import PACKAGE, kit_modules
+    from judge.worker import runner as child
+
+    finder = child._Kit(kit_modules(ROOT / "solutions" / "_kit"))
+    sys.meta_path.insert(0, finder)
+    try:
+        import grind_kit
+
+        yield grind_kit
+    finally:
+        sys.meta_path.remove(finder)
+        for name in [m for m in sys.modules if m == PACKAGE or m.startswith(PACKAGE + ".")]:
+            del sys.modules[name]

@@ -14,14 +14,13 @@ import re
 import sys
 import time
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 import pytest
 
 from judge.catalog import Catalog
 from judge.grade import compute_reference, grade
-from judge.kit import PACKAGE, kit_modules
 from judge.worker import ranks
 from judge.worker import runner as child
 from judge.worker.sandbox import Limits, isolation
@@ -30,20 +29,6 @@ from .conftest import ROOT
 
 HOSTILE = sorted((ROOT / "tests" / "adversarial" / "distributed").glob("*.py"))
 WORKER = str(Path(child.__file__).resolve())
-
-
-@pytest.fixture()
-def kit() -> Iterator[Any]:
-    finder = child._Kit(kit_modules(ROOT / "solutions" / "_kit"))
-    sys.meta_path.insert(0, finder)
-    try:
-        import grind_kit
-
-        yield grind_kit
-    finally:
-        sys.meta_path.remove(finder)
-        for name in [m for m in sys.modules if m == PACKAGE or m.startswith(PACKAGE + ".")]:
-            del sys.modules[name]
 
 
 @pytest.mark.parametrize("bad", [1, 0, 9, 2.0, "2", True])

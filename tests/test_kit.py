@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -16,28 +16,12 @@ from judge.adequacy import static_problems
 from judge.catalog import Catalog
 from judge.cli import app
 from judge.grade import grade
-from judge.kit import PACKAGE, kit_dir, kit_modules
+from judge.kit import kit_dir, kit_modules
 from judge.status import ExitStatus
-from judge.worker import runner as child
 
 from .conftest import ROOT
 
 KIT = ROOT / "solutions" / "_kit"
-
-
-@pytest.fixture()
-def kit() -> Iterator[Any]:
-    """grind_kit in this process, served from the job's text exactly as the child serves it."""
-    finder = child._Kit(kit_modules(KIT))
-    sys.meta_path.insert(0, finder)
-    try:
-        import grind_kit
-
-        yield grind_kit
-    finally:
-        sys.meta_path.remove(finder)
-        for name in [m for m in sys.modules if m == PACKAGE or m.startswith(PACKAGE + ".")]:
-            del sys.modules[name]
 
 
 def test_the_kit_travels_as_text_and_is_served_as_a_package(kit: Any) -> None:
