@@ -105,34 +105,17 @@ def _runners() -> set[int]:
     warm server). Below this one only: other xdist workers run children of their own meanwhile,
     and grind makes this process a child subreaper, so a process escaping its run is reparented
     here and still counted."""
-    parents: dict[int, int] = {}
-    runners = set()
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat", "rb") as handle:
-                    fields = handle.read().rsplit(b")", 1)[1].split()
-                with open(f"/proc/{entry}/cmdline", "rb") as handle:
-                    command = handle.read()
-            except (OSError, IndexError):
-                continue
-            if fields[0] in (b"Z", b"X"):
-                continue
-            parents[int(entry)] = int(fields[1])
-            if WORKER.encode() in command:
-                runners.add(int(entry))
-    me = os.getpid()
+    from .adversarial_harness import descendants
 
-    def below_me(pid: int) -> bool:
-        for _ in range(64):
-            pid = parents.get(pid, 0)
-            if pid == me:
-                return True
-            if pid <= 1:
-                return False
-        return False
-
-    return {pid for pid in runners if below_me(pid)}
+    found = set()
+    for pid in descendants(os.getpid()):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as handle:
+                if WORKER.encode() in handle.read():
+                    found.add(pid)
+        except OSError:
+            continue
+    return found
 
 
 @pytest.mark.parametrize("path", HOSTILE, ids=[p.stem for p in HOSTILE])
