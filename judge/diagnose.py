@@ -51,8 +51,12 @@ def same_behaviour(
     b_case: CaseRecord | None,
     b_obs: Observations,
     tolerance: Callable[[str, str], Tolerance],
+    by_message: bool = True,
 ) -> bool:
-    """Did two subjects behave the same on one case instance?"""
+    """Did two subjects behave the same on one case instance?
+
+    ``by_message=False`` compares only the exception type of two errors: :func:`explain` falls
+    back to it when no pitfall raises the learner's exact message."""
     if a_case is None or b_case is None:
         return False
     if a_case.status != b_case.status:
@@ -65,7 +69,9 @@ def same_behaviour(
         # and a diagnosis quotes the message, so a match on the type alone names a mistake the
         # learner did not make.
         a, b = a_case.error, b_case.error
-        return a is not None and b is not None and (a.type, a.message) == (b.type, b.message)
+        if a is None or b is None:
+            return False
+        return (a.type, a.message) == (b.type, b.message) if by_message else a.type == b.type
     return True  # both produced something that is not data
 
 
@@ -95,12 +101,12 @@ def differences(
 
 
 def _explains(diff: Difference, case: CaseRecord | None, obs: Observations, learner_case: CaseRecord | None,
-              learner_obs: Observations, tolerance: Callable[[str, str], Tolerance]) -> bool:
+              learner_obs: Observations, tolerance: Callable[[str, str], Tolerance], by_message: bool) -> bool:
     name, key = diff
     if case is None or learner_case is None or key == "<not run>":
         return False
     if key.startswith("<"):
-        return same_behaviour(case, obs, learner_case, learner_obs, tolerance)
+        return same_behaviour(case, obs, learner_case, learner_obs, tolerance, by_message)
     if case.status != "ok" or key not in obs or key not in learner_obs:
         return False
     return matches({key: obs[key]}, {key: learner_obs[key]}, tolerance)
@@ -117,14 +123,39 @@ def explain(
 ) -> Explanation | None:
     """The findings that explain the learner's failures, or None when no pitfall explains any.
 
-    ``candidates`` are (pitfalls, case records, observations): one pitfall, or two run together."""
+    ``candidates`` are (pitfalls, case records, observations): one pitfall, or two run together.
+
+    Errors match first on type and message. Only when that leaves no candidate behaving exactly
+    like the learner are they matched on type alone: a learner's own wording of the same
+    mistake (its own assert text, a different shape in a broadcast error) must still be named,
+    but a pitfall raising the learner's very message is better evidence than one raising the
+    same type for another reason."""
     if not failing:
         return None
+    strict = _explain(failing, instances, ref_obs, learner_cases, learner_obs, candidates, tolerance, True)
+    if strict is not None and strict.exact:
+        return strict
+    loose = _explain(failing, instances, ref_obs, learner_cases, learner_obs, candidates, tolerance, False)
+    if loose is not None and loose.exact:
+        return loose
+    return strict if strict is not None else loose
+
+
+def _explain(
+    failing: list[str],
+    instances: list[str],
+    ref_obs: dict[str, Observations],
+    learner_cases: dict[str, CaseRecord],
+    learner_obs: dict[str, Observations],
+    candidates: list[tuple[list[PitfallMeta], dict[str, CaseRecord], dict[str, Observations]]],
+    tolerance: Callable[[str, str], Tolerance],
+    by_message: bool,
+) -> Explanation | None:
     diffs = differences(failing, ref_obs, learner_cases, learner_obs, tolerance)
 
     def agrees(cases: dict[str, CaseRecord], obs: dict[str, Observations], name: str) -> bool:
         return same_behaviour(cases.get(name), obs.get(name, {}), learner_cases.get(name),
-                              learner_obs.get(name, {}), tolerance)
+                              learner_obs.get(name, {}), tolerance, by_message)
 
     best: tuple[int, int, int] | None = None
     for order, (metas, cases, obs) in enumerate(candidates):
@@ -145,7 +176,7 @@ def explain(
         if len(metas) != 1:
             continue
         explained = {d for d in diffs if _explains(d, cases.get(d[0]), obs.get(d[0], {}), learner_cases.get(d[0]),
-                                                   learner_obs.get(d[0], {}), tolerance)}
+                                                   learner_obs.get(d[0], {}), tolerance, by_message)}
         if explained:
             covers.append((metas, explained, sum(agrees(cases, obs, name) for name in instances)))
     covers.sort(key=lambda c: (-len(c[1]), -c[2]))

@@ -104,3 +104,31 @@ def test_a_raised_error_matches_a_pitfall_only_with_the_same_message() -> None:
     learner = raised("Attempted unscale_ but _scale is None.")
     assert not same_behaviour(raised("No inf checks were recorded prior to update."), {}, learner, {}, tolerance)
     assert same_behaviour(raised("Attempted unscale_ but _scale is None."), {}, learner, {}, tolerance)
+
+
+def test_an_error_in_the_learners_own_words_is_named_by_its_type_when_no_pitfall_has_them() -> None:
+    """A learner's own assert text for a known mistake still names it; but when one pitfall raises
+    the learner's very message, that one wins over another raising only the same type."""
+    from judge.diagnose import explain
+    from judge.worker.protocol import CaseRecord, ErrorInfo, PitfallMeta
+
+    def raised(kind: str, message: str) -> dict[str, CaseRecord]:
+        return {"step": CaseRecord("error", error=ErrorInfo(kind, message, 3, "assert ..."))}
+
+    def pitfall(slug: str) -> PitfallMeta:
+        return PitfallMeta(slug=slug, name=slug, explanation="", hint="")
+
+    tolerance = lambda case, key: Tolerance(0.0, 0.0)  # noqa: E731
+    ref_obs = {"step": {"x": np.ones(2)}}
+    learner = raised("ValueError", "my own words: shapes differ")
+    other = raised("ValueError", "operands could not be broadcast")
+    unrelated = raised("KeyError", "'exp_avg'")
+
+    def named(candidates: list) -> list[str]:
+        found = explain(["step"], ["step"], ref_obs, learner, {}, candidates, tolerance)
+        return [] if found is None else [p.slug for f in found.findings for p in f.pitfalls]
+
+    assert named([([pitfall("unrelated")], unrelated, {}), ([pitfall("broadcast")], other, {})]) == ["broadcast"]
+    assert named([([pitfall("unrelated")], unrelated, {})]) == []
+    exact = raised("ValueError", "my own words: shapes differ")
+    assert named([([pitfall("broadcast")], other, {}), ([pitfall("exact")], exact, {})]) == ["exact"]
