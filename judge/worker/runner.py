@@ -503,10 +503,16 @@ def main() -> None:
 
 
 def uses_torch_optim(job: dict[str, Any]) -> bool:
-    """Whether a job's checks (trusted text from grind, never the learner's) name torch.optim, or
-    ask for distributed ranks (``world_size``, whose DDP models import the same torch._dynamo):
-    then the warm server imports it before forking the job (see serve)."""
-    return "torch.optim" in str(job.get("checks_source", "")) or "world_size" in str(job.get("checks_source", ""))
+    """Whether a job may build a torch optimizer: its checks name torch.optim or ask for
+    distributed ranks (``world_size``, whose DDP models import the same torch._dynamo), or one of
+    its subjects' sources mentions ``optim`` (a learner's ``torch.optim.Optimizer`` subclass
+    imports torch._dynamo on construction: 3 s of every such job under the guards, when the
+    checks themselves only use the kit). Then the warm server imports it before forking the job
+    (see serve). Only a cost decision: text that fools it makes a job slower, never different."""
+    checks = str(job.get("checks_source", ""))
+    if "torch.optim" in checks or "world_size" in checks:
+        return True
+    return any("optim" in str(spec.get("source", "")) for spec in job.get("subjects", []) if isinstance(spec, dict))
 
 
 def serve() -> None:
