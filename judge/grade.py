@@ -163,10 +163,28 @@ def _run_trusted(exercise: Exercise, seeds: int | None = None, with_oracle: bool
 
 
 def compute_reference(exercise: Exercise, seeds: int | None = None, with_oracle: bool = False) -> Reference:
-    """Fresh, uncached observations (``seeds`` widens the random cases, for oracle tests)."""
+    """Fresh observations, never read from the cache (``seeds`` widens the random cases, for
+    oracle tests). With the exercise's own seeds, the run is also published as the cache entry
+    grading reads (less the oracle's observations, which grading never uses): `grind validate`
+    then grades the stub, the corpus and the golden files without running the reference and
+    every pitfall a second time, a whole trusted run per exercise."""
     outcome = _run_trusted(exercise, seeds, with_oracle)
     assert outcome.result is not None
-    return _reference_from(exercise, outcome.result, outcome.observations)
+    reference = _reference_from(exercise, outcome.result, outcome.observations)
+    if seeds is None:
+        _publish(exercise, outcome.result, outcome.observations)
+    return reference
+
+
+def _publish(exercise: Exercise, result: protocol.Result, observations: Observations) -> None:
+    """Store a trusted run as the exercise's cache entry, without the oracle: exactly what
+    reference_for's own run (reference and pitfalls, same seeds) would have stored."""
+    from dataclasses import replace
+
+    subjects = {sid: record for sid, record in result.subjects.items() if sid != ORACLE}
+    kept = {name: value for name, value in observations.items()
+            if (protocol.split_obs_name(name) or (ORACLE,))[0] != ORACLE}
+    cache.store(exercise.slug, cache.exercise_key(exercise), replace(result, subjects=subjects), kept)
 
 
 def _reference_from(exercise: Exercise, result: protocol.Result, observations: Observations) -> Reference:

@@ -119,3 +119,29 @@ def test_a_reference_read_once_is_reused_until_its_entry_changes(monkeypatch: py
     again = grade.reference_for(exercise)
     assert reads == ["clipping"] and again is not first
     assert again.instance_names == first.instance_names
+
+
+def test_validates_trusted_run_is_the_entry_grading_reads(course: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`grind validate` runs the reference, the oracle and every pitfall once; grading right
+    after it reads that run from the cache (without the oracle) instead of running them again,
+    and a widened-seeds run (an oracle test) is never published as the entry."""
+    import numpy as np
+
+    from judge import grade as grading
+
+    exercise = Catalog().get("clipping")
+    grading.compute_reference(exercise, seeds=3, with_oracle=True)
+    assert cache.load("clipping", cache.exercise_key(exercise)) is None
+    computed = grading.compute_reference(exercise, with_oracle=True)
+    assert "oracle" in computed.subjects
+
+    def no_second_run(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the trusted run ran again")
+
+    monkeypatch.setattr(grading, "_run_trusted", no_second_run)
+    grading._LOADED.clear()
+    cached = reference_for(exercise)
+    assert "oracle" not in cached.subjects and set(cached.subjects) == set(computed.subjects) - {"oracle"}
+    for name in computed.instance_names:
+        mine, theirs = cached.subjects["reference"].obs[name], computed.subjects["reference"].obs[name]
+        assert mine.keys() == theirs.keys() and all(np.array_equal(mine[k], theirs[k]) for k in mine)
