@@ -149,42 +149,43 @@ def _run_trusted(exercise: Exercise, seeds: int | None = None, with_oracle: bool
         subjects.append(_file_subject(ORACLE, exercise.oracle_path))
     subjects.append({"kind": "pitfalls", "path": str(exercise.pitfalls_path),
                      "source": exercise.pitfalls_path.read_text(encoding="utf-8")})
-    budget = exercise.time_limit * (2 + len(subjects) * 4) + 30
-    outcome = run_job(_job(exercise, subjects, record_inputs=True, seeds=seeds,
-                           check_forbidden=list(exercise.forbidden)),
-                      Limits(wall_s=budget, memory_mb=max(exercise.memory_mb, 4096)))
+    return _trusted_job(exercise, _job(exercise, subjects, record_inputs=True, seeds=seeds,
+                                       check_forbidden=list(exercise.forbidden)), "computing the reference")
+
+
+def _trusted_job(exercise: Exercise, job: dict[str, Any], doing: str) -> RunOutcome:
+    budget = exercise.time_limit * (2 + len(job["subjects"]) * 4) + 30
+    outcome = run_job(job, Limits(wall_s=budget, memory_mb=max(exercise.memory_mb, 4096)))
     if outcome.result is None:
         for line in outcome.stderr.splitlines():
             if line.startswith(protocol.AUTHORING_PREFIX):  # the checks or pitfalls are broken: say where
                 raise JudgeError(line[len(protocol.AUTHORING_PREFIX):])
         detail = (outcome.stderr.strip().splitlines() or [""])[-1]
-        raise JudgeError(f"{exercise.slug}: computing the reference failed: {outcome.message} {detail}".strip())
+        raise JudgeError(f"{exercise.slug}: {doing} failed: {outcome.message} {detail}".strip())
     return outcome
 
 
+def with_oracle(exercise: Exercise, ref: Reference) -> Reference:
+    """``ref`` with the oracle's run added, from a trusted job that runs the oracle alone: `grind
+    validate` compares the oracle with the reference the cache already holds (keyed by every
+    file of the exercise, checked like any entry) instead of running the reference and every
+    pitfall again for it."""
+    require_torch()
+    if not exercise.oracle_path.is_file():
+        raise JudgeError(f"{exercise.oracle_path}: file is missing")
+    outcome = _trusted_job(exercise, _job(exercise, [_file_subject(ORACLE, exercise.oracle_path)]), "running the oracle")
+    assert outcome.result is not None
+    oracle = _split(outcome.result, outcome.observations).get(ORACLE)
+    if oracle is None:
+        raise JudgeError(f"{exercise.slug}: running the oracle failed: it left no record")
+    return Reference(ref.instances, ref.pitfalls, {**ref.subjects, ORACLE: oracle}, ref.unresolved)
+
+
 def compute_reference(exercise: Exercise, seeds: int | None = None, with_oracle: bool = False) -> Reference:
-    """Fresh observations, never read from the cache (``seeds`` widens the random cases, for
-    oracle tests). With the exercise's own seeds, the run is also published as the cache entry
-    grading reads (less the oracle's observations, which grading never uses): `grind validate`
-    then grades the stub, the corpus and the golden files without running the reference and
-    every pitfall a second time, a whole trusted run per exercise."""
+    """Fresh, uncached observations (``seeds`` widens the random cases, for oracle tests)."""
     outcome = _run_trusted(exercise, seeds, with_oracle)
     assert outcome.result is not None
-    reference = _reference_from(exercise, outcome.result, outcome.observations)
-    if seeds is None:
-        _publish(exercise, outcome.result, outcome.observations)
-    return reference
-
-
-def _publish(exercise: Exercise, result: protocol.Result, observations: Observations) -> None:
-    """Store a trusted run as the exercise's cache entry, without the oracle: exactly what
-    reference_for's own run (reference and pitfalls, same seeds) would have stored."""
-    from dataclasses import replace
-
-    subjects = {sid: record for sid, record in result.subjects.items() if sid != ORACLE}
-    kept = {name: value for name, value in observations.items()
-            if (protocol.split_obs_name(name) or (ORACLE,))[0] != ORACLE}
-    cache.store(exercise.slug, cache.exercise_key(exercise), replace(result, subjects=subjects), kept)
+    return _reference_from(exercise, outcome.result, outcome.observations)
 
 
 def _reference_from(exercise: Exercise, result: protocol.Result, observations: Observations) -> Reference:

@@ -121,27 +121,31 @@ def test_a_reference_read_once_is_reused_until_its_entry_changes(monkeypatch: py
     assert again.instance_names == first.instance_names
 
 
-def test_validates_trusted_run_is_the_entry_grading_reads(course: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """`grind validate` runs the reference, the oracle and every pitfall once; grading right
-    after it reads that run from the cache (without the oracle) instead of running them again,
-    and a widened-seeds run (an oracle test) is never published as the entry."""
-    import numpy as np
-
+def test_validate_reuses_the_cached_reference_and_runs_the_oracle_alone(course: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """After a grade has cached the reference and the pitfalls, `grind validate` compares the
+    oracle with that entry and runs only the oracle: not the reference and every pitfall again.
+    An oracle that disagrees is still reported."""
     from judge import grade as grading
+    from judge.adequacy import check_adequacy
 
     exercise = Catalog().get("clipping")
-    grading.compute_reference(exercise, seeds=3, with_oracle=True)
-    assert cache.load("clipping", cache.exercise_key(exercise)) is None
-    computed = grading.compute_reference(exercise, with_oracle=True)
-    assert "oracle" in computed.subjects
+    reference_for(exercise)
+    real_run = grading._run_trusted
 
     def no_second_run(*args: object, **kwargs: object) -> None:
-        raise AssertionError("the trusted run ran again")
+        raise AssertionError("the reference and the pitfalls ran again")
 
     monkeypatch.setattr(grading, "_run_trusted", no_second_run)
-    grading._LOADED.clear()
-    cached = reference_for(exercise)
-    assert "oracle" not in cached.subjects and set(cached.subjects) == set(computed.subjects) - {"oracle"}
-    for name in computed.instance_names:
-        mine, theirs = cached.subjects["reference"].obs[name], computed.subjects["reference"].obs[name]
-        assert mine.keys() == theirs.keys() and all(np.array_equal(mine[k], theirs[k]) for k in mine)
+    report = check_adequacy(exercise, with_stub=False)
+    assert report.problems == [] and report.verdicts["oracle"].status.value == "passed"
+    assert report.caught == report.pitfalls >= 5
+
+    oracle = course / "solutions" / "clipping" / "oracle.py"
+    oracle.write_text(oracle.read_text() + "\n\n_real = clip_grad_norm_\n\n\n"
+                      "def clip_grad_norm_(parameters, max_norm, norm_type=2.0):\n"
+                      "    return _real(parameters, max_norm, norm_type) * 2\n")
+    monkeypatch.setattr(grading, "_run_trusted", real_run)  # the oracle's edit is a new cache key
+    exercise = Catalog().get("clipping")
+    report = check_adequacy(exercise, with_stub=False)
+    assert any("the oracle does not pass" in p for p in report.problems), report.problems
