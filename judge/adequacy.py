@@ -27,7 +27,7 @@ import numpy as np
 from judge.catalog import content_root
 from judge.corpus import CorpusReport, corpus_files, grade_corpus, judge_corpus
 from judge.grade import (ORACLE, REFERENCE, Reference, compute_reference, grade, judge_subject, reference_for,
-                         with_oracle)
+                         reference_with_oracle)
 from judge.kit import kit_problems
 from judge.models import Exercise, Status, Verdict
 from judge.worker.protocol import pitfall_subject
@@ -226,11 +226,9 @@ def check_adequacy(exercise: Exercise, *, seeds: int | None = None, with_stub: b
     report.problems += static_problems(exercise)
     oracle = exercise.oracle_path.is_file()
     if seeds is None:
-        # The entry grading reads (computed and published now on a miss), and the oracle run
-        # on its own: after `grind run` or an earlier validate, the reference and every pitfall
-        # are not run again just to be compared.
-        ref = reference_for(exercise)
-        ref = with_oracle(exercise, ref) if oracle else ref
+        # After `grind run` or an earlier validate, the reference and every pitfall are not run
+        # again just to be compared with the oracle; on a miss their run fills the cache.
+        ref = reference_with_oracle(exercise) if oracle else reference_for(exercise)
     else:
         ref = compute_reference(exercise, seeds=seeds, with_oracle=oracle)
     report.cases, report.pitfalls = len(ref.instances), len(ref.pitfalls)

@@ -188,6 +188,26 @@ def compute_reference(exercise: Exercise, seeds: int | None = None, with_oracle:
     return _reference_from(exercise, outcome.result, outcome.observations)
 
 
+def reference_with_oracle(exercise: Exercise) -> Reference:
+    """The reference, the pitfalls and the oracle, in as few trusted runs as the cache allows
+    (`grind validate`): with a cache entry, the oracle runs alone (see with_oracle); without
+    one, all of them run in one child and the run, less the oracle, becomes the entry that
+    grading the stub, the corpus and the golden files then reads."""
+    key = cache.exercise_key(exercise)
+    if cache.load(exercise.slug, key) is not None:
+        return with_oracle(exercise, reference_for(exercise, key))
+    outcome = _run_trusted(exercise, with_oracle=True)
+    assert outcome.result is not None
+    reference = _reference_from(exercise, outcome.result, outcome.observations)
+    from dataclasses import replace
+
+    subjects = {sid: record for sid, record in outcome.result.subjects.items() if sid != ORACLE}
+    kept = {name: value for name, value in outcome.observations.items()
+            if (protocol.split_obs_name(name) or (ORACLE,))[0] != ORACLE}
+    cache.store(exercise.slug, key, replace(outcome.result, subjects=subjects), kept)
+    return reference
+
+
 def _reference_from(exercise: Exercise, result: protocol.Result, observations: Observations) -> Reference:
     problem = reference_problem(result, observations)
     if problem is not None:

@@ -125,7 +125,8 @@ def test_validate_reuses_the_cached_reference_and_runs_the_oracle_alone(course: 
                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     """After a grade has cached the reference and the pitfalls, `grind validate` compares the
     oracle with that entry and runs only the oracle: not the reference and every pitfall again.
-    An oracle that disagrees is still reported."""
+    An oracle that disagrees is still reported; on a cache miss, validate's one run (less the
+    oracle) becomes the entry."""
     from judge import grade as grading
     from judge.adequacy import check_adequacy
 
@@ -147,5 +148,9 @@ def test_validate_reuses_the_cached_reference_and_runs_the_oracle_alone(course: 
                       "    return _real(parameters, max_norm, norm_type) * 2\n")
     monkeypatch.setattr(grading, "_run_trusted", real_run)  # the oracle's edit is a new cache key
     exercise = Catalog().get("clipping")
+    assert cache.load("clipping", cache.exercise_key(exercise)) is None
     report = check_adequacy(exercise, with_stub=False)
     assert any("the oracle does not pass" in p for p in report.problems), report.problems
+    # That miss ran everything in one child, and its run (less the oracle) is now the entry.
+    entry = cache.load("clipping", cache.exercise_key(exercise))
+    assert entry is not None and "oracle" not in entry[0].subjects and "reference" in entry[0].subjects
