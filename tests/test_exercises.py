@@ -180,3 +180,33 @@ def test_exact_resume_trains_each_uninterrupted_run_once_for_the_cases_that_shar
             del sys.modules[name]
     assert len(checks.CASES) == 7 and len(built) == 5
     assert lengths[:3] == [lengths[0]] * 3 and min(lengths) >= checks.BASE["updates"]
+
+
+@pytest.mark.parametrize("slug", ["distributed-sampler"])
+def test_sampler_reference_equals_torch_on_every_small_configuration(slug: str) -> None:
+    """The exercise's cases sample a few configurations; in-process, the reference can be held to
+    torch's DistributedSampler on all the small ones at once: every rank of lengths 0 to 9 on 2 to
+    4 ranks, with and without shuffle and drop_last, two seeds and two epochs (1,440 calls)."""
+    import importlib.util
+
+    from torch.utils.data import DistributedSampler
+
+    exercise = Catalog().get(slug)
+    spec = importlib.util.spec_from_file_location("sampler_reference", exercise.reference_path)
+    reference = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(reference)
+    compared = 0
+    for length in range(10):
+        for world in (2, 3, 4):
+            for rank in range(world):
+                for shuffle in (False, True):
+                    for drop_last in (False, True):
+                        for seed, epoch in ((0, 0), (0, 3), (5, 0), (5, 3)):
+                            sampler = DistributedSampler(range(length), num_replicas=world, rank=rank,
+                                                         shuffle=shuffle, seed=seed, drop_last=drop_last)
+                            sampler.set_epoch(epoch)
+                            got = reference.rank_indices(length, world, rank, shuffle=shuffle, seed=seed,
+                                                         epoch=epoch, drop_last=drop_last)
+                            assert list(got) == list(sampler), (length, world, rank, shuffle, drop_last, seed, epoch)
+                            compared += 1
+    assert compared == 1440
