@@ -1,12 +1,13 @@
 """Known-wrong ways to accumulate microbatches under DDP. Each is a whole implementation a
 learner could write; they share one loop and differ in the options each gets wrong.
 
-Every pitfall is a *delta* (grind_kit.Deltas) of ``_accumulate``'s keyword options: ``sync`` says
-which microbatches run outside ``no_sync`` and how (the right one: only the last), ``divide`` what
-each microbatch loss is divided by, ``zero_each`` whether the gradients are cleared before every
-microbatch. Deltas that set different options compose: ``combine("forward-outside",
-"no-one-over-k")``. The observations that tell them apart, per rank: the number of gradient
-all-reduces (1 is right), how many of those ran under no_sync (0), and the gradients."""
+Every pitfall is a *delta* (grind_kit.Deltas) of ``_implementation``'s keyword options: ``sync`` says
+which microbatches run outside ``no_sync`` and how (the right one: only the last; ``"manual"``:
+none, then a hand-written all_reduce), ``divide`` what each microbatch loss is divided by,
+``zero_each`` whether the gradients are cleared before every microbatch. Deltas that set
+different options compose: ``combine("forward-outside", "no-one-over-k")``. The observations
+that tell them apart, per rank: the number of gradient all-reduces (1 is right), how many of
+those ran under no_sync (0), and the gradients."""
 
 import contextlib
 
@@ -19,7 +20,7 @@ def _synced(model, i, k, sync):
     """The context microbatch i's backward runs in."""
     if sync == "always":
         return contextlib.nullcontext()
-    if sync == "never":
+    if sync in ("never", "manual"):
         return model.no_sync()
     if sync == "first":
         return contextlib.nullcontext() if i == 0 else model.no_sync()
@@ -44,6 +45,10 @@ def _implementation(options):
                 continue
             with _synced(model, i, k, sync):
                 (loss_fn(model(inputs), targets) / factor).backward()
+        if sync == "manual":  # DDP never synchronised: average each gradient by hand instead
+            for p in model.parameters():
+                dist.all_reduce(p.grad)
+                p.grad /= dist.get_world_size()
 
     return accumulate_gradients
 
@@ -83,6 +88,18 @@ PITFALLS = MISTAKES.pitfalls([
                        "hold different gradients and, after the optimizer step, different models.",
         "hint": "The last microbatch's forward and backward run outside no_sync: that backward is the one "
                 "all-reduce.",
+    },
+    {
+        "slug": "manual-all-reduce",
+        "name": "gradients all-reduced by hand instead of by DDP",
+        "delta": {"sync": "manual"},
+        "explanation": "Every microbatch ran under no_sync and the gradients were then averaged with one "
+                       "dist.all_reduce per parameter. The numbers are right, but DDP never synchronised "
+                       "(0 gradient all-reduces): its bucketed all-reduce, overlapped with the backward "
+                       "pass, was replaced by one blocking collective per tensor, which is what DDP exists "
+                       "to avoid. The statement asks for DDP's own all-reduce.",
+        "hint": "Let DDP do it: run the last microbatch outside no_sync and its backward all-reduces the "
+                "accumulated gradients.",
     },
     {
         "slug": "sync-on-first",
