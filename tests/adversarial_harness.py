@@ -18,7 +18,8 @@ GRIND_CACHE_DIR; the test passes it in the environment too, as a user's shell wo
 ``limit_s``, ``memory_mb``; for cold/warm ``attacker`` (the submission to grade) or ``attackers``
 (several, graded one after another by the same worker, each followed by the correct and the
 wrong submission; roles then read "attacker:NAME", NAME being the attacker's folder) and
-``neighbours`` (folder for the correct and wrong submissions graded after it); ``probe`` (true:
+``neighbours`` (folder for the correct and wrong submissions graded after it: in cold mode by
+one warm worker started after the attack); ``probe`` (true:
 first prove that a submission cannot signal this process or the test, and stop if it can); for
 batch ``class_dir``, ``results_dir`` and ``jobs``.
 
@@ -286,23 +287,34 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
         plan.append(("attacker" + suffix, attacker))
         if spec.get("neighbours_after", True):
             plan += [("correct" + suffix, correct), ("wrong" + suffix, wrong)]
+    neighbour_worker = None  # cold mode: the neighbours' own warm worker, started after the attack
     try:
         for role, path in plan:
-            entry = grade_once(exercise, path, limits, worker, role)
+            grader = worker
+            if worker is None and role.split(":")[0] in ("correct", "wrong"):
+                # Cold mode: the attacker ran in a fresh process; what it can leave behind (the
+                # cache, a process, a file) is on disk or in the process table, and a server
+                # started after it meets all of that as a fresh process would. One server for
+                # both neighbours: one torch import instead of two cold children.
+                if neighbour_worker is None:
+                    neighbour_worker = WarmWorker(hidden_from_learners(exercise))
+                grader = neighbour_worker
+            entry = grade_once(exercise, path, limits, grader, role)
             report["grades"].append(entry)
             if entry.get("hung"):
                 report["error"] = f"grading {role} ({path.name}) did not come back"
                 break
-            entry["survivors"] = survivors(worker)
-            entry["leftovers"] = _leftovers(tmp, worker)
+            entry["survivors"] = survivors(grader)
+            entry["leftovers"] = _leftovers(tmp, grader)
             shown = entry.get("stdout", "")
             if role == "probe" and ("GRIND-PROBE reachable" in shown or "GRIND-PROBE contained" not in shown):
                 report["unsafe"] = ("a submission could signal the harness or the test at level "
                                     f"{report['level']}: {shown[:300]!r}")
                 break
     finally:
-        if worker is not None and not any(g.get("hung") for g in report["grades"]):
-            worker.close()
+        for started in (worker, neighbour_worker):
+            if started is not None and not any(g.get("hung") for g in report["grades"]):
+                started.close()
     report["survivors_at_exit"] = survivors(None, grace_s=0.2)
     return report
 

@@ -15,7 +15,9 @@ Every file is graded in cold mode (a fresh process) and in warm mode (a fork of 
 as ``grind watch`` and ``grind grade`` do), by ``tests/adversarial_harness.py`` in a process of
 its own (see there why), and then, with the same worker and the same cache, a correct and a
 plainly wrong submission are graded (in cold mode, after the attacks that can leave something
-behind: see LEAVES_SOMETHING): a correct student graded next to an attacker still passes, and
+behind: see LEAVES_SOMETHING; there by one warm worker started after the attack, which meets
+whatever the attack left on disk or in the process table as any fresh process would): a correct
+student graded next to an attacker still passes, and
 nothing the attacker did (a poisoned cache, a process left behind) makes a wrong one pass.
 For every grade the suite also proves that the judge came back with a verdict (never an
 internal error, never a hang: within the limit plus a generous margin; bench/adversarial.py
