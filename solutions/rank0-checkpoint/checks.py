@@ -4,7 +4,8 @@ nodes the way torchrun lays them out (global rank = node * ranks per node + loca
 Each rank builds the same small model, wraps it in DistributedDataParallel, runs one forward
 pass (so a BatchNorm's running statistics hold something), is told its local rank (the argument,
 and the variables torchrun sets: RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, GROUP_RANK), and
-calls the subject with a path in a fresh folder of the run's private temp directory. Every rank
+calls the subject with a path in a fresh folder of the run's private temp directory (its working
+directory). Every rank
 holds the same weights, so whichever rank writes, the file's bytes are the same: what tells the
 mistakes apart is who wrote, when the file was there and what it holds. Observed on every rank:
 
@@ -14,11 +15,12 @@ mistakes apart is who wrote, when the file was there and what it holds. Observed
 - ``readable at return``: 1 when, the moment the subject returned on this rank, the path held a
   checkpoint that ``torch.load(path, weights_only=True)`` reads, else 0. Without a barrier this
   is a race that a loaded machine could win either way; the wrapper makes it deterministic: a
-  save waits, before it writes, until every other rank has returned, is waiting in a collective
-  or is saving too (each rank says which in a marker file), so a rank that returns without
-  waiting for the writer never finds the file, however the ranks are scheduled. With a barrier
-  after the save the wait ends as soon as the other ranks reach it (``WAIT_S`` caps it for
-  code that waits some other way).
+  save waits, before it writes, until every other rank has returned, is saving too, or waits in
+  a collective that cannot complete without this rank (each rank says which in a marker file).
+  So a rank that returns without waiting for the writer never finds the file, however the ranks
+  are scheduled, and a barrier before the save is caught as surely as none. With a barrier after
+  the save the wait ends as soon as the other ranks reach it (``WAIT_S`` caps it for code that
+  waits some other way).
 - ``bare keys``: 1 when the file's keys are exactly the bare model's ``state_dict`` keys (no
   ``module.`` prefix, buffers included), else 0;
 - ``saved state``: the file's values in the bare model's key order, read by every rank after
@@ -41,7 +43,6 @@ from torch.nn.parallel import DistributedDataParallel
 from grind_kit import case
 
 WAIT_S = 3.0  # the longest a save waits for the other ranks to settle (see the module's docstring)
-SETTLED = ("collective", "returned", "saving")
 # The collectives a rank may wait in while rank 0 writes (a barrier, or one used as one).
 WAITS = ("barrier", "monitored_barrier", "all_reduce", "broadcast", "broadcast_object_list", "all_gather",
          "all_gather_object", "gather", "gather_object", "scatter", "scatter_object_list", "reduce", "recv")
@@ -54,6 +55,8 @@ class _Watch:
     rank = 0
     world = 1
     saves = 0
+    collectives = 0  # entered during the call, counted once each (not the ones they make inside)
+    depth = 0
 
 
 _watch = _Watch()
@@ -70,14 +73,22 @@ def _post(state):
 
 
 def _peers_settled():
+    """Whether every other rank has returned, is saving too, or waits in a collective that cannot
+    complete before this rank joins it. Ranks meet in collectives in the same order, so a peer in
+    its k-th collective waits for this rank's k-th: when this rank has entered k or more, the
+    peer's collective has completed (or is completing) and its marker is only not updated yet."""
     for rank in range(_watch.world):
         if rank == _watch.rank:
             continue
         try:
             with open(os.path.join(_watch.folder, f"rank{rank}")) as handle:
-                if handle.read() not in SETTLED:
-                    return False
+                state = handle.read().split()
         except OSError:
+            return False
+        if state[:1] == ["collective"]:
+            if int(state[1]) <= _watch.collectives:
+                return False
+        elif state[:1] not in (["returned"], ["saving"]):
             return False
     return True
 
@@ -103,12 +114,15 @@ def _watched_save(obj, f, *args, **kwargs):
 def _watched_collective(function):
     @functools.wraps(function)
     def collective(*args, **kwargs):
-        if _watch.folder is None:
+        if _watch.folder is None or _watch.depth:  # broadcast_object_list's own broadcasts: one collective
             return function(*args, **kwargs)
-        _post("collective")
+        _watch.collectives += 1
+        _watch.depth += 1
+        _post(f"collective {_watch.collectives}")
         try:
             return function(*args, **kwargs)
         finally:
+            _watch.depth -= 1
             _post("running")
     return collective
 
@@ -177,12 +191,14 @@ def save_once(subject, nodes, model):
     net, x = build(model)
     ddp = DistributedDataParallel(net)
     ddp(x)
-    folder = [tempfile.mkdtemp(prefix="grind-checkpoint-") if rank == 0 else None]
+    # The run's working directory is its private temp folder (a warm server's TMPDIR is not).
+    folder = [tempfile.mkdtemp(prefix="checkpoint-", dir=os.getcwd()) if rank == 0 else None]
     if rank == 0:
         os.mkdir(os.path.join(folder[0], "ranks"))
     dist.broadcast_object_list(folder)
     path = os.path.join(folder[0], "checkpoint.pt")
-    _watch.folder, _watch.rank, _watch.world, _watch.saves = os.path.join(folder[0], "ranks"), rank, world, 0
+    _watch.folder, _watch.rank, _watch.world = os.path.join(folder[0], "ranks"), rank, world
+    _watch.saves = _watch.collectives = _watch.depth = 0
     _post("running")
     try:
         subject.save_checkpoint(ddp, path, local_rank)
