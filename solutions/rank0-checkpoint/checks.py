@@ -42,7 +42,7 @@ from torch.nn.parallel import DistributedDataParallel
 
 from grind_kit import case
 
-WAIT_S = 3.0  # the longest a save waits for the other ranks to settle (see the module's docstring)
+WAIT_S = 5.0  # the longest a save waits for the other ranks to settle (see the module's docstring)
 # The collectives a rank may wait in while rank 0 writes (a barrier, or one used as one).
 WAITS = ("barrier", "monitored_barrier", "all_reduce", "broadcast", "broadcast_object_list", "all_gather",
          "all_gather_object", "gather", "gather_object", "scatter", "scatter_object_list", "reduce", "recv")
