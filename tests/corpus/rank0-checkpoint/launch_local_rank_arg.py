@@ -1,7 +1,7 @@
 # expect: failed pitfall=local-rank-zero
 # source: scripts written for torch.distributed.launch --local_rank, which reuse args.local_rank for every "is this the main process" test, checkpointing included
 import torch
-import torch.distributed as dist
+import torch.distributed
 
 
 class Args:

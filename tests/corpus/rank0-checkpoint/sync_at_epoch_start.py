@@ -1,7 +1,7 @@
 # expect: failed pitfall=no-barrier
 # source: the barrier written to "let every rank finish the epoch" before the save, none after it
 import torch
-import torch.distributed as dist
+import torch.distributed
 
 
 def save_checkpoint(model, path, local_rank):
