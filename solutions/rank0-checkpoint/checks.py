@@ -1,0 +1,241 @@
+"""Cases for rank0-checkpoint: every case runs on real gloo ranks (``world_size``), laid out in
+nodes the way torchrun lays them out (global rank = node * ranks per node + local rank).
+
+Each rank builds the same small model, wraps it in DistributedDataParallel, runs one forward
+pass (so a BatchNorm's running statistics hold something), is told its local rank (the argument,
+and the variables torchrun sets: RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, GROUP_RANK), and
+calls the subject with a path in a fresh folder of the run's private temp directory (its working
+directory). Every rank
+holds the same weights, so whichever rank writes, the file's bytes are the same: what tells the
+mistakes apart is who wrote, when the file was there and what it holds. Observed on every rank:
+
+- ``torch.save calls``: how many times this rank called ``torch.save`` during the subject's call.
+  ``torch.save`` is wrapped here, when the checks load (before the learner's file, so a
+  ``from torch import save`` in it gets the wrapper too).
+- ``readable at return``: 1 when, the moment the subject returned on this rank, the path held a
+  checkpoint that ``torch.load(path, weights_only=True)`` reads, else 0. Without a barrier this
+  is a race that a loaded machine could win either way; the wrapper makes it deterministic: a
+  save waits, before it writes, until every other rank has returned, is saving too, or waits in
+  a collective that cannot complete without this rank (each rank says which in a marker file).
+  So a rank that returns without waiting for the writer never finds the file, however the ranks
+  are scheduled, and a barrier before the save is caught as surely as none. With a barrier after
+  the save the wait ends as soon as the other ranks reach it (``WAIT_S`` caps it for code that
+  waits some other way).
+- ``bare keys``: 1 when the file's keys are exactly the bare model's ``state_dict`` keys (no
+  ``module.`` prefix, buffers included), else 0;
+- ``saved state``: the file's values in the bare model's key order, read by every rank after
+  every rank has returned (NaN where a key is missing, or everywhere when the file cannot be
+  read with ``weights_only=True``).
+"""
+
+import functools
+import math
+import os
+import shutil
+import tempfile
+import time
+
+import torch
+import torch.distributed as dist
+from torch.distributed import distributed_c10d
+from torch.nn.parallel import DistributedDataParallel
+
+from grind_kit import case
+
+WAIT_S = 5.0  # the longest a save waits for the other ranks to settle (see the module's docstring)
+# The collectives a rank may wait in while rank 0 writes (a barrier, or one used as one).
+WAITS = ("barrier", "monitored_barrier", "all_reduce", "broadcast", "broadcast_object_list", "all_gather",
+         "all_gather_object", "gather", "gather_object", "scatter", "scatter_object_list", "reduce", "recv")
+
+
+class _Watch:
+    """This rank's part in the case while the subject's call runs (``folder`` is None outside it)."""
+
+    folder = None
+    rank = 0
+    world = 1
+    saves = 0
+    collectives = 0  # entered during the call, counted once each (not the ones they make inside)
+    depth = 0
+
+
+_watch = _Watch()
+
+
+def _post(state):
+    """Say where this rank is, in its marker file (replaced atomically, so a peer reads one word)."""
+    if _watch.folder is None:
+        return
+    mine = os.path.join(_watch.folder, f"rank{_watch.rank}")
+    with open(mine + ".tmp", "w") as handle:
+        handle.write(state)
+    os.replace(mine + ".tmp", mine)
+
+
+def _peers_settled():
+    """Whether every other rank has returned, is saving too, or waits in a collective that cannot
+    complete before this rank joins it. Ranks meet in collectives in the same order, so a peer in
+    its k-th collective waits for this rank's k-th: when this rank has entered k or more, the
+    peer's collective has completed (or is completing) and its marker is only not updated yet."""
+    for rank in range(_watch.world):
+        if rank == _watch.rank:
+            continue
+        try:
+            with open(os.path.join(_watch.folder, f"rank{rank}")) as handle:
+                state = handle.read().split()
+        except OSError:
+            return False
+        if state[:1] == ["collective"]:
+            if int(state[1]) <= _watch.collectives:
+                return False
+        elif state[:1] not in (["returned"], ["saving"]):
+            return False
+    return True
+
+
+_torch_save = torch.serialization.save
+
+
+@functools.wraps(_torch_save)
+def _watched_save(obj, f, *args, **kwargs):
+    if _watch.folder is None:
+        return _torch_save(obj, f, *args, **kwargs)
+    _watch.saves += 1
+    _post("saving")
+    deadline = time.monotonic() + WAIT_S
+    while not _peers_settled() and time.monotonic() < deadline:
+        time.sleep(0.002)
+    try:
+        return _torch_save(obj, f, *args, **kwargs)
+    finally:
+        _post("running")
+
+
+def _watched_collective(function):
+    @functools.wraps(function)
+    def collective(*args, **kwargs):
+        if _watch.folder is None or _watch.depth:  # broadcast_object_list's own broadcasts: one collective
+            return function(*args, **kwargs)
+        _watch.collectives += 1
+        _watch.depth += 1
+        _post(f"collective {_watch.collectives}")
+        try:
+            return function(*args, **kwargs)
+        finally:
+            _watch.depth -= 1
+            _post("running")
+    return collective
+
+
+torch.save = torch.serialization.save = _watched_save
+for _name in WAITS:
+    _original = getattr(distributed_c10d, _name, None)
+    if _original is None:
+        continue
+    _wrapped = _watched_collective(_original)
+    for _module in (dist, distributed_c10d):
+        if getattr(_module, _name, None) is _original:
+            setattr(_module, _name, _wrapped)
+
+
+class TwoLayers(torch.nn.Module):
+    """Nested modules and buffers: a Linear, then a BatchNorm1d with its running statistics."""
+
+    def __init__(self):
+        super().__init__()
+        self.body = torch.nn.Linear(3, 2)
+        self.norm = torch.nn.BatchNorm1d(2)
+
+    def forward(self, x):
+        return self.norm(self.body(x))
+
+
+def build(model):
+    """The model of a case, the same on every rank."""
+    if model == "example":
+        net = torch.nn.Linear(2, 1)
+        with torch.no_grad():
+            net.weight.copy_(torch.tensor([[0.5, -1.5]]))
+            net.bias.copy_(torch.tensor([0.25]))
+        return net, torch.tensor([[1.0, 2.0]])
+    torch.manual_seed(7)
+    net = TwoLayers()
+    return net, torch.randn(4, 3)
+
+
+def _read(path):
+    try:
+        return torch.load(path, weights_only=True)
+    except Exception:  # noqa: BLE001 - missing, partial, or not loadable without unpickling code
+        return None
+
+
+def _state(saved, expected):
+    """The saved values in the bare model's key order, NaN for a key that is missing or misshapen."""
+    pieces = []
+    for key, value in expected.items():
+        got = saved.get(key) if isinstance(saved, dict) else None
+        if type(got) is torch.Tensor and got.shape == value.shape:
+            pieces.append(got.detach().to(torch.float64).reshape(-1))
+        else:
+            pieces.append(torch.full((value.numel(),), math.nan, dtype=torch.float64))
+    return torch.cat(pieces)
+
+
+def save_once(subject, nodes, model):
+    rank, world = dist.get_rank(), dist.get_world_size()
+    per_node = world // nodes
+    local_rank = rank % per_node
+    os.environ.update(RANK=str(rank), LOCAL_RANK=str(local_rank), WORLD_SIZE=str(world),
+                      LOCAL_WORLD_SIZE=str(per_node), GROUP_RANK=str(rank // per_node))
+    net, x = build(model)
+    ddp = DistributedDataParallel(net)
+    ddp(x)
+    # The run's working directory is its private temp folder (a warm server's TMPDIR is not).
+    folder = [tempfile.mkdtemp(prefix="checkpoint-", dir=os.getcwd()) if rank == 0 else None]
+    if rank == 0:
+        os.mkdir(os.path.join(folder[0], "ranks"))
+    dist.broadcast_object_list(folder)
+    path = os.path.join(folder[0], "checkpoint.pt")
+    _watch.folder, _watch.rank, _watch.world = os.path.join(folder[0], "ranks"), rank, world
+    _watch.saves = _watch.collectives = _watch.depth = 0
+    _post("running")
+    try:
+        subject.save_checkpoint(ddp, path, local_rank)
+    finally:
+        ready = _read(path) is not None
+        saves = _watch.saves
+        _post("returned")
+        _watch.folder = None
+    dist.barrier()  # every rank's call has returned, so whatever was written is complete
+    saved = _read(path)
+    expected = net.state_dict()
+    bare = isinstance(saved, dict) and set(saved) == set(expected)
+    observed = {"torch.save calls": saves, "readable at return": int(ready), "bare keys": int(bare),
+                "saved state": _state(saved, expected)}
+    dist.barrier()  # every rank has read the file before rank 0 removes the folder
+    if rank == 0:
+        shutil.rmtree(folder[0], ignore_errors=True)
+    return observed
+
+
+def state_entries(inputs):
+    """'saved state' named by key ("norm.running_mean[1]"), not by offset."""
+    net, _ = build(inputs["model"])
+    return {"saved state": [(key, list(value.shape)) for key, value in net.state_dict().items()]}
+
+
+def layout(nodes, model):
+    def inputs():
+        return {"nodes": nodes, "model": model}
+    return inputs
+
+
+CASES = [
+    # Two nodes of two ranks each: local rank 0 is global rank 0 and global rank 2.
+    case("worked_example", "example", inputs=layout(2, "example"), call=save_once, entries=state_entries,
+         world_size=4),
+    # Two nodes of one rank each; a model whose state_dict holds nested keys and BatchNorm buffers.
+    case("buffers_two_nodes", inputs=layout(2, "two_layers"), call=save_once, entries=state_entries,
+         world_size=2),
+]

@@ -1,0 +1,105 @@
+"""Known-wrong ways to write a checkpoint from a DDP job. Every pitfall is a delta
+(grind_kit.Deltas) of one save with three choices: who writes, whether the ranks wait for the
+write, and what is written. Deltas that change different choices combine into one save making
+both mistakes (local rank 0 writing the wrapper's keys, say)."""
+
+import torch
+import torch.distributed as dist
+
+from grind_kit import Deltas
+
+
+def _content(model, content):
+    if content == "wrapper":
+        return model.state_dict()  # the DDP wrapper's: every key starts with "module."
+    if content == "module-object":
+        return model.module  # the module object itself, pickled with its class
+    if content == "parameters":
+        return {name: p.detach() for name, p in model.module.named_parameters()}  # no buffers
+    return model.module.state_dict()  # right
+
+
+def _make(options):
+    writer = options.get("writer", "global")
+    barrier = options.get("barrier", "after")
+    content = options.get("content", "bare")
+
+    def save_checkpoint(model, path, local_rank):
+        if writer == "every" or (writer == "local" and local_rank == 0) or \
+                (writer == "global" and dist.get_rank() == 0):
+            torch.save(_content(model, content), path)
+        if barrier == "after":
+            dist.barrier()
+
+    return save_checkpoint
+
+
+mistakes = Deltas.on_options(_make)
+combine = mistakes.combine
+COMBINE = "all"  # pairs run only when a diagnosis needs them
+
+PITFALLS = mistakes.pitfalls([
+    {
+        "slug": "local-rank-zero",
+        "name": "local rank 0 writes (one writer per node)",
+        "delta": {"writer": "local"},
+        "explanation": "The writer was chosen with local_rank == 0. The local rank counts processes within "
+                       "one machine, so every node has a local rank 0: on two nodes two processes wrote the "
+                       "same file at once (on a shared filesystem they race and can leave it torn; on local "
+                       "disks each node keeps its own copy). One checkpoint per job is written by global "
+                       "rank 0, which exists once.",
+        "hint": "Ask the process group, not the node: torch.distributed.get_rank() == 0.",
+    },
+    {
+        "slug": "every-rank-writes",
+        "name": "every rank writes the checkpoint",
+        "delta": {"writer": "every"},
+        "explanation": "torch.save ran on every rank, so the job wrote the same file world_size times, all "
+                       "at once. The bytes are the same only because DDP keeps the replicas in sync; the "
+                       "writes still race on one path, multiply the I/O, and a reader can catch the file "
+                       "while another rank truncates it.",
+        "hint": "Only one process writes: guard torch.save with the global rank.",
+    },
+    {
+        "slug": "no-barrier",
+        "name": "no barrier after the write",
+        "delta": {"barrier": "none"},
+        "explanation": "Rank 0 wrote the file, but nothing made the other ranks wait for it: they returned "
+                       "at once, and a rank that goes on to load the checkpoint (or exits, ending the job) "
+                       "finds it missing or half-written. A barrier before the write does not help either: "
+                       "it only makes the ranks meet before rank 0 starts. The ranks must meet after the "
+                       "file is complete.",
+        "hint": "Call torch.distributed.barrier() on every rank after rank 0's torch.save, outside the if.",
+    },
+    {
+        "slug": "module-prefix",
+        "name": "the DDP wrapper's keys (module.) saved",
+        "delta": {"content": "wrapper"},
+        "explanation": "The state_dict came from the DistributedDataParallel wrapper, whose keys all start "
+                       "with 'module.' (module.weight instead of weight). A plain model, as used for "
+                       "evaluation or a single-process resume, then refuses the checkpoint with missing "
+                       "and unexpected keys.",
+        "hint": "Save the wrapped model's own state: model.module.state_dict().",
+    },
+    {
+        "slug": "pickled-module",
+        "name": "the module object pickled instead of its state_dict",
+        "delta": {"content": "module-object"},
+        "explanation": "torch.save was given the nn.Module itself, which pickles its class by import path. "
+                       "torch.load with weights_only=True (the default since torch 2.6) refuses such a "
+                       "file, and loading it without that means running whatever code the pickle names; "
+                       "it also breaks as soon as the class moves or changes.",
+        "hint": "Save a state_dict (a dict of tensors): it loads with weights_only=True into any model of "
+                "the same architecture.",
+    },
+    {
+        "slug": "parameters-only",
+        "name": "parameters saved without the buffers",
+        "delta": {"content": "parameters"},
+        "explanation": "The checkpoint was built from named_parameters(), which leaves out the buffers: a "
+                       "BatchNorm's running mean and variance and its batch counter. A model restored from "
+                       "it normalises with fresh statistics and evaluates differently from the one that "
+                       "was saved.",
+        "hint": "state_dict() holds the parameters and the buffers: save that.",
+    },
+])
