@@ -581,6 +581,68 @@ def test_the_warm_servers_frozen_index_finds_the_same_shared_codes_as_a_full_wal
     assert report["left_to_walk"] < 0.01
 
 
+def test_the_warm_servers_indexes_put_the_same_stand_ins_and_know_the_same_classes_as_walks() -> None:
+    """At its freezes the warm server also indexes where torch's modules hold each function and
+    class, and which classes exist, so a job installs its guards by lookup. Against a full walk
+    in the same state: the same names get a stand-in, the same classes are known (a class the
+    job's trusted code made after the freeze included), and a class made after install is not."""
+    script = textwrap.dedent(f"""
+        import importlib.util, json, os, sys
+        spec = importlib.util.spec_from_file_location("grind_runner", {str(RUNNER)!r})
+        runner = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(runner)
+        import torch, torch.optim.lr_scheduler
+
+        def holders():
+            found = {{}}
+            for name, module in list(sys.modules.items()):
+                if name.startswith("torch") and module is not None and hasattr(module, "__dict__"):
+                    for key, value in list(vars(module).items()):
+                        found[name + "." + key] = id(value)
+            return found
+
+        def install_in_a_fork(forbidden, walk):
+            read, write = os.pipe()
+            if os.fork() == 0:
+                g = runner._guards
+                if walk:
+                    g._INDEXED.clear(); g._TORCH_HOLDERS.clear(); g._FROZEN_CLASSES.clear()
+                made_by_the_checks = type("MadeByTheChecks", (), {{}})
+                before = holders()
+                guards = runner.Guards("/learner/solution.py")
+                guards.install(forbidden)
+                guards.stop_watching()
+                learners = type("Learners", (), {{}})
+                after = holders()
+                key = object.__hash__
+                os.write(write, json.dumps({{
+                    "replaced": sorted(k for k, v in after.items() if before.get(k) != v),
+                    "known": len(guards._known_types),
+                    "checks_class": key(made_by_the_checks) in guards._known_types,
+                    "learner_class": key(learners) in guards._known_types}}).encode())
+                os._exit(0)
+            os.close(write)
+            raw = os.read(read, 1 << 20)
+            os.wait()
+            return json.loads(raw)
+
+        runner._guards.freeze_functions()
+        forbidden = {CLIPPING + LR!r}
+        print(json.dumps({{"indexed": install_in_a_fork(forbidden, False),
+                          "walked": install_in_a_fork(forbidden, True),
+                          "index_size": len(runner._guards._TORCH_HOLDERS)}}))
+    """)
+    returncode, stdout, stderr = _fork_child(script, timeout=240)
+    assert returncode == 0, stderr[-3000:]
+    report = json.loads(stdout.strip().splitlines()[-1])
+    assert report["index_size"] > 1000
+    indexed, walked = report["indexed"], report["walked"]
+    assert len(walked["replaced"]) >= 10 and indexed["replaced"] == walked["replaced"]
+    assert indexed["known"] == walked["known"]
+    assert indexed["checks_class"] and walked["checks_class"]
+    assert not indexed["learner_class"] and not walked["learner_class"]
+
+
 def test_install_walks_torchs_modules_once_for_all_the_forbidden_names() -> None:
     """Putting the guards in place looks at every name of every torch module: one walk for all
     fifteen of lr-schedule's forbidden names, not one per name (the walks were a seventh of a
