@@ -21,6 +21,7 @@ import faulthandler
 import hashlib
 import json
 import os
+import re
 import sys
 import time
 import traceback
@@ -505,14 +506,20 @@ def main() -> None:
 def uses_torch_optim(job: dict[str, Any]) -> bool:
     """Whether a job may build a torch optimizer: its checks name torch.optim or ask for
     distributed ranks (``world_size``, whose DDP models import the same torch._dynamo), or one of
-    its subjects' sources mentions ``optim`` (a learner's ``torch.optim.Optimizer`` subclass
-    imports torch._dynamo on construction: 3 s of every such job under the guards, when the
-    checks themselves only use the kit). Then the warm server imports it before forking the job
-    (see serve). Only a cost decision: text that fools it makes a job slower, never different."""
+    its subjects' sources builds or subclasses a torch optimizer (``Optimizer``, ``optim.Adam``,
+    ``from torch.optim import``: a learner's ``torch.optim.Optimizer`` subclass imports
+    torch._dynamo on construction, 3 s of every such job under the guards, when the checks
+    themselves only use the kit). Then the warm server imports it before forking the job (see
+    serve). Not on a mere ``optimizer.step()``: every later fork of a server holding torch._dynamo
+    costs 18 ms more. Only a cost decision: text that fools it makes a job slower, never different."""
     checks = str(job.get("checks_source", ""))
     if "torch.optim" in checks or "world_size" in checks:
         return True
-    return any("optim" in str(spec.get("source", "")) for spec in job.get("subjects", []) if isinstance(spec, dict))
+    return any(_BUILDS_OPTIMIZER.search(str(spec.get("source", "")))
+               for spec in job.get("subjects", []) if isinstance(spec, dict))
+
+
+_BUILDS_OPTIMIZER = re.compile(r"Optimizer|optim\.[A-Z]|from\s+torch\.optim\b|import\s+torch\.optim\b")
 
 
 def serve() -> None:
