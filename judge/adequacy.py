@@ -21,6 +21,7 @@ import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -28,6 +29,9 @@ from judge.catalog import content_root
 from judge.corpus import CorpusReport, corpus_files, grade_corpus, judge_corpus
 from judge.grade import (ORACLE, REFERENCE, Reference, compute_reference, grade, judge_subject, reference_for,
                          reference_with_oracle)
+
+if TYPE_CHECKING:
+    from judge.worker.sandbox import WarmWorker
 from judge.kit import kit_problems
 from judge.models import Exercise, Status, Verdict
 from judge.worker.protocol import pitfall_subject
@@ -217,10 +221,11 @@ def golden_problems(exercise: Exercise, folder: Path) -> list[str]:
 
 def check_adequacy(exercise: Exercise, *, seeds: int | None = None, with_stub: bool = True,
                    determinism: bool = False, corpus_root: Path | None = None,
-                   golden: Path | None = None) -> AdequacyReport:
+                   golden: Path | None = None, worker: WarmWorker | None = None) -> AdequacyReport:
     """Every check in the module docstring; with ``corpus_root``, also grade the exercise's
     corpus (``corpus_root/<slug>/*.py``, see judge.corpus) and report the share it names; with
-    ``golden``, grade the golden submissions in ``golden/<slug>/``."""
+    ``golden``, grade the golden submissions in ``golden/<slug>/``; ``worker``, a warm worker
+    of this exercise that grades the stub."""
     started = time.monotonic()
     report = AdequacyReport(exercise.slug)
     report.problems += static_problems(exercise)
@@ -269,7 +274,7 @@ def check_adequacy(exercise: Exercise, *, seeds: int | None = None, with_stub: b
                 report.problems.append(f"the reference is not deterministic: case '{name}' differs between two runs")
                 break
     if with_stub:
-        stub = grade(exercise, exercise.stub_path)
+        stub = grade(exercise, exercise.stub_path, worker=worker)  # a caller's warm worker, or cold
         report.verdicts["stub"] = stub
         if stub.status is Status.PASSED:
             report.problems.append("the untouched stub passes")

@@ -22,10 +22,14 @@ import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from judge.catalog import content_root
 from judge.errors import ManifestError
 from judge.models import Exercise, Status, Verdict
+
+if TYPE_CHECKING:
+    from judge.worker.sandbox import WarmWorker
 
 TARGET = 0.95  # share of wrong corpus files that must be named with exactly the right pitfalls
 HEADER = re.compile(r"#\s*expect:\s*(passed|failed)(?:\s+pitfall=(\S+))?\s*$")
@@ -122,8 +126,10 @@ def judge_corpus(exercise: Exercise, verdicts: dict[Path, Verdict]) -> CorpusRep
     return report
 
 
-def grade_corpus(exercise: Exercise, folder: Path) -> dict[Path, Verdict]:
-    """Every file in ``folder`` graded, as a class would be: one warm worker, each file isolated."""
+def grade_corpus(exercise: Exercise, folder: Path, worker: WarmWorker | None = None) -> dict[Path, Verdict]:
+    """Every file in ``folder`` graded, as a class would be: one warm worker, each file isolated
+    (``worker``: one the caller keeps for more grading, hiding ``folder`` too; otherwise one for
+    these files alone)."""
     from judge.grade import grade, hidden_from_learners
     from judge.worker.sandbox import WarmWorker
 
@@ -133,7 +139,11 @@ def grade_corpus(exercise: Exercise, folder: Path) -> dict[Path, Verdict]:
     verdicts: dict[Path, Verdict] = {}
     if not files:
         return verdicts
-    with WarmWorker(hidden_from_learners(exercise, folder)) as worker:
+    if worker is not None:
         for path in files:
             verdicts[path] = grade(exercise, path, worker=worker)
+        return verdicts
+    with WarmWorker(hidden_from_learners(exercise, folder)) as own:
+        for path in files:
+            verdicts[path] = grade(exercise, path, worker=own)
     return verdicts

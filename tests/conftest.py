@@ -81,6 +81,36 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     return SharedFixtureScheduling(config, log)
 
 
+_EXERCISE_WORKER: dict[str, Any] = {}
+
+
+def exercise_worker(slug: str) -> Any:
+    """One warm worker per exercise for everything the exercise's xdist unit grades (its corpus,
+    its golden submissions, its stub): one server start (one torch import) per exercise instead
+    of one per test file. It hides the exercise's corpus and golden folders as well as what
+    grading always hides. One server at a time: the previous exercise's stops here."""
+    from judge.catalog import Catalog
+    from judge.grade import hidden_from_learners
+    from judge.worker.sandbox import WarmWorker
+
+    if slug not in _EXERCISE_WORKER:
+        for done in _EXERCISE_WORKER.values():
+            done.close()
+        _EXERCISE_WORKER.clear()
+        exercise = Catalog().get(slug)
+        _EXERCISE_WORKER[slug] = WarmWorker(hidden_from_learners(
+            exercise, ROOT / "tests" / "corpus" / slug, SUBMISSIONS / slug))
+    return _EXERCISE_WORKER[slug]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _close_exercise_workers() -> Iterator[None]:
+    yield
+    for worker in _EXERCISE_WORKER.values():
+        worker.close()
+    _EXERCISE_WORKER.clear()
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--skip-level-independent", action="store_true",
                      help="skip the adversarial attacks marked level_independent, whose verdict no isolation "

@@ -20,6 +20,8 @@ from judge.corpus import expectation, grade_corpus, judge_corpus
 from judge.corpus import corpus_files as _files
 from judge.models import Verdict
 
+from .conftest import exercise_worker
+
 CORPUS = Path(__file__).parent / "corpus"
 
 
@@ -32,11 +34,11 @@ _GRADED: dict[str, dict[Path, Verdict]] = {}
 
 
 def graded(slug: str) -> dict[Path, Verdict]:
-    """One exercise's corpus graded once per xdist worker, with one warm worker (as a class would
-    be). Per exercise rather than all at once, so that the exercises' corpora are spread over the
+    """One exercise's corpus graded once per xdist worker, with the exercise's warm worker (as a
+    class would be; conftest.exercise_worker, shared with its golden submissions and stub). Per exercise rather than all at once, so that the exercises' corpora are spread over the
     xdist workers (see ``XDIST_UNITS`` in conftest.py: one unit per exercise)."""
     if slug not in _GRADED:
-        _GRADED[slug] = grade_corpus(Catalog().get(slug), CORPUS / slug)
+        _GRADED[slug] = grade_corpus(Catalog().get(slug), CORPUS / slug, worker=exercise_worker(slug))
     return _GRADED[slug]
 
 

@@ -4,7 +4,8 @@ Golden submissions live in ``tests/submissions/<slug>/<name>.py``; the first lin
 judge must answer, e.g. ``# expect: passed`` or ``# expect: failed pitfall=per-tensor`` or
 ``# expect: forbidden``, ``error``, ``timeout``, ``crashed``. They are graded as ``grind watch``
 and ``grind grade`` grade: forks of one warm worker per exercise, each submission in a fresh,
-isolated child (a cold start per file would import torch ~80 times to prove the same verdicts;
+isolated child (conftest.exercise_worker: one per exercise, shared with its corpus and stub; a
+cold start per file would import torch ~130 times to prove the same verdicts;
 the cold path is exercised file by file by the adversarial suite's cold mode and the CLI tests).
 """
 
@@ -13,24 +14,23 @@ from __future__ import annotations
 import functools
 import re
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
 from judge.adequacy import AdequacyReport, check_adequacy
 from judge.catalog import Catalog
-from judge.grade import grade, hidden_from_learners
-from judge.models import Exercise, Status
-from judge.worker.sandbox import Limits, WarmWorker
+from judge.grade import grade
+from judge.models import Status
+from judge.worker.sandbox import Limits
 
-from .conftest import SUBMISSIONS
+from .conftest import SUBMISSIONS, exercise_worker
 
 SLUGS = Catalog().slugs()
 
 
 @functools.lru_cache(maxsize=None)
 def adequacy(slug: str) -> AdequacyReport:
-    return check_adequacy(Catalog().get(slug))
+    return check_adequacy(Catalog().get(slug), worker=exercise_worker(slug))
 
 
 @pytest.mark.parametrize("slug", SLUGS)
@@ -73,33 +73,14 @@ def _expectation(path: Path) -> tuple[str, str | None]:
 GOLDEN = sorted(SUBMISSIONS.glob("*/*.py"))
 
 
-@pytest.fixture(scope="module")
-def warm_workers() -> Iterator[dict[str, WarmWorker]]:
-    """The warm worker of the exercise being graded (tests/conftest.py keeps an exercise's golden
-    submissions together on one xdist worker, so each exercise's server imports torch once)."""
-    workers: dict[str, WarmWorker] = {}
-    yield workers
-    for worker in workers.values():
-        worker.close()
-
-
-def _warm_worker(workers: dict[str, WarmWorker], exercise: Exercise) -> WarmWorker:
-    if exercise.slug not in workers:
-        for done in workers.values():  # the previous exercise's files are graded: one server at a time
-            done.close()
-        workers.clear()
-        workers[exercise.slug] = WarmWorker(hidden_from_learners(exercise))
-    return workers[exercise.slug]
-
-
 @pytest.mark.parametrize("path", GOLDEN, ids=[f"{p.parent.name}/{p.stem}" for p in GOLDEN])
-def test_golden_submission(path: Path, warm_workers: dict[str, WarmWorker]) -> None:
+def test_golden_submission(path: Path) -> None:
     """Each golden submission gets exactly the verdict (and pitfall) written on its first line."""
     status, pitfall = _expectation(path)
     exercise = Catalog().get(path.parent.name)
     # A short wall clock keeps the infinite-loop submissions from costing the suite seconds.
     limits = Limits(wall_s=2.0) if status == "timeout" else None
-    verdict = grade(exercise, path, limits=limits, worker=_warm_worker(warm_workers, exercise))
+    verdict = grade(exercise, path, limits=limits, worker=exercise_worker(exercise.slug))
     assert verdict.status.value == status, verdict.message or verdict.first_failure
     if status == "failed":
         got = verdict.diagnosis.slug if verdict.diagnosis else None
