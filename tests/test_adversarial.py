@@ -72,12 +72,12 @@ LEVEL_INDEPENDENT = frozenset({
     "forbidden_getattr", "forbidden_module_alias", "forbidden_partial", "forbidden_unhook",
     "patch_comparisons", "patch_runner", "inject_observation_key", "forbidden_reload", "forbidden_exec_source",
 })
-# Every file in cold mode, and in warm mode each with a warm worker of its own, except the
-# level-independent ones: they are graded in warm mode one after another by one warm worker (see
-# test_level_independent_attacks_one_after_another_in_one_warm_worker).
-HOSTILE = [pytest.param(p, mode, id=f"{p.stem}-{mode}",
-                        marks=[pytest.mark.level_independent] if p.stem in LEVEL_INDEPENDENT else [])
-           for p in FILES for mode in ("cold", "warm") if not (mode == "warm" and p.stem in LEVEL_INDEPENDENT)]
+# Every file in cold mode and in warm mode (each with a warm worker of its own), except the
+# level-independent ones: they are graded one after another by one harness in each mode (see
+# test_level_independent_attacks_one_after_another): a harness start per attack was a third of
+# their cost.
+HOSTILE = [pytest.param(p, mode, id=f"{p.stem}-{mode}") for p in FILES for mode in ("cold", "warm")
+           if p.stem not in LEVEL_INDEPENDENT]
 
 
 def _header(path: Path) -> tuple[set[str], str | None, str | None]:
@@ -293,14 +293,17 @@ def test_hostile_submission_gets_its_verdict_and_leaves_no_trace(
 
 
 @pytest.mark.level_independent
-def test_level_independent_attacks_one_after_another_in_one_warm_worker(tmp_path: Path, pristine_cache: Path) -> None:
-    """Warm mode for the level-independent attacks (LEVEL_INDEPENDENT: values, text, exceptions,
-    guard tricks, none touching anything outside its own fork): one warm worker grades them one
-    after another, as ``grind grade`` grades a class, after a correct student and with a correct
-    and a wrong student right after each. Each attacker gets an acceptable verdict (and pitfall)
-    and leaves its workspace untouched, no process and no temp dir behind; the worker passes the
-    correct student and fails the wrong one after every attacker. One server start for all of
-    them, not one each; each attacker's failure is named."""
+@pytest.mark.parametrize("mode", ["warm", "cold"])
+def test_level_independent_attacks_one_after_another(mode: str, tmp_path: Path, pristine_cache: Path) -> None:
+    """The level-independent attacks (LEVEL_INDEPENDENT: values, text, exceptions, guard tricks,
+    none touching anything outside its own process) graded one after another by one harness.
+    Warm: one warm worker grades them, as ``grind grade`` grades a class, after a correct student
+    and with a correct and a wrong student right after each; the worker passes the correct
+    student and fails the wrong one after every attacker (one server start for all of them).
+    Cold: each in a fresh process of its own, as ``grind run --no-daemon`` grades, like the
+    other attacks' cold tests but in one harness (none leaves anything behind for a neighbour).
+    Each attacker gets an acceptable verdict (and pitfall) and leaves its workspace untouched, no
+    process and no temp dir behind; each attacker's failure is named."""
     paths = [p for p in FILES if p.stem in LEVEL_INDEPENDENT]
     workspaces, before = {}, {}
     for path in paths:
@@ -311,22 +314,24 @@ def test_level_independent_attacks_one_after_another_in_one_warm_worker(tmp_path
         workspaces[path.stem], before[path.stem] = workspace, _snapshot(workspace)
     tmp = tmp_path / "tmp"
     tmp.mkdir()
+    warm = mode == "warm"
     report = run_harness({
-        "mode": "warm", "attackers": [str(workspaces[p.stem] / "clipping.py") for p in paths],
+        "mode": mode, "attackers": [str(workspaces[p.stem] / "clipping.py") for p in paths],
         # None of these attacks waits for its deadline (none expects a timeout), so a longer one
         # costs nothing; 2 s per job was hit by correct students on a machine loaded to 6 on 2 cores.
         "limit_s": WARM_BATCH_LIMIT_S, "memory_mb": LIMITS.memory_mb,
         "cache": str(_private_cache(pristine_cache, tmp_path / "cache")), "tmp": str(tmp),
-        "neighbours": str(tmp_path / "others" / "students"), "probe": False, "neighbours_after": True,
+        "neighbours": str(tmp_path / "others" / "students"), "probe": False, "neighbours_after": warm,
     }, tmp_path, backstop_s=HARNESS_BACKSTOP_S * 2)
 
     grades = {g["role"]: g for g in report.get("grades", [])}
-    problems = _grade_problems(grades.get("before"), "before", {"passed"})
+    problems = _grade_problems(grades.get("before"), "before", {"passed"}) if warm else []
     for path in paths:
         expected, pitfall, _ = _header(path)
-        mine = [*_grade_problems(grades.get(f"attacker:{path.stem}"), "attacker", expected),
-                *_grade_problems(grades.get(f"correct:{path.stem}"), "correct", {"passed"}),
-                *_grade_problems(grades.get(f"wrong:{path.stem}"), "wrong", {"failed"})]
+        mine = _grade_problems(grades.get(f"attacker:{path.stem}"), "attacker", expected)
+        if warm:
+            mine += [*_grade_problems(grades.get(f"correct:{path.stem}"), "correct", {"passed"}),
+                     *_grade_problems(grades.get(f"wrong:{path.stem}"), "wrong", {"failed"})]
         attacker = grades.get(f"attacker:{path.stem}") or {}
         if pitfall and attacker.get("status") in expected and attacker.get("pitfall") != pitfall:
             mine.append(f"the attacker was diagnosed as {attacker.get('pitfall')}, not {pitfall}")
