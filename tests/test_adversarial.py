@@ -293,8 +293,13 @@ def test_hostile_submission_gets_its_verdict_and_leaves_no_trace(
 
 
 @pytest.mark.level_independent
-@pytest.mark.parametrize("mode", ["warm", "cold"])
-def test_level_independent_attacks_one_after_another(mode: str, tmp_path: Path, pristine_cache: Path) -> None:
+COLD_BATCHES = 3  # cold grades take seconds each: three harnesses, so xdist can run them side by side
+
+
+@pytest.mark.parametrize("mode, batch", [("warm", 0), *[("cold", i) for i in range(COLD_BATCHES)]],
+                         ids=["warm", *[f"cold-{i + 1}of{COLD_BATCHES}" for i in range(COLD_BATCHES)]])
+def test_level_independent_attacks_one_after_another(mode: str, batch: int, tmp_path: Path,
+                                                     pristine_cache: Path) -> None:
     """The level-independent attacks (LEVEL_INDEPENDENT: values, text, exceptions, guard tricks,
     none touching anything outside its own process) graded one after another by one harness.
     Warm: one warm worker grades them, as ``grind grade`` grades a class, after a correct student
@@ -305,6 +310,8 @@ def test_level_independent_attacks_one_after_another(mode: str, tmp_path: Path, 
     Each attacker gets an acceptable verdict (and pitfall) and leaves its workspace untouched, no
     process and no temp dir behind; each attacker's failure is named."""
     paths = [p for p in FILES if p.stem in LEVEL_INDEPENDENT]
+    if mode == "cold":
+        paths = paths[batch::COLD_BATCHES]
     workspaces, before = {}, {}
     for path in paths:
         workspace = tmp_path / "workspaces" / path.stem

@@ -76,7 +76,11 @@ def wait_for(predicate: Any, timeout: float = 150.0) -> Any:
         if value:
             return value
         time.sleep(0.1)
-    raise AssertionError(f"timed out waiting; status: {daemon.status()}, socket: {daemon.socket_path()}, exists: {daemon.socket_path() and daemon.socket_path().exists()}")
+    path = daemon.socket_path()
+    logs = {str(log): log.read_text(errors="replace")[-2000:] for log in path.parent.glob("*.log")} if path else {}
+    alive = _daemon_pids(path.parent) if path else []
+    raise AssertionError(f"timed out waiting; status: {daemon.status()}, socket: {path}, exists: "
+                         f"{bool(path and path.exists())}, daemon processes: {alive}, logs: {logs}")
 
 
 def warm_daemon() -> dict[str, Any]:
