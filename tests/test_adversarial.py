@@ -292,10 +292,10 @@ def test_hostile_submission_gets_its_verdict_and_leaves_no_trace(
     assert not problems, "\n".join(problems) + f"\n--- harness output ---\n{report.get('output', '')}"
 
 
-@pytest.mark.level_independent
 COLD_BATCHES = 3  # cold grades take seconds each: three harnesses, so xdist can run them side by side
 
 
+@pytest.mark.level_independent
 @pytest.mark.parametrize("mode, batch", [("warm", 0), *[("cold", i) for i in range(COLD_BATCHES)]],
                          ids=["warm", *[f"cold-{i + 1}of{COLD_BATCHES}" for i in range(COLD_BATCHES)]])
 def test_level_independent_attacks_one_after_another(mode: str, batch: int, tmp_path: Path,
