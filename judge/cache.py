@@ -58,12 +58,27 @@ def _folder_files(folder: Path) -> list[Path]:
     )
 
 
+_WORKER_DIGEST: list[bytes] = []
+
+
+def _worker_digest() -> bytes:
+    """Every file the trusted child runs (the runner and the modules it loads beside it: ranks,
+    guards, protocol...), hashed once per process: a change to any of them changes what is
+    observed, and `grind validate` trusts a cached reference as much as grading does."""
+    if not _WORKER_DIGEST:
+        digest = hashlib.sha256()
+        for path in sorted(RUNNER.parent.glob("*.py")):
+            digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+        _WORKER_DIGEST.append(digest.digest())
+    return _WORKER_DIGEST[0]
+
+
 def exercise_key(exercise: Exercise, extra: str = "") -> str:
     """Hash of everything that can change the observations."""
     digest = hashlib.sha256()
     for part in (judge.__version__, torch_version(), sys.version.split()[0], extra):
         digest.update(part.encode() + b"\0")
-    digest.update(RUNNER.read_bytes())
+    digest.update(_worker_digest())
     # The author kit (solutions/_kit) runs with every case: editing it recomputes every reference.
     kit = kit_dir(exercise)
     for label, folder in (("exercise", exercise.exercise_dir), ("solution", exercise.solution_dir), ("kit", kit)):

@@ -154,3 +154,23 @@ def test_validate_reuses_the_cached_reference_and_runs_the_oracle_alone(course: 
     # That miss ran everything in one child, and its run (less the oracle) is now the entry.
     entry = cache.load("clipping", cache.exercise_key(exercise))
     assert entry is not None and "oracle" not in entry[0].subjects and "reference" in entry[0].subjects
+
+
+def test_every_worker_module_is_in_the_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Not only runner.py: ranks.py runs the distributed cases and guards.py sits in every learner
+    run, so editing either must recompute the reference (validate trusts a cached one)."""
+    import shutil
+
+    from judge.worker import isolation
+
+    worker = tmp_path / "worker"
+    shutil.copytree(isolation.RUNNER.parent, worker, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(cache, "RUNNER", worker / "runner.py")
+    exercise = Catalog().get("clipping")
+    keys = []
+    for edited in (None, "ranks.py", "guards.py", "protocol.py"):
+        if edited:
+            (worker / edited).write_text((worker / edited).read_text() + "\n# edited\n")
+        monkeypatch.setattr(cache, "_WORKER_DIGEST", [])
+        keys.append(cache.exercise_key(exercise))
+    assert len(set(keys)) == 4, keys
