@@ -157,8 +157,8 @@ class Guards:
         self.originals: dict[int, str] = {}  # _addr(the real object, or a C builtin behind it) -> name
         self.codes: dict[int, str] = {}  # _addr(code object of a real built-in) -> name
         # The same code made again (importlib.reload of a torch module, exec of its source file):
-        # co_name -> {fingerprint -> name}, see _copies_of_forbidden_code.
-        self._fingerprints: dict[str, dict[tuple[Any, ...], str]] = {}
+        # bytecode -> {fingerprint -> name}, see _copies_of_forbidden_code.
+        self._fingerprints: dict[bytes, dict[tuple[Any, ...], str]] = {}
         self.hook: Any = None
         self.depth = 0  # learner calls in progress in the runner's thread
         self.watching = False  # the profile hook is meant to be in place
@@ -254,20 +254,21 @@ class Guards:
         forbidden ones in everything but identity, and a class built from them is torch's class."""
         for obj in self._keep:
             if type(obj) is types.CodeType and _addr(obj) in self.codes:
-                self._fingerprints.setdefault(obj.co_name, {})[_fingerprint(obj)] = self.codes[_addr(obj)]
+                self._fingerprints.setdefault(obj.co_code, {})[_fingerprint(obj)] = self.codes[_addr(obj)]
 
     def _copies_of_forbidden_code(self, code: Any) -> None:
         """Register as forbidden every code object in ``code`` (nested ones included) that is a
-        copy of a forbidden one: the same name, bytecode, constants, names and variables. Checked
-        for every piece of code anyone makes (imports included), before anything else: the name
-        is a cheap first filter, so torch's own exec calls cost a set lookup per code object."""
+        copy of a forbidden one: the same bytecode, constants, names and variables, whatever the
+        function is called (renaming a copy changes nothing it does). Checked for every piece of
+        code anyone makes (imports included), before anything else: the bytecode is a cheap
+        first filter, so torch's own exec calls cost a dict lookup per code object."""
         if not self._fingerprints:
             return
         todo = [code]
         while todo:
             item = todo.pop()
             todo.extend(c for c in item.co_consts if type(c) is types.CodeType)
-            known = self._fingerprints.get(item.co_name)
+            known = self._fingerprints.get(item.co_code)
             if known is None or _addr(item) in self.codes:
                 continue
             dotted = known.get(_fingerprint(item))
@@ -624,10 +625,23 @@ def _fingerprint(code: types.CodeType) -> tuple[Any, ...]:
     compilations of the same source give the same fingerprint. Nested code objects count by
     their own fingerprints. Only the low flag bits count (generator, varargs, ...): ``compile``
     passes its caller's ``from __future__`` flags on to the code it makes."""
-    consts = tuple(_fingerprint(c) if type(c) is types.CodeType else (type(c).__name__, repr(c))
-                   for c in code.co_consts)
-    return (code.co_name, code.co_code, consts, code.co_names, code.co_varnames, code.co_argcount,
+    consts = tuple(_fingerprint(c) if type(c) is types.CodeType else _constant(c) for c in code.co_consts)
+    return (code.co_code, consts, code.co_names, code.co_varnames, code.co_argcount,
             code.co_kwonlyargcount, code.co_flags & 0x3FF)
+
+
+_LITERALS = (str, bytes, int, float, complex, bool, type(None), type(Ellipsis))
+
+
+def _constant(value: Any) -> Any:
+    """A code constant as data, without running anything of it: ``code.replace(co_consts=...)``
+    can put any object there, whose ``repr`` would be the learner's code, run unwatched."""
+    if type(value) in _LITERALS:
+        return (type(value).__name__, repr(value))
+    if type(value) in (tuple, frozenset):
+        items = [_constant(v) for v in value]
+        return (type(value).__name__, tuple(items) if type(value) is tuple else tuple(sorted(map(repr, items))))
+    return ("object", _addr(type(value)))
 
 
 def _resolve(dotted: str) -> Any:
