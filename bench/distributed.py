@@ -1,6 +1,6 @@
 """What a distributed exercise costs: grading its reference with R ranks against clipping's.
 
-    python bench/distributed.py                      # ddp-token-loss and sharded-clip, 3 rounds
+    python bench/distributed.py                      # every exercise with ranks, 3 rounds
     python bench/distributed.py -n 5 sharded-clip
 
 Each exercise's reference is graded as a submission ``n`` times, alternating with clipping's
@@ -10,14 +10,18 @@ as ``grind run`` does) and warm (forks of one warm worker per exercise, as ``gri
 ``grind grade`` do). Reported: the median seconds of each and the ratio to clipping, with the
 number of distributed case instances (each forks R ranks that join a gloo group). The issue's
 goal is a ratio of at most about 3 for R = 2. Read the ratio, not the seconds: the machine is
-shared. Measured on the 2-core development machine (shared, load 5), ``-n 3``:
+shared. Measured on the 2-core development machine (one reviewer's job beside it), ``-n 3``:
 
-    cold: clipping 5.17 s per grade
-    cold: ddp-token-loss 7.78 s per grade, 1.50x clipping (6 distributed cases)
-    cold: sharded-clip 8.50 s per grade, 1.64x clipping (7 distributed cases)
-    warm: clipping 0.39 s per grade
-    warm: ddp-token-loss 0.92 s per grade, 2.38x clipping (6 distributed cases)
-    warm: sharded-clip 1.06 s per grade, 2.75x clipping (7 distributed cases)
+    cold: clipping 2.21 s per grade
+    cold: ddp-token-loss 4.73 s per grade, 2.14x clipping (6 distributed cases)
+    cold: sharded-clip 5.19 s per grade, 2.34x clipping (7 distributed cases)
+    cold: no-sync-accumulation 4.67 s per grade, 2.11x clipping (3 distributed cases)
+    cold: rank0-checkpoint 3.87 s per grade, 1.75x clipping (2 distributed cases)
+    warm: clipping 0.12 s per grade
+    warm: ddp-token-loss 0.58 s per grade, 4.70x clipping (6 distributed cases)
+    warm: sharded-clip 0.44 s per grade, 3.57x clipping (7 distributed cases)
+    warm: no-sync-accumulation 0.29 s per grade, 2.38x clipping (3 distributed cases)
+    warm: rank0-checkpoint 0.31 s per grade, 2.56x clipping (2 distributed cases)
 
 Cold, most of the extra is importing what DDP needs (torch._dynamo, about 3 s, before the
 learner's clock starts); warm, the server has imported it once, and what remains is the forks
@@ -40,7 +44,8 @@ sys.path.insert(0, str(ROOT))
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("slugs", nargs="*", default=["ddp-token-loss", "sharded-clip"])
+    parser.add_argument("slugs", nargs="*",
+                        default=["ddp-token-loss", "sharded-clip", "no-sync-accumulation", "rank0-checkpoint"])
     parser.add_argument("-n", type=int, default=3, help="timed grades per exercise and mode")
     args = parser.parse_args()
     scratch = Path(tempfile.mkdtemp(prefix="grind-bench-dist-"))
