@@ -132,64 +132,55 @@ def explain(
     same type for another reason."""
     if not failing:
         return None
-    strict = _explain(failing, instances, ref_obs, learner_cases, learner_obs, candidates, tolerance, True)
+
+    diffs = differences(failing, ref_obs, learner_cases, learner_obs, tolerance)
+
+    def attempt(by_message: bool) -> Explanation | None:
+        def agrees(cases: dict[str, CaseRecord], obs: dict[str, Observations], name: str) -> bool:
+            return same_behaviour(cases.get(name), obs.get(name, {}), learner_cases.get(name),
+                                  learner_obs.get(name, {}), tolerance, by_message)
+
+        best: tuple[int, int, int] | None = None
+        for order, (metas, cases, obs) in enumerate(candidates):
+            if not all(agrees(cases, obs, name) for name in failing):
+                continue
+            # Fewer mistakes first (a single pitfall beats a pair that also fits), then breadth.
+            score = (-len(metas), sum(agrees(cases, obs, name) for name in instances), -order)
+            if best is None or score > best:
+                best = score
+        if best is not None:
+            metas = candidates[-best[2]][0]
+            return Explanation([Finding(metas, diffs)], exact=True)
+
+        # Partial: a greedy cover of the differences, single pitfalls only (pairs that explain
+        # only part of it would name two mistakes on the strength of one).
+        covers: list[tuple[list[PitfallMeta], set[Difference], int]] = []
+        for metas, cases, obs in candidates:
+            if len(metas) != 1:
+                continue
+            explained = {d for d in diffs if _explains(d, cases.get(d[0]), obs.get(d[0], {}), learner_cases.get(d[0]),
+                                                       learner_obs.get(d[0], {}), tolerance, by_message)}
+            if explained:
+                covers.append((metas, explained, sum(agrees(cases, obs, name) for name in instances)))
+        covers.sort(key=lambda c: (-len(c[1]), -c[2]))
+        suspects = [c[0][0].slug for c in covers]
+        remaining = set(diffs)
+        findings: list[Finding] = []
+        while remaining and covers and len(findings) < MAX_FINDINGS:
+            metas, explained, _ = max(covers, key=lambda c: (len(c[1] & remaining), c[2]))
+            gained = explained & remaining
+            if not gained:
+                break
+            findings.append(Finding(metas, [d for d in diffs if d in gained]))
+            remaining -= gained
+        if not findings:
+            return None
+        return Explanation(findings, [d for d in diffs if d in remaining], complete=not remaining, suspects=suspects)
+
+    strict = attempt(True)
     if strict is not None and strict.exact:
         return strict
-    loose = _explain(failing, instances, ref_obs, learner_cases, learner_obs, candidates, tolerance, False)
+    loose = attempt(False)
     if loose is not None and loose.exact:
         return loose
     return strict if strict is not None else loose
-
-
-def _explain(
-    failing: list[str],
-    instances: list[str],
-    ref_obs: dict[str, Observations],
-    learner_cases: dict[str, CaseRecord],
-    learner_obs: dict[str, Observations],
-    candidates: list[tuple[list[PitfallMeta], dict[str, CaseRecord], dict[str, Observations]]],
-    tolerance: Callable[[str, str], Tolerance],
-    by_message: bool,
-) -> Explanation | None:
-    diffs = differences(failing, ref_obs, learner_cases, learner_obs, tolerance)
-
-    def agrees(cases: dict[str, CaseRecord], obs: dict[str, Observations], name: str) -> bool:
-        return same_behaviour(cases.get(name), obs.get(name, {}), learner_cases.get(name),
-                              learner_obs.get(name, {}), tolerance, by_message)
-
-    best: tuple[int, int, int] | None = None
-    for order, (metas, cases, obs) in enumerate(candidates):
-        if not all(agrees(cases, obs, name) for name in failing):
-            continue
-        # Fewer mistakes first (a single pitfall beats a pair that also fits), then breadth.
-        score = (-len(metas), sum(agrees(cases, obs, name) for name in instances), -order)
-        if best is None or score > best:
-            best = score
-    if best is not None:
-        metas = candidates[-best[2]][0]
-        return Explanation([Finding(metas, diffs)], exact=True)
-
-    # Partial: a greedy cover of the differences, single pitfalls only (pairs that explain
-    # only part of it would name two mistakes on the strength of one).
-    covers: list[tuple[list[PitfallMeta], set[Difference], int]] = []
-    for metas, cases, obs in candidates:
-        if len(metas) != 1:
-            continue
-        explained = {d for d in diffs if _explains(d, cases.get(d[0]), obs.get(d[0], {}), learner_cases.get(d[0]),
-                                                   learner_obs.get(d[0], {}), tolerance, by_message)}
-        if explained:
-            covers.append((metas, explained, sum(agrees(cases, obs, name) for name in instances)))
-    covers.sort(key=lambda c: (-len(c[1]), -c[2]))
-    suspects = [c[0][0].slug for c in covers]
-    remaining = set(diffs)
-    findings: list[Finding] = []
-    while remaining and covers and len(findings) < MAX_FINDINGS:
-        metas, explained, _ = max(covers, key=lambda c: (len(c[1] & remaining), c[2]))
-        gained = explained & remaining
-        if not gained:
-            break
-        findings.append(Finding(metas, [d for d in diffs if d in gained]))
-        remaining -= gained
-    if not findings:
-        return None
-    return Explanation(findings, [d for d in diffs if d in remaining], complete=not remaining, suspects=suspects)
