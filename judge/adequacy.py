@@ -29,12 +29,12 @@ from judge.catalog import content_root
 from judge.corpus import CorpusReport, corpus_files, grade_corpus, judge_corpus
 from judge.grade import (ORACLE, REFERENCE, Reference, compute_reference, grade, judge_subject, reference_for,
                          reference_with_oracle)
-
-if TYPE_CHECKING:
-    from judge.worker.sandbox import WarmWorker
 from judge.kit import kit_problems
 from judge.models import Exercise, Status, Verdict
 from judge.worker.protocol import pitfall_subject
+
+if TYPE_CHECKING:
+    from judge.worker.sandbox import WarmWorker
 
 EXERCISE_FILES = {"exercise.toml", "README.md", "stub.py"}
 SOLUTION_FILES = {"reference.py", "checks.py", "pitfalls.py", "oracle.py"}

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import re
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -139,11 +140,7 @@ def grade_corpus(exercise: Exercise, folder: Path, worker: WarmWorker | None = N
     verdicts: dict[Path, Verdict] = {}
     if not files:
         return verdicts
-    if worker is not None:
+    with nullcontext(worker) if worker is not None else WarmWorker(hidden_from_learners(exercise, folder)) as used:
         for path in files:
-            verdicts[path] = grade(exercise, path, worker=worker)
-        return verdicts
-    with WarmWorker(hidden_from_learners(exercise, folder)) as own:
-        for path in files:
-            verdicts[path] = grade(exercise, path, worker=own)
+            verdicts[path] = grade(exercise, path, worker=used)
     return verdicts

@@ -13,7 +13,7 @@ import ast
 import re
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -194,13 +194,11 @@ def reference_with_oracle(exercise: Exercise) -> Reference:
     one, all of them run in one child and the run, less the oracle, becomes the entry that
     grading the stub, the corpus and the golden files then reads."""
     key = cache.exercise_key(exercise)
-    if cache.load(exercise.slug, key) is not None:
+    if cache.has(exercise.slug, key):  # reference_for checks the entry (and rebuilds a broken one)
         return with_oracle(exercise, reference_for(exercise, key))
     outcome = _run_trusted(exercise, with_oracle=True)
     assert outcome.result is not None
     reference = _reference_from(exercise, outcome.result, outcome.observations)
-    from dataclasses import replace
-
     subjects = {sid: record for sid, record in outcome.result.subjects.items() if sid != ORACLE}
     kept = {name: value for name, value in outcome.observations.items()
             if (protocol.split_obs_name(name) or (ORACLE,))[0] != ORACLE}
