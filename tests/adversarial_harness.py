@@ -162,13 +162,14 @@ def server_tree(worker: Any, table: dict[int, tuple[int, str, int, str]]) -> set
     return tree
 
 
-def survivors(worker: Any = None, grace_s: float = 3.0) -> list[dict[str, Any]]:
-    """Processes below this one that are not the warm worker's own. A run's processes are
-    killed as it ends; ``grace_s`` only lets the kernel finish delivering those kills."""
+def survivors(*workers: Any, grace_s: float = 3.0) -> list[dict[str, Any]]:
+    """Processes below this one that are not a live warm worker's own (``workers``). A run's
+    processes are killed as it ends; ``grace_s`` only lets the kernel finish delivering those
+    kills."""
     deadline = time.monotonic() + grace_s
     while True:
         table = _processes()
-        left = descendants(os.getpid(), table) - server_tree(worker, table)
+        left = descendants(os.getpid(), table).difference(*(server_tree(w, table) for w in workers))
         if not left or time.monotonic() >= deadline:
             return [{"pid": p, "cmd": table[p][3], "state": table[p][1]} for p in sorted(left) if p in table]
         time.sleep(0.05)
@@ -243,11 +244,14 @@ def grade_once(exercise: Any, path: Path, limits: Any, worker: Any, role: str) -
     return entry
 
 
-def _leftovers(tmp: Path, worker: Any) -> list[str]:
+def _leftovers(tmp: Path, worker: Any, servers: list[Any]) -> list[str]:
+    """A warm job's leftovers are job folders in its server's folder; a cold run's are anything
+    in the temp folder except a live server's own folder (cold mode's neighbour server)."""
     root = getattr(worker, "root", None) if worker is not None else None
     if root:
         return sorted(str(p) for p in Path(root).glob("job-*"))
-    return sorted(str(p) for p in tmp.iterdir())
+    own = {str(s.root) for s in servers if s is not None and s.root}
+    return sorted(str(p) for p in tmp.iterdir() if str(p) not in own)
 
 
 def _write(spec: dict[str, Any], report: dict[str, Any]) -> None:
@@ -282,10 +286,12 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
         plan.append(("probe", probe))
     # One attacker, or (``attackers``) several one after another, each followed by the neighbours;
     # then a role is suffixed with the name of the attacker's folder ("attacker:NAME").
+    # ``neighbours_after``: true or false for every attacker, or the list of those followed.
+    after = spec.get("neighbours_after", True)
     for attacker in [Path(a) for a in spec.get("attackers", [spec.get("attacker")])]:
         suffix = f":{attacker.parent.name}" if "attackers" in spec else ""
         plan.append(("attacker" + suffix, attacker))
-        if spec.get("neighbours_after", True):
+        if after is True or (isinstance(after, list) and str(attacker) in after):
             plan += [("correct" + suffix, correct), ("wrong" + suffix, wrong)]
     neighbour_worker = None  # cold mode: the neighbours' own warm worker, started after the attack
     try:
@@ -304,8 +310,8 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
             if entry.get("hung"):
                 report["error"] = f"grading {role} ({path.name}) did not come back"
                 break
-            entry["survivors"] = survivors(grader)
-            entry["leftovers"] = _leftovers(tmp, grader)
+            entry["survivors"] = survivors(worker, neighbour_worker)
+            entry["leftovers"] = _leftovers(tmp, grader, [worker, neighbour_worker])
             shown = entry.get("stdout", "")
             if role == "probe" and ("GRIND-PROBE reachable" in shown or "GRIND-PROBE contained" not in shown):
                 report["unsafe"] = ("a submission could signal the harness or the test at level "
@@ -315,7 +321,7 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
         for started in (worker, neighbour_worker):
             if started is not None and not any(g.get("hung") for g in report["grades"]):
                 started.close()
-    report["survivors_at_exit"] = survivors(None, grace_s=0.2)
+    report["survivors_at_exit"] = survivors(grace_s=0.2)
     return report
 
 
@@ -346,7 +352,7 @@ def run_batch(spec: dict[str, Any], exercise: Any, limits: Any, report: dict[str
         report["error"] = "grading the class did not come back"
         return report
     report.update(done)
-    report["survivors_at_exit"] = survivors(None)
+    report["survivors_at_exit"] = survivors()
     report["leftovers"] = sorted(str(p) for p in Path(spec["tmp"]).iterdir())
     return report
 

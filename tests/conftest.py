@@ -58,7 +58,17 @@ XDIST_UNITS = [
 ]
 
 
+_HOSTILE = re.compile(r"tests/test_adversarial\.py::test_hostile_submission_gets_its_verdict_and_leaves_no_trace"
+                      r"\[([\w-]+)-(cold|warm)\]$")
+
+
 def xdist_unit(nodeid: str) -> str:
+    hostile = _HOSTILE.match(nodeid)
+    if hostile:  # the attacks graded by one harness (tests/test_adversarial.py, BATCHES)
+        from tests.test_adversarial import batch_of
+
+        stem, mode = hostile.groups()
+        return f"adversarial-{mode}-{batch_of(stem, mode)}"
     for pattern, unit in XDIST_UNITS:
         match = pattern.match(nodeid)
         if match:

@@ -13,12 +13,13 @@ signal the suite; if it can, the test fails without running the attack.
 
 Every file is graded in cold mode (a fresh process) and in warm mode (a fork of the warm worker,
 as ``grind watch`` and ``grind grade`` do), by ``tests/adversarial_harness.py`` in a process of
-its own (see there why), and then, with the same worker and the same cache, a correct and a
-plainly wrong submission are graded (in cold mode, after the attacks that can leave something
-behind: see LEAVES_SOMETHING; there by one warm worker started after the attack, which meets
-whatever the attack left on disk or in the process table as any fresh process would): a correct
-student graded next to an attacker still passes, and
-nothing the attacker did (a poisoned cache, a process left behind) makes a wrong one pass.
+its own (see there why; a few attacks per harness: see BATCHES), and right after each attack,
+with the same cache, a correct and a plainly wrong submission are graded (in warm mode by the
+worker that graded the attacker, as the next students of a class are; in cold mode, after the
+attacks that can leave something behind (see LEAVES_SOMETHING), by the batch's warm worker,
+which meets whatever the attack left on disk or in the process table): a correct student graded
+next to an attacker still passes, and nothing the attacker did (a poisoned cache, a process left
+behind) makes a wrong one pass.
 For every grade the suite also proves that the judge came back with a verdict (never an
 internal error, never a hang: within the limit plus a generous margin; bench/adversarial.py
 measures the real overrun), that nothing in the learner's workspace changed, that no process the
@@ -72,10 +73,9 @@ LEVEL_INDEPENDENT = frozenset({
     "forbidden_getattr", "forbidden_module_alias", "forbidden_partial", "forbidden_unhook",
     "patch_comparisons", "patch_runner", "inject_observation_key", "forbidden_reload", "forbidden_exec_source",
 })
-# Every file in cold mode and in warm mode (each with a warm worker of its own), except the
-# level-independent ones: they are graded one after another by one harness in each mode (see
-# test_level_independent_attacks_one_after_another): a harness start per attack was a third of
-# their cost.
+# Every file in cold mode and in warm mode, except the level-independent ones, which are graded
+# one after another by one harness in each mode (test_level_independent_attacks_one_after_another);
+# these in a few batches per mode (BATCHES, below).
 HOSTILE = [pytest.param(p, mode, id=f"{p.stem}-{mode}") for p in FILES for mode in ("cold", "warm")
            if p.stem not in LEVEL_INDEPENDENT]
 
@@ -236,59 +236,104 @@ def test_every_file_has_a_header_the_suite_understands(path: Path) -> None:
     assert not unknown, f"{path.name}: unknown '# needs:' words {unknown}; use {'|'.join(LEVELS)}"
 
 
+# The other attacks are graded in a few batches per mode, each by one harness: in warm mode by
+# one warm worker (as ``grind grade`` grades a class: whatever an attacker does to the worker,
+# the next student meets it), in cold mode each attacker in a fresh process, and the neighbours
+# of all of them by one warm worker. A harness and a server start per attack were most of the
+# suite's cost. Each attack is still a test of its own, which reads its grades from its batch's
+# report (an xdist unit per batch: tests/conftest.py), and is skipped with its reason where its
+# guarantee does not hold.
+BATCHES = {"cold": 4, "warm": 3}
+_BATCHED = [p for p in FILES if p.stem not in LEVEL_INDEPENDENT]
+
+
+def batch_of(stem: str, mode: str) -> int:
+    """The batch an attack is graded in (round robin over the sorted files)."""
+    return [p.stem for p in _BATCHED].index(stem) % BATCHES[mode]
+
+
+_BATCH_REPORTS: dict[tuple[str, int], dict[str, Any]] = {}
+
+
+def _batch_report(mode: str, batch: int, factory: pytest.TempPathFactory, pristine: Path) -> dict[str, Any]:
+    """Grade one batch's attackers (those whose guarantee holds here) once per session."""
+    key = (mode, batch)
+    if key in _BATCH_REPORTS:
+        return _BATCH_REPORTS[key]
+    paths = [p for p in _BATCHED if batch_of(p.stem, mode) == batch and _unmet(p) is None]
+    root = factory.mktemp(f"adversarial-{mode}-{batch}")
+    workspaces: dict[str, Path] = {}
+    before: dict[str, dict[str, bytes | None]] = {}
+    for path in paths:
+        workspace = root / "workspaces" / path.stem
+        workspace.mkdir(parents=True)
+        shutil.copyfile(path, workspace / "clipping.py")
+        (workspace / "canary.txt").write_text("the learner's other work")
+        workspaces[path.stem], before[path.stem] = workspace, _snapshot(workspace)
+    tmp = root / "tmp"
+    tmp.mkdir()
+    # Cold: only an attack that can leave something behind (LEAVES_SOMETHING) is followed by the
+    # neighbours; warm: every one.
+    followed = [str(workspaces[p.stem] / "clipping.py") for p in paths
+                if mode == "warm" or LEAVES_SOMETHING.search(p.stem)]
+    try:
+        report = run_harness({
+            "mode": mode, "attackers": [str(workspaces[p.stem] / "clipping.py") for p in paths],
+            "limit_s": LIMITS.wall_s, "memory_mb": LIMITS.memory_mb,
+            "cache": str(_private_cache(pristine, root / "cache")), "tmp": str(tmp),
+            # two folders down: a submission looking for classmates next to its folder finds none
+            "neighbours": str(root / "others" / "students"), "probe": any(_dangerous(p) for p in paths),
+            "neighbours_after": followed,
+        }, root, backstop_s=HARNESS_BACKSTOP_S * 2)
+    except pytest.fail.Exception as exc:  # the harness itself failed: every test of the batch says so
+        report = {"error": str(exc), "harness_failed": True}
+    report["changed"] = [stem for stem, workspace in workspaces.items() if _snapshot(workspace) != before[stem]]
+    report["followed"] = [Path(f).parent.name for f in followed]
+    report["tmp_left"] = [str(p) for p in tmp.iterdir()]
+    _BATCH_REPORTS[key] = report
+    return report
+
+
 @pytest.mark.parametrize("path, mode", HOSTILE)
 def test_hostile_submission_gets_its_verdict_and_leaves_no_trace(
-    path: Path, mode: str, tmp_path: Path, pristine_cache: Path
+    path: Path, mode: str, tmp_path_factory: pytest.TempPathFactory, pristine_cache: Path
 ) -> None:
     """The judge returns, with an acceptable verdict, the workspace untouched, no process left and
     no temp dir left; in a fresh process (cold) and in a fork of the warm worker (watch mode, batch
-    grading). Then, same mode, same worker, same cache: a correct student passes and a wrong one
-    fails."""
+    grading). Then, same mode, same cache: a correct student passes and a wrong one fails (graded
+    by the warm worker that graded the attacker, or in cold mode by the batch's warm worker)."""
     expected, pitfall, _ = _header(path)
     reason = _unmet(path)
     if reason:
         pytest.skip(reason)
-    neighbours = mode == "warm" or bool(LEAVES_SOMETHING.search(path.stem))
-    workspace = tmp_path / "workspace"
-    workspace.mkdir()
-    submission = workspace / "clipping.py"
-    shutil.copyfile(path, submission)
-    (workspace / "canary.txt").write_text("the learner's other work")
-    before = _snapshot(workspace)
-    tmp = tmp_path / "tmp"
-    tmp.mkdir()
-    report = run_harness({
-        "mode": mode, "attacker": str(submission), "limit_s": LIMITS.wall_s, "memory_mb": LIMITS.memory_mb,
-        "cache": str(_private_cache(pristine_cache, tmp_path / "cache")), "tmp": str(tmp),
-        # two folders down: a submission looking for classmates next to its folder finds none
-        "neighbours": str(tmp_path / "others" / "students"), "probe": _dangerous(path),
-        "neighbours_after": neighbours,
-    }, tmp_path)
+    report = _batch_report(mode, batch_of(path.stem, mode), tmp_path_factory, pristine_cache)
+    if report.get("harness_failed"):
+        pytest.fail(f"the batch's harness failed: {report['error']}")
     if report.get("unsafe"):
-        pytest.fail(f"not running {path.name}, which would signal processes outside its run: {report['unsafe']}")
-
+        pytest.fail(f"not running {path.name}'s batch, which holds an attack that would signal processes "
+                    f"outside its run: {report['unsafe']}")
     grades = {g["role"]: g for g in report.get("grades", [])}
+    me = f":{path.stem}"
     problems = []
     if mode == "warm":
         problems += _grade_problems(grades.get("before"), "before", {"passed"})
-    problems += _grade_problems(grades.get("attacker"), "attacker", expected)
-    attacker = grades.get("attacker") or {}
+    problems += _grade_problems(grades.get("attacker" + me), "attacker", expected)
+    attacker = grades.get("attacker" + me) or {}
     if pitfall and attacker.get("status") in expected and attacker.get("pitfall") != pitfall:
         problems.append(f"the attacker was diagnosed as {attacker.get('pitfall')}, not {pitfall}")
-    if neighbours:
-        problems += _grade_problems(grades.get("correct"), "correct", {"passed"})
-        problems += _grade_problems(grades.get("wrong"), "wrong", {"failed"})
-    if _snapshot(workspace) != before:
+    if path.stem in report["followed"]:
+        problems += _grade_problems(grades.get("correct" + me), "correct", {"passed"})
+        problems += _grade_problems(grades.get("wrong" + me), "wrong", {"failed"})
+    if path.stem in report["changed"]:
         problems.append("the learner's workspace changed")
     hung = any(g.get("hung") for g in grades.values())
     if report.get("error") and not hung:
         problems.append(f"the harness failed: {report['error']}\n{report.get('traceback', '')}")
     if not hung:  # after a hang the worker was never closed: what it left says nothing more
         if report.get("survivors_at_exit"):
-            problems.append(f"processes were still alive at the end: {report['survivors_at_exit']}")
-        leftovers = list(tmp.iterdir())
-        if leftovers:
-            problems.append(f"temp dirs left behind: {leftovers}")
+            problems.append(f"processes were still alive at the end of the batch: {report['survivors_at_exit']}")
+        if report["tmp_left"]:
+            problems.append(f"temp dirs left behind at the end of the batch: {report['tmp_left']}")
     assert not problems, "\n".join(problems) + f"\n--- harness output ---\n{report.get('output', '')}"
 
 
