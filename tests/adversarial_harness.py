@@ -15,7 +15,8 @@ escaping to init.
 SPEC keys: ``mode`` (cold, warm or batch), ``out`` (where the report goes), ``cache`` (becomes
 GRIND_CACHE_DIR; the test passes it in the environment too, as a user's shell would), ``tmp``
 (tempfile's folder: every temp dir grind makes lands there, so leftovers can be seen),
-``limit_s``, ``memory_mb``; for cold/warm ``attacker`` (the submission to grade) or ``attackers``
+``limit_s``, ``memory_mb``; for cold/warm ``limits_s`` (optional: a wall clock per attacker
+path) and ``neighbour_limit_s`` (optional: the neighbours' wall clock), ``attacker`` (the submission to grade) or ``attackers``
 (several, graded one after another by the same worker, each followed by the correct and the
 wrong submission; roles then read "attacker:NAME", NAME being the attacker's folder) and
 ``neighbours`` (folder for the correct and wrong submissions graded after it: in cold mode by
@@ -29,6 +30,7 @@ exception, hung, survivors, leftovers), ``rows`` (batch), ``survivors_at_exit``,
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import os
@@ -305,7 +307,12 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
                 if neighbour_worker is None:
                     neighbour_worker = WarmWorker(hidden_from_learners(exercise))
                 grader = neighbour_worker
-            entry = grade_once(exercise, path, limits, grader, role)
+            # ``limits_s``: a wall clock per attacker (and ``neighbour_limit_s`` for the
+            # neighbours): an attack that is not meant to time out may take longer, at no cost.
+            wall = spec.get("limits_s", {}).get(str(path)) if role.startswith("attacker") else (
+                spec.get("neighbour_limit_s") if role.split(":")[0] in ("correct", "wrong") else None)
+            used = dataclasses.replace(limits, wall_s=float(wall)) if wall else limits
+            entry = grade_once(exercise, path, used, grader, role)
             report["grades"].append(entry)
             if entry.get("hung"):
                 report["error"] = f"grading {role} ({path.name}) did not come back"

@@ -91,34 +91,44 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     return SharedFixtureScheduling(config, log)
 
 
-_EXERCISE_WORKER: dict[str, Any] = {}
+_WARM_WORKERS: dict[tuple[str, ...], Any] = {}
+WARM_WORKERS_KEPT = 2  # a test with a course of its own hides other folders: its worker is another
 
 
-def exercise_worker(slug: str) -> Any:
-    """One warm worker per exercise for everything the exercise's xdist unit grades (its corpus,
-    its golden submissions, its stub): one server start (one torch import) per exercise instead
-    of one per test file. It hides the exercise's corpus and golden folders as well as what
-    grading always hides. One server at a time: the previous exercise's stops here."""
+def warm_worker(exercise: Any = None) -> Any:
+    """One warm worker per test process for every test that grades learner code warm (as
+    ``grind watch`` and ``grind grade`` do) and is not about the cold path: every exercise's
+    corpus, golden submissions and adequacy report, the repro and report tests. One server
+    start (one torch import) per test process instead of one per exercise or test; a server
+    killed by a submission is restarted by the next job, as in a class. It hides what grading
+    always hides (the solutions, the reference cache) and, for every exercise at once, the
+    corpus and golden folders, whose files reach the child as text."""
     from judge.catalog import Catalog
     from judge.grade import hidden_from_learners
     from judge.worker.sandbox import WarmWorker
 
-    if slug not in _EXERCISE_WORKER:
-        for done in _EXERCISE_WORKER.values():
-            done.close()
-        _EXERCISE_WORKER.clear()
-        exercise = Catalog().get(slug)
-        _EXERCISE_WORKER[slug] = WarmWorker(hidden_from_learners(
-            exercise, ROOT / "tests" / "corpus" / slug, SUBMISSIONS / slug))
-    return _EXERCISE_WORKER[slug]
+    hidden = hidden_from_learners(exercise or Catalog().get("clipping"), ROOT / "tests" / "corpus", SUBMISSIONS)
+    key = tuple(str(path) for path in hidden)
+    if key not in _WARM_WORKERS:
+        while len(_WARM_WORKERS) >= WARM_WORKERS_KEPT:
+            _WARM_WORKERS.pop(next(iter(_WARM_WORKERS))).close()
+        _WARM_WORKERS[key] = WarmWorker(hidden)
+    return _WARM_WORKERS[key]
+
+
+def exercise_worker(slug: str) -> Any:
+    """The warm worker that grades ``slug``'s corpus, golden submissions and adequacy report."""
+    from judge.catalog import Catalog
+
+    return warm_worker(Catalog().get(slug))
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _close_exercise_workers() -> Iterator[None]:
+def _close_warm_workers() -> Iterator[None]:
     yield
-    for worker in _EXERCISE_WORKER.values():
+    for worker in _WARM_WORKERS.values():
         worker.close()
-    _EXERCISE_WORKER.clear()
+    _WARM_WORKERS.clear()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

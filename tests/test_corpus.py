@@ -34,8 +34,9 @@ _GRADED: dict[str, dict[Path, Verdict]] = {}
 
 
 def graded(slug: str) -> dict[Path, Verdict]:
-    """One exercise's corpus graded once per xdist worker, with the exercise's warm worker (as a
-    class would be; conftest.exercise_worker, shared with its golden submissions and stub). Per exercise rather than all at once, so that the exercises' corpora are spread over the
+    """One exercise's corpus graded once per xdist worker, with a warm worker (as a class would
+    be; conftest.exercise_worker, shared with the golden submissions and the stubs). Per
+    exercise rather than all at once, so that the exercises' corpora are spread over the
     xdist workers (see ``XDIST_UNITS`` in conftest.py: one unit per exercise)."""
     if slug not in _GRADED:
         _GRADED[slug] = grade_corpus(Catalog().get(slug), CORPUS / slug, worker=exercise_worker(slug))

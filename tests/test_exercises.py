@@ -3,10 +3,10 @@
 Golden submissions live in ``tests/submissions/<slug>/<name>.py``; the first line says what the
 judge must answer, e.g. ``# expect: passed`` or ``# expect: failed pitfall=per-tensor`` or
 ``# expect: forbidden``, ``error``, ``timeout``, ``crashed``. They are graded as ``grind watch``
-and ``grind grade`` grade: forks of one warm worker per exercise, each submission in a fresh,
-isolated child (conftest.exercise_worker: one per exercise, shared with its corpus and stub; a
-cold start per file would import torch ~130 times to prove the same verdicts;
-the cold path is exercised file by file by the adversarial suite's cold mode and the CLI tests).
+and ``grind grade`` grade: forks of a warm worker, each submission in a fresh, isolated child
+(conftest.exercise_worker: one per test process, shared with the corpus and the stubs; a cold
+start per file would import torch ~160 times to prove the same verdicts; the cold path is
+exercised file by file by the adversarial suite's cold mode and the CLI tests).
 """
 
 from __future__ import annotations

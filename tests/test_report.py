@@ -12,13 +12,13 @@ from judge.catalog import Catalog
 from judge.grade import grade
 from judge.render import HintInfo, render_verdict
 
-from .conftest import SUBMISSIONS
+from .conftest import SUBMISSIONS, warm_worker
 
 
 @pytest.fixture(scope="module")
 def per_tensor_verdict():  # type: ignore[no-untyped-def]
     exercise = Catalog().get("clipping")
-    return exercise, grade(exercise, SUBMISSIONS / "clipping" / "pitfall_per_tensor.py")
+    return exercise, grade(exercise, SUBMISSIONS / "clipping" / "pitfall_per_tensor.py", worker=warm_worker())
 
 
 def _render(verdict, exercise, terminal: bool) -> str:  # type: ignore[no-untyped-def]
@@ -58,7 +58,7 @@ def test_no_color_env_is_honoured(per_tensor_verdict, monkeypatch: pytest.Monkey
 @pytest.fixture(scope="module")
 def schedule_verdict():  # type: ignore[no-untyped-def]
     exercise = Catalog().get("lr-schedule")
-    return exercise, grade(exercise, SUBMISSIONS / "lr-schedule" / "pitfall_no_clamp.py")
+    return exercise, grade(exercise, SUBMISSIONS / "lr-schedule" / "pitfall_no_clamp.py", worker=warm_worker())
 
 
 def test_a_diverging_sequence_is_plotted_in_colour(schedule_verdict) -> None:  # type: ignore[no-untyped-def]

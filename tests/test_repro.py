@@ -1,7 +1,9 @@
 """A failure a learner can reproduce: shown whole and exact, numbered as the statement numbers
 steps, entries named by parameter, and ``grind run --repro`` as a script that re-runs it.
 
-Every test here works on real verdicts of independently written corpus submissions."""
+Every test here works on real verdicts of independently written corpus submissions, graded by
+the test process's warm worker (conftest.warm_worker) unless the test runs grind itself: the
+script is the subject here, not the cold path."""
 
 from __future__ import annotations
 
@@ -26,6 +28,8 @@ from judge.models import Tolerance, Verdict
 from judge.render import render_verdict
 from judge.repro import ReproUnavailable, repro_script
 
+from .conftest import warm_worker
+
 CORPUS = Path(__file__).parent / "corpus"
 runner = CliRunner()
 
@@ -37,7 +41,7 @@ def plain(verdict: Verdict, slug: str) -> str:
 
 
 def graded(slug: str, name: str) -> Verdict:
-    return grade(Catalog().get(slug), CORPUS / slug / name)
+    return grade(Catalog().get(slug), CORPUS / slug / name, worker=warm_worker())
 
 
 def f32(value: float) -> float:
@@ -162,7 +166,7 @@ def test_repro_of_a_random_case_rebuilds_its_seeded_input(tmp_path: Path) -> Non
     finds the difference where the verdict did."""
     exercise = Catalog().get("adam")
     learner = CORPUS / "adam" / "hf_adamw_no_correct_bias.py"
-    verdict = grade(exercise, learner)
+    verdict = grade(exercise, learner, worker=warm_worker())
     check = next(c for c in verdict.checks if c.kind == "random")
     alone = Verdict(exercise="adam", status=verdict.status, checks=[check])
     script = tmp_path / "repro_adam.py"
@@ -177,14 +181,14 @@ def test_repro_of_a_random_case_rebuilds_its_seeded_input(tmp_path: Path) -> Non
 def test_no_repro_for_a_file_that_does_not_load(tmp_path: Path) -> None:
     broken = tmp_path / "clipping.py"
     broken.write_text("import torch\nraise RuntimeError('not yet')\n")
-    verdict = grade(Catalog().get("clipping"), broken)
+    verdict = grade(Catalog().get("clipping"), broken, worker=warm_worker())
     with pytest.raises(ReproUnavailable, match="no check failed on an input"):
         repro_script(Catalog().get("clipping"), verdict, broken, tmp_path / "repro.py")
 
 
 def _repro_of(slug: str, learner: Path, tmp_path: Path) -> tuple[Verdict, subprocess.CompletedProcess[str]]:
     exercise = Catalog().get(slug)
-    verdict = grade(exercise, learner)
+    verdict = grade(exercise, learner, worker=warm_worker())
     script = tmp_path / f"repro_{slug}.py"
     script.write_text(repro_script(exercise, verdict, learner, script))
     return verdict, _run_script(script)
