@@ -185,9 +185,12 @@ GOLDEN_HEADER = re.compile(r"#\s*expect:\s*(\w+)(?:\s+pitfall=(\S+))?")
 GOLDEN_STATUSES = {s.value for s in Status}
 
 
-def golden_problems(exercise: Exercise, folder: Path) -> list[str]:
+def golden_problems(exercise: Exercise, folder: Path, worker: WarmWorker | None = None) -> list[str]:
     """Grade each golden submission (``folder/*.py``, first line ``# expect: STATUS [pitfall=SLUG]``)
-    with one warm worker, and report each whose verdict or named pitfall differs."""
+    with one warm worker (``worker``, which must hide ``folder``, or one of its own), and report
+    each whose verdict or named pitfall differs."""
+    from contextlib import nullcontext
+
     from judge.grade import hidden_from_learners
     from judge.worker.sandbox import Limits, WarmWorker
 
@@ -203,7 +206,7 @@ def golden_problems(exercise: Exercise, folder: Path) -> list[str]:
         wanted[path] = (match.group(1), match.group(2))
     if not wanted:
         return problems
-    with WarmWorker(hidden_from_learners(exercise, folder)) as worker:
+    with nullcontext(worker) if worker is not None else WarmWorker(hidden_from_learners(exercise, folder)) as worker:
         for path, (status, pitfall) in wanted.items():
             # A short wall clock keeps the infinite loops cheap, as in tests/test_exercises.py.
             limits = Limits(wall_s=2.0) if status == "timeout" else None
@@ -224,8 +227,28 @@ def check_adequacy(exercise: Exercise, *, seeds: int | None = None, with_stub: b
                    golden: Path | None = None, worker: WarmWorker | None = None) -> AdequacyReport:
     """Every check in the module docstring; with ``corpus_root``, also grade the exercise's
     corpus (``corpus_root/<slug>/*.py``, see judge.corpus) and report the share it names; with
-    ``golden``, grade the golden submissions in ``golden/<slug>/``; ``worker``, a warm worker
-    of this exercise that grades the stub."""
+    ``golden``, grade the golden submissions in ``golden/<slug>/``.
+
+    Everything runs in one warm server (``worker``, which must hide the corpus and golden
+    folders, or one of its own): the reference, pitfalls and oracle as trusted jobs, the stub,
+    the corpus and the golden files as learners' jobs. Four torch imports per exercise were most
+    of `grind validate --all`'s time. The determinism check alone runs the reference again in a
+    process of its own: a fork shares the server's hash seed, and an order that depends on it is
+    what that check must catch."""
+    from judge.grade import hidden_from_learners
+    from judge.worker.sandbox import WarmWorker
+
+    folder = corpus_root / exercise.slug if corpus_root is not None else None
+    golden_folder = golden / exercise.slug if golden is not None else None
+    if worker is not None:
+        return _check_adequacy(exercise, seeds, with_stub, determinism, folder, golden_folder, worker)
+    hidden = hidden_from_learners(exercise, *[f for f in (folder, golden_folder) if f is not None])
+    with WarmWorker(hidden) as own:
+        return _check_adequacy(exercise, seeds, with_stub, determinism, folder, golden_folder, own)
+
+
+def _check_adequacy(exercise: Exercise, seeds: int | None, with_stub: bool, determinism: bool,
+                    folder: Path | None, golden: Path | None, worker: WarmWorker) -> AdequacyReport:
     started = time.monotonic()
     report = AdequacyReport(exercise.slug)
     report.problems += static_problems(exercise)
@@ -233,9 +256,9 @@ def check_adequacy(exercise: Exercise, *, seeds: int | None = None, with_stub: b
     if seeds is None:
         # After `grind run` or an earlier validate, the reference and every pitfall are not run
         # again just to be compared with the oracle; on a miss their run fills the cache.
-        ref = reference_with_oracle(exercise) if oracle else reference_for(exercise)
+        ref = reference_with_oracle(exercise, worker) if oracle else reference_for(exercise, worker=worker)
     else:
-        ref = compute_reference(exercise, seeds=seeds, with_oracle=oracle)
+        ref = compute_reference(exercise, seeds=seeds, with_oracle=oracle, worker=worker)
     report.cases, report.pitfalls = len(ref.instances), len(ref.pitfalls)
     for subject_id, run in ref.subjects.items():
         report.verdicts[subject_id] = judge_subject(exercise, ref, run)
@@ -265,7 +288,7 @@ def check_adequacy(exercise: Exercise, *, seeds: int | None = None, with_stub: b
     if elapsed * HEADROOM > exercise.time_limit:
         report.problems.append(f"the reference takes {elapsed:.2f} s, too close to time_limit = "
                                f"{exercise.time_limit:g} s (keep {HEADROOM:g}x headroom)")
-    if determinism:
+    if determinism:  # in a fresh process, never a fork of ``worker`` (see check_adequacy)
         again = compute_reference(exercise, seeds=seeds)
         first, second = ref.subjects[REFERENCE].obs, again.subjects[REFERENCE].obs
         for name in ref.instance_names:
@@ -274,16 +297,15 @@ def check_adequacy(exercise: Exercise, *, seeds: int | None = None, with_stub: b
                 report.problems.append(f"the reference is not deterministic: case '{name}' differs between two runs")
                 break
     if with_stub:
-        stub = grade(exercise, exercise.stub_path, worker=worker)  # a caller's warm worker, or cold
+        stub = grade(exercise, exercise.stub_path, worker=worker)
         report.verdicts["stub"] = stub
         if stub.status is Status.PASSED:
             report.problems.append("the untouched stub passes")
-    folder = corpus_root / exercise.slug if corpus_root is not None else None
     if folder is not None and corpus_files(folder):
-        report.corpus = judge_corpus(exercise, grade_corpus(exercise, folder))
+        report.corpus = judge_corpus(exercise, grade_corpus(exercise, folder, worker=worker))
         report.problems += report.corpus.problems()
     if golden is not None:
-        report.problems += golden_problems(exercise, golden / exercise.slug)
+        report.problems += golden_problems(exercise, golden, worker)
     report.seconds = time.monotonic() - started
     return report
 

@@ -139,8 +139,10 @@ def _file_subject(subject_id: str, path: Path, source: str | None = None) -> dic
     return {"id": subject_id, "kind": "file", "path": str(path), "source": text}
 
 
-def _run_trusted(exercise: Exercise, seeds: int | None = None, with_oracle: bool = False) -> RunOutcome:
-    """Run the reference, the pitfalls and optionally the oracle, in one trusted child."""
+def _run_trusted(exercise: Exercise, seeds: int | None = None, with_oracle: bool = False,
+                 worker: WarmWorker | None = None) -> RunOutcome:
+    """Run the reference, the pitfalls and optionally the oracle, in one trusted child (a fork of
+    ``worker`` when given)."""
     require_torch()  # validate and grade reach here first: a missing torch is exit 5, not "failed"
     subjects = [_file_subject(REFERENCE, exercise.reference_path)]
     if with_oracle:
@@ -150,12 +152,17 @@ def _run_trusted(exercise: Exercise, seeds: int | None = None, with_oracle: bool
     subjects.append({"kind": "pitfalls", "path": str(exercise.pitfalls_path),
                      "source": exercise.pitfalls_path.read_text(encoding="utf-8")})
     return _trusted_job(exercise, _job(exercise, subjects, record_inputs=True, seeds=seeds,
-                                       check_forbidden=list(exercise.forbidden)), "computing the reference")
+                                       check_forbidden=list(exercise.forbidden)), "computing the reference",
+                        worker)
 
 
-def _trusted_job(exercise: Exercise, job: dict[str, Any], doing: str) -> RunOutcome:
+def _trusted_job(exercise: Exercise, job: dict[str, Any], doing: str, worker: WarmWorker | None = None) -> RunOutcome:
+    """A job of the exercise's own files, in a process of its own or, with ``worker``, in a fork
+    of that warm server (`grind validate` runs everything of one exercise in one server: the job
+    carries its sources, so the server's hidden folders do not matter)."""
     budget = exercise.time_limit * (2 + len(job["subjects"]) * 4) + 30
-    outcome = run_job(job, Limits(wall_s=budget, memory_mb=max(exercise.memory_mb, 4096)))
+    limits = Limits(wall_s=budget, memory_mb=max(exercise.memory_mb, 4096))
+    outcome = worker.run_job(job, limits) if worker is not None else run_job(job, limits)
     if outcome.result is None:
         for line in outcome.stderr.splitlines():
             if line.startswith(protocol.AUTHORING_PREFIX):  # the checks or pitfalls are broken: say where
@@ -165,7 +172,7 @@ def _trusted_job(exercise: Exercise, job: dict[str, Any], doing: str) -> RunOutc
     return outcome
 
 
-def with_oracle(exercise: Exercise, ref: Reference) -> Reference:
+def with_oracle(exercise: Exercise, ref: Reference, worker: WarmWorker | None = None) -> Reference:
     """``ref`` with the oracle's run added, from a trusted job that runs the oracle alone: `grind
     validate` compares the oracle with the reference the cache already holds (keyed by every
     file of the exercise, checked like any entry) instead of running the reference and every
@@ -173,7 +180,8 @@ def with_oracle(exercise: Exercise, ref: Reference) -> Reference:
     require_torch()
     if not exercise.oracle_path.is_file():
         raise JudgeError(f"{exercise.oracle_path}: file is missing")
-    outcome = _trusted_job(exercise, _job(exercise, [_file_subject(ORACLE, exercise.oracle_path)]), "running the oracle")
+    outcome = _trusted_job(exercise, _job(exercise, [_file_subject(ORACLE, exercise.oracle_path)]), "running the oracle",
+                           worker)
     assert outcome.result is not None
     oracle = _split(outcome.result, outcome.observations).get(ORACLE)
     if oracle is None:
@@ -181,22 +189,23 @@ def with_oracle(exercise: Exercise, ref: Reference) -> Reference:
     return Reference(ref.instances, ref.pitfalls, {**ref.subjects, ORACLE: oracle}, ref.unresolved)
 
 
-def compute_reference(exercise: Exercise, seeds: int | None = None, with_oracle: bool = False) -> Reference:
+def compute_reference(exercise: Exercise, seeds: int | None = None, with_oracle: bool = False,
+                      worker: WarmWorker | None = None) -> Reference:
     """Fresh, uncached observations (``seeds`` widens the random cases, for oracle tests)."""
-    outcome = _run_trusted(exercise, seeds, with_oracle)
+    outcome = _run_trusted(exercise, seeds, with_oracle, worker)
     assert outcome.result is not None
     return _reference_from(exercise, outcome.result, outcome.observations)
 
 
-def reference_with_oracle(exercise: Exercise) -> Reference:
+def reference_with_oracle(exercise: Exercise, worker: WarmWorker | None = None) -> Reference:
     """The reference, the pitfalls and the oracle, in as few trusted runs as the cache allows
     (`grind validate`): with a cache entry, the oracle runs alone (see with_oracle); without
     one, all of them run in one child and the run, less the oracle, becomes the entry that
     grading the stub, the corpus and the golden files then reads."""
     key = cache.exercise_key(exercise)
     if cache.has(exercise.slug, key):  # reference_for checks the entry (and rebuilds a broken one)
-        return with_oracle(exercise, reference_for(exercise, key))
-    outcome = _run_trusted(exercise, with_oracle=True)
+        return with_oracle(exercise, reference_for(exercise, key, worker), worker)
+    outcome = _run_trusted(exercise, with_oracle=True, worker=worker)
     assert outcome.result is not None
     reference = _reference_from(exercise, outcome.result, outcome.observations)
     subjects = {sid: record for sid, record in outcome.result.subjects.items() if sid != ORACLE}
@@ -231,12 +240,13 @@ def _reference_from(exercise: Exercise, result: protocol.Result, observations: O
 _LOADED: dict[tuple[str, str, str], tuple[tuple[int, ...], Reference]] = {}
 
 
-def reference_for(exercise: Exercise, key: str | None = None) -> Reference:
+def reference_for(exercise: Exercise, key: str | None = None, worker: WarmWorker | None = None) -> Reference:
     """Cached reference observations; computed (and published atomically) on a miss, or when
     the entry on disk is incomplete or corrupt (it is then rebuilt, never trusted).
     ``key`` saves hashing the exercise's files again when the caller already did. An entry this
     process already checked is reused while its files on disk are unchanged (same inode, size and
-    mtime); any change to it is read and checked again."""
+    mtime); any change to it is read and checked again. ``worker``: a warm server that computes
+    a missing entry instead of a process of its own."""
     key = key or cache.exercise_key(exercise)
     where = (exercise.slug, key, str(cache.cache_root()))
     stamp = cache.stamp(exercise.slug, key)
@@ -249,7 +259,7 @@ def reference_for(exercise: Exercise, key: str | None = None) -> Reference:
         if stamp is not None:
             _LOADED[where] = (stamp, reference)
         return reference
-    outcome = _run_trusted(exercise)
+    outcome = _run_trusted(exercise, worker=worker)
     assert outcome.result is not None
     reference = _reference_from(exercise, outcome.result, outcome.observations)
     cache.store(exercise.slug, key, outcome.result, outcome.observations)

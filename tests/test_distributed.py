@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from judge.catalog import Catalog
-from judge.grade import compute_reference, grade
+from judge.grade import grade, reference_for
 from judge.worker import ranks
 from judge.worker import runner as child
 from judge.worker.sandbox import Limits, isolation
@@ -88,7 +88,7 @@ def test_ddp_token_loss_reference_gives_the_single_process_gradient_on_every_ran
     exec(compile(source, namespace["__file__"], "exec"), namespace)
     checks = type(sys)("grind_checks")
     checks.__dict__.update(namespace)
-    reference = compute_reference(exercise).subjects["reference"]
+    reference = reference_for(exercise).subjects["reference"]  # the cached run grading compares with
     compared = 0
     for case in checks.CASES:
         if case["call"] is not checks.run_model:
@@ -124,7 +124,7 @@ def test_hostile_rank_gets_its_verdict_and_leaves_nothing_running(path: Path) ->
     if "kills" in path.stem and isolation().level not in ("bubblewrap", "landlock"):
         pytest.skip(f"{path.name} signals every process it can see: only contained by a sandbox")
     exercise = Catalog().get("ddp-token-loss")
-    compute_reference(exercise)  # cached: the grade below times only the submission
+    reference_for(exercise)  # cached before the grade: its clock times only the submission
     before = _runners()
     verdict = grade(exercise, path, limits=Limits(wall_s=10.0))
     assert verdict.status.value in expected, verdict.message or verdict.first_failure
