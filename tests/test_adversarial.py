@@ -220,6 +220,7 @@ def test_every_level_independent_attack_exists_and_needs_nothing() -> None:
     """A stale name here would drop nothing silently (the file would run alone in both modes),
     but say so; and a level-independent attack needs no level and signals nothing."""
     assert LEVEL_INDEPENDENT <= {p.stem for p in FILES}, LEVEL_INDEPENDENT - {p.stem for p in FILES}
+    assert COLD_TOO <= LEVEL_INDEPENDENT, COLD_TOO - LEVEL_INDEPENDENT
     for path in FILES:
         if path.stem in LEVEL_INDEPENDENT:
             assert not _needs(path) and not _dangerous(path), path.name
@@ -342,7 +343,20 @@ def test_hostile_submission_gets_its_verdict_and_leaves_no_trace(
     assert not problems, "\n".join(problems) + f"\n--- harness output ---\n{report.get('output', '')}"
 
 
-COLD_BATCHES = 3  # cold grades take seconds each: three harnesses, so xdist can run them side by side
+# Level-independent attacks that are graded cold as well as warm: those that act on the child
+# process or on the judge's own code in it (exits, recursion, the guards, the runner module),
+# where a fresh interpreter and a fork of the warm server could differ. The others are values,
+# text and exceptions the learner's function returns or raises (a NaN, a tensor subclass, a
+# lying __eq__, a message that breaks markup): a fork and a fresh child run the very same code
+# on them (runner.execute, then the same result file and the same comparison in the parent),
+# so a cold grade of each proved nothing a warm one did not, at a torch start apiece.
+COLD_TOO = frozenset({
+    "sys_exit_at_import", "sys_exit_in_function", "recursion_caught_then_correct", "recursion_unbounded",
+    "forbidden_closure_cell", "forbidden_getattr", "forbidden_module_alias", "forbidden_partial",
+    "forbidden_unhook", "patch_comparisons", "patch_runner", "inject_observation_key", "forbidden_reload",
+    "forbidden_exec_source",
+})
+COLD_BATCHES = 2  # cold grades take seconds each: two harnesses, so xdist can run them side by side
 
 
 @pytest.mark.level_independent
@@ -355,13 +369,14 @@ def test_level_independent_attacks_one_after_another(mode: str, batch: int, tmp_
     Warm: one warm worker grades them, as ``grind grade`` grades a class, after a correct student
     and with a correct and a wrong student right after each; the worker passes the correct
     student and fails the wrong one after every attacker (one server start for all of them).
-    Cold: each in a fresh process of its own, as ``grind run --no-daemon`` grades, like the
-    other attacks' cold tests but in one harness (none leaves anything behind for a neighbour).
+    Cold: those of COLD_TOO, each in a fresh process of its own, as ``grind run --no-daemon``
+    grades, like the other attacks' cold tests but in one harness (none leaves anything behind
+    for a neighbour).
     Each attacker gets an acceptable verdict (and pitfall) and leaves its workspace untouched, no
     process and no temp dir behind; each attacker's failure is named."""
     paths = [p for p in FILES if p.stem in LEVEL_INDEPENDENT]
     if mode == "cold":
-        paths = paths[batch::COLD_BATCHES]
+        paths = [p for p in paths if p.stem in COLD_TOO][batch::COLD_BATCHES]
     workspaces, before = {}, {}
     for path in paths:
         workspace = tmp_path / "workspaces" / path.stem
