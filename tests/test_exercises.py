@@ -93,7 +93,7 @@ def test_clipping_reference_equals_torch_on_200_seeded_random_cases() -> None:
     from judge.grade import compute_reference, judge_subject
 
     exercise = Catalog().get("clipping")
-    ref = compute_reference(exercise, seeds=23, with_oracle=True)
+    ref = compute_reference(exercise, seeds=23, with_oracle=True, worker=exercise_worker("clipping"))
     randoms = [i for i in ref.instances if i.kind == "random"]
     assert len(randoms) >= 200
     verdict = judge_subject(exercise, ref, ref.subjects["oracle"])
