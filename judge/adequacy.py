@@ -233,8 +233,9 @@ def check_adequacy(exercise: Exercise, *, seeds: int | None = None, with_stub: b
     folders, or one of its own): the reference, pitfalls and oracle as trusted jobs, the stub,
     the corpus and the golden files as learners' jobs. Four torch imports per exercise were most
     of `grind validate --all`'s time. The determinism check alone runs the reference again in a
-    process of its own: a fork shares the server's hash seed, and an order that depends on it is
-    what that check must catch."""
+    process of its own: a fork shares the server's state (its memory layout, whatever it imported
+    or seeded at start), and a result that depends on such state is what that check must catch.
+    Only folders that exist are hidden: validate never creates anything in the course."""
     from judge.grade import hidden_from_learners
     from judge.worker.sandbox import WarmWorker
 
@@ -242,7 +243,7 @@ def check_adequacy(exercise: Exercise, *, seeds: int | None = None, with_stub: b
     golden_folder = golden / exercise.slug if golden is not None else None
     if worker is not None:
         return _check_adequacy(exercise, seeds, with_stub, determinism, folder, golden_folder, worker)
-    hidden = hidden_from_learners(exercise, *[f for f in (folder, golden_folder) if f is not None])
+    hidden = hidden_from_learners(exercise, *[f for f in (folder, golden_folder) if f is not None and f.is_dir()])
     with WarmWorker(hidden) as own:
         return _check_adequacy(exercise, seeds, with_stub, determinism, folder, golden_folder, own)
 

@@ -216,13 +216,16 @@ def reference_with_oracle(exercise: Exercise, worker: WarmWorker | None = None) 
 
 
 def _reference_from(exercise: Exercise, result: protocol.Result, observations: Observations) -> Reference:
+    record = result.subjects.get(REFERENCE)
+    if record is not None and record.load_error is not None:  # before "no case instances": say why
+        error = record.load_error
+        where = f"{exercise.reference_path}:{error.line}" if error.line else str(exercise.reference_path)
+        raise JudgeError(f"{where}: the reference does not load: {error.type}: {error.message}")
     problem = reference_problem(result, observations)
     if problem is not None:
         raise JudgeError(f"{exercise.checks_path}: the reference's observations are incomplete ({problem})")
     ref = Reference(result.instances, result.pitfalls, _split(result, observations), list(result.unresolved))
     own = ref.subjects[REFERENCE]
-    if own.load_error:
-        raise JudgeError(f"{exercise.reference_path}: the reference does not load: {own.load_error.message}")
     for name in ref.instance_names:
         record = own.cases[name]
         if record.status != "ok":

@@ -17,9 +17,12 @@ its own (see there why; a few attacks per harness: see BATCHES), and right after
 with the same cache, a correct and a plainly wrong submission are graded (in warm mode by the
 worker that graded the attacker, as the next students of a class are; in cold mode, after the
 attacks that can leave something behind (see LEAVES_SOMETHING), by the batch's warm worker,
-which meets whatever the attack left on disk or in the process table): a correct student graded
+started after the batch's first such attack: it meets what each attack left on disk, in the
+cache or in the process table when it grades the next job, as a worker that outlives a student
+does, though not what only a fresh process reads at its start): a correct student graded
 next to an attacker still passes, and nothing the attacker did (a poisoned cache, a process left
-behind) makes a wrong one pass.
+behind) makes a wrong one pass. A batched attack that is not meant to time out runs with a 10 s
+clock (WARM_BATCH_LIMIT_S), not 2 s: what it proves is a verdict, not a speed.
 For every grade the suite also proves that the judge came back with a verdict (never an
 internal error, never a hang: within the limit plus a generous margin; bench/adversarial.py
 measures the real overrun), that nothing in the learner's workspace changed, that no process the
@@ -266,7 +269,9 @@ def _batch_report(mode: str, batch: int, factory: pytest.TempPathFactory, pristi
     workspaces: dict[str, Path] = {}
     before: dict[str, dict[str, bytes | None]] = {}
     for path in paths:
-        workspace = root / "workspaces" / path.stem
+        # Each workspace alone in a folder of its own: an attack on classmates (the folders next
+        # to its own) must not find the batch's other attackers there.
+        workspace = root / "workspaces" / path.stem / path.stem
         workspace.mkdir(parents=True)
         shutil.copyfile(path, workspace / "clipping.py")
         (workspace / "canary.txt").write_text("the learner's other work")
@@ -333,9 +338,12 @@ def test_hostile_submission_gets_its_verdict_and_leaves_no_trace(
     if path.stem in report["changed"]:
         problems.append("the learner's workspace changed")
     hung = any(g.get("hung") for g in grades.values())
-    if report.get("error") and not hung:
+    if report.get("error") and (not hung or ("attacker" + me) not in grades):
+        # a hang stops the batch: the attacks after it say which grade hung
         problems.append(f"the harness failed: {report['error']}\n{report.get('traceback', '')}")
     if not hung:  # after a hang the worker was never closed: what it left says nothing more
+        # Found only at the end of the batch (each grade's own survivors and temp dirs are checked
+        # above, with the attack that left them): every test of the batch says so.
         if report.get("survivors_at_exit"):
             problems.append(f"processes were still alive at the end of the batch: {report['survivors_at_exit']}")
         if report["tmp_left"]:

@@ -56,8 +56,13 @@ def test_validate_names_the_pitfall_no_case_catches(course: Path, monkeypatch: p
 
 
 def test_validate_passes_an_adequate_exercise(course: Path) -> None:
+    """...and writes nothing into the course: this one has no corpus or golden folders, and
+    validate hides only the folders that exist (it once created both, and crashed with exit 4
+    on a read-only course)."""
+    before = sorted(str(p.relative_to(course)) for p in course.rglob("*"))
     result = runner.invoke(app, ["validate", "--all"])
     assert result.exit_code == ExitStatus.PASSED, result.output
+    assert sorted(str(p.relative_to(course)) for p in course.rglob("*")) == before
     pitfalls = (ROOT / "solutions" / "clipping" / "pitfalls.py").read_text().count('"slug":')
     assert "adequate" in result.output and f"{pitfalls}/{pitfalls}" in result.output
 
@@ -333,7 +338,8 @@ def _break(path: Path, old: str, new: str) -> None:
     path.write_text(text.replace(old, new, 1))
 
 
-@pytest.mark.parametrize("mistake", ["duplicate_case", "unknown_kind", "pitfall_without_slug", "checks_syntax"])
+@pytest.mark.parametrize("mistake", ["duplicate_case", "unknown_kind", "pitfall_without_slug", "checks_syntax",
+                                     "reference_syntax"])
 def test_validate_names_the_file_and_case_of_a_broken_checks_or_pitfalls(course: Path, mistake: str) -> None:
     """Mistakes in the trusted files stop the reference's child before it runs anything: validate
     fails with one line naming the file, the case or pitfall, and what to do, not 'did the
@@ -351,6 +357,10 @@ def test_validate_names_the_file_and_case_of_a_broken_checks_or_pitfalls(course:
     elif mistake == "pitfall_without_slug":
         _break(pitfalls, '"slug": "no-clamp",', "")
         want = [f"{pitfalls}: PITFALLS[1] ('", "is missing key 'slug'; add it"]
+    elif mistake == "reference_syntax":  # named as the reference's, not as incomplete observations of checks.py
+        reference = solutions / "reference.py"
+        reference.write_text(reference.read_text() + "\ndef broken(:\n")
+        want = [f"{reference}:", "the reference does not load: SyntaxError"]
     else:
         lines = checks.read_text().splitlines()
         number = lines.index("CASES = [") + 1
