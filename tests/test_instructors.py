@@ -105,6 +105,19 @@ def test_new_then_validate_reports_exactly_the_todos(course: Path, kind: str) ->
     assert again.exit_code == ExitStatus.USAGE and "already exists" in again.output
 
 
+def test_a_kit_built_pitfall_without_a_slug_is_named_in_words(course: Path) -> None:
+    """The scaffold's pitfalls go through the kit's Deltas, which reads the slug first: a missing
+    one is said as the judge says it (it read "KeyError: 'slug'")."""
+    assert runner.invoke(app, ["new", "demo", "--kind", "optimizer"]).exit_code == 0
+    pitfalls = course / "solutions" / "demo" / "pitfalls.py"
+    _break(pitfalls, '"slug": "none-grad-as-zero",', "")
+    result = runner.invoke(app, ["validate", "demo"])
+    output = " ".join(result.output.split())
+    assert result.exit_code == ExitStatus.FAILED, output
+    assert f"{pitfalls}:" in output and "is missing key 'slug'; add it" in output, output
+    assert "KeyError" not in output
+
+
 def test_new_copies_the_kit_into_a_course_without_one(course: Path) -> None:
     """A course from before the kit gets grind's own copy, which the scaffold's checks import."""
     shutil.rmtree(course / "solutions" / "_kit")

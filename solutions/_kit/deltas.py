@@ -52,7 +52,11 @@ class Deltas:
         """Fill in ``impl`` for every pitfall from its ``delta``, keep them for :meth:`combine`,
         and return the list (the module's ``PITFALLS``). A pitfall that already has an ``impl``
         (one that is no delta of the shared implementation) is left as it is."""
-        for pitfall in pitfalls:
+        for index, pitfall in enumerate(pitfalls):
+            if "slug" not in pitfall:  # the judge's own wording for it (its check comes after this one)
+                label = pitfall.get("name") or "unnamed"
+                raise ValueError(f"PITFALLS[{index}] ({label!r}) is missing key 'slug'; add it to that entry "
+                                 "of PITFALLS")
             if "impl" not in pitfall:
                 if "delta" not in pitfall:
                     raise ValueError(f"pitfall {pitfall.get('slug')!r} has neither 'delta' nor 'impl'")
