@@ -319,6 +319,12 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
                 break
             entry["survivors"] = survivors(worker, neighbour_worker)
             entry["leftovers"] = _leftovers(tmp, grader, [worker, neighbour_worker])
+            if neighbour_worker is not None and role.split(":")[0] == "wrong":
+                # Cold mode: each attack's neighbours get a server started after that attack (it
+                # meets what the attack left as any fresh process would), closed once they are
+                # graded, so no server outlives them into the next attack's cold run.
+                neighbour_worker.close()
+                neighbour_worker = None
             shown = entry.get("stdout", "")
             if role == "probe" and ("GRIND-PROBE reachable" in shown or "GRIND-PROBE contained" not in shown):
                 report["unsafe"] = ("a submission could signal the harness or the test at level "

@@ -16,10 +16,9 @@ as ``grind watch`` and ``grind grade`` do), by ``tests/adversarial_harness.py`` 
 its own (see there why; a few attacks per harness: see BATCHES), and right after each attack,
 with the same cache, a correct and a plainly wrong submission are graded (in warm mode by the
 worker that graded the attacker, as the next students of a class are; in cold mode, after the
-attacks that can leave something behind (see LEAVES_SOMETHING), by the batch's warm worker,
-started after the batch's first such attack: it meets what each attack left on disk, in the
-cache or in the process table when it grades the next job, as a worker that outlives a student
-does, though not what only a fresh process reads at its start): a correct student graded
+attacks that can leave something behind (see LEAVES_SOMETHING), by a warm worker started after
+the attack and closed once they are graded, which meets whatever the attack left on disk or in
+the process table as any fresh process would): a correct student graded
 next to an attacker still passes, and nothing the attacker did (a poisoned cache, a process left
 behind) makes a wrong one pass. A batched attack that is not meant to time out runs with a 10 s
 clock (WARM_BATCH_LIMIT_S), not 2 s: what it proves is a verdict, not a speed.
