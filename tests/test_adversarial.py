@@ -255,6 +255,20 @@ def batch_of(stem: str, mode: str) -> int:
     return [p.stem for p in _BATCHED].index(stem) % BATCHES[mode]
 
 
+def _workspaces(root: Path, paths: list[Path]) -> tuple[dict[str, Path], dict[str, dict[str, bytes | None]]]:
+    """One learner workspace per attacker (its file as clipping.py, beside other work), and a
+    snapshot of each. Each sits alone in a folder of its own: an attack on classmates (the
+    folders next to its own) must not find the other attackers graded by the same harness."""
+    workspaces, before = {}, {}
+    for path in paths:
+        workspace = root / "workspaces" / path.stem / path.stem
+        workspace.mkdir(parents=True)
+        shutil.copyfile(path, workspace / "clipping.py")
+        (workspace / "canary.txt").write_text("the learner's other work")
+        workspaces[path.stem], before[path.stem] = workspace, _snapshot(workspace)
+    return workspaces, before
+
+
 _BATCH_REPORTS: dict[tuple[str, int], dict[str, Any]] = {}
 
 
@@ -265,16 +279,7 @@ def _batch_report(mode: str, batch: int, factory: pytest.TempPathFactory, pristi
         return _BATCH_REPORTS[key]
     paths = [p for p in _BATCHED if batch_of(p.stem, mode) == batch and _unmet(p) is None]
     root = factory.mktemp(f"adversarial-{mode}-{batch}")
-    workspaces: dict[str, Path] = {}
-    before: dict[str, dict[str, bytes | None]] = {}
-    for path in paths:
-        # Each workspace alone in a folder of its own: an attack on classmates (the folders next
-        # to its own) must not find the batch's other attackers there.
-        workspace = root / "workspaces" / path.stem / path.stem
-        workspace.mkdir(parents=True)
-        shutil.copyfile(path, workspace / "clipping.py")
-        (workspace / "canary.txt").write_text("the learner's other work")
-        workspaces[path.stem], before[path.stem] = workspace, _snapshot(workspace)
+    workspaces, before = _workspaces(root, paths)
     tmp = root / "tmp"
     tmp.mkdir()
     # Cold: only an attack that can leave something behind (LEAVES_SOMETHING) is followed by the
@@ -384,13 +389,7 @@ def test_level_independent_attacks_one_after_another(mode: str, batch: int, tmp_
     paths = [p for p in FILES if p.stem in LEVEL_INDEPENDENT]
     if mode == "cold":
         paths = [p for p in paths if p.stem in COLD_TOO][batch::COLD_BATCHES]
-    workspaces, before = {}, {}
-    for path in paths:
-        workspace = tmp_path / "workspaces" / path.stem
-        workspace.mkdir(parents=True)
-        shutil.copyfile(path, workspace / "clipping.py")
-        (workspace / "canary.txt").write_text("the learner's other work")
-        workspaces[path.stem], before[path.stem] = workspace, _snapshot(workspace)
+    workspaces, before = _workspaces(tmp_path, paths)
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     warm = mode == "warm"
