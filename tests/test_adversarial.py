@@ -241,9 +241,9 @@ def test_every_file_has_a_header_the_suite_understands(path: Path) -> None:
 
 # The other attacks are graded in a few batches per mode, each by one harness: in warm mode by
 # one warm worker (as ``grind grade`` grades a class: whatever an attacker does to the worker,
-# the next student meets it), in cold mode each attacker in a fresh process, and the neighbours
-# of all of them by one warm worker. A harness and a server start per attack were most of the
-# suite's cost. Each attack is still a test of its own, which reads its grades from its batch's
+# the next student meets it), in cold mode each attacker in a fresh process, and its neighbours
+# by a warm worker started after it and closed after them. A harness and a server start per
+# attack were most of the suite's cost. Each attack is still a test of its own, which reads its grades from its batch's
 # report (an xdist unit per batch: tests/conftest.py), and is skipped with its reason where its
 # guarantee does not hold.
 BATCHES = {"cold": 4, "warm": 3}
@@ -316,7 +316,7 @@ def test_hostile_submission_gets_its_verdict_and_leaves_no_trace(
     """The judge returns, with an acceptable verdict, the workspace untouched, no process left and
     no temp dir left; in a fresh process (cold) and in a fork of the warm worker (watch mode, batch
     grading). Then, same mode, same cache: a correct student passes and a wrong one fails (graded
-    by the warm worker that graded the attacker, or in cold mode by the batch's warm worker)."""
+    by the warm worker that graded the attacker, or in cold mode by a warm worker started after the attack)."""
     expected, pitfall, _ = _header(path)
     reason = _unmet(path)
     if reason:
