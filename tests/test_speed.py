@@ -57,3 +57,22 @@ def test_advice_threshold_and_causes() -> None:
     assert "more than 100×" in (speed_advice({"reference_s": 0.01, "learner_s": None, "budget_s": 1.0}, "") or "")
     assert "lists" in probable_cause("def f(x):\n    return sum(x.tolist())\n")
     assert "vectorised" in probable_cause("def f(xs):\n    for x in xs:\n        x.mul_(2)\n")
+
+
+def test_timing_takes_the_fastest_sample_so_a_loaded_machine_cannot_invent_a_slow_answer() -> None:
+    """Two of the first three timed calls are slowed (as a preempted call on a busy machine is):
+    the timing is still the call's own cost. A median of three would report the slowed time."""
+    import time
+
+    from judge.worker.runner import time_call
+
+    calls = []
+
+    def call(subject: object, size: int) -> None:
+        calls.append(size)
+        if len(calls) in (2, 3):  # the first call is the warm-up; then two preempted samples
+            time.sleep(0.05)
+
+    timed = time_call({"inputs": lambda: {"size": 1}, "call": call}, None, None)
+    assert timed is not None and timed < 0.02
+    assert len(calls) >= 4  # a warm-up and at least three samples
