@@ -60,11 +60,13 @@ def _grade_in_subprocess(args: tuple[str, str, str]) -> str:
 
 
 def test_concurrent_runs_do_not_corrupt_the_cache(course: Path, tmp_path: Path) -> None:
-    """Three grinds start at once on a cold cache: all get the right verdict, one valid entry remains."""
+    """Two grinds start at once on a cold cache: both get the right verdict, one valid entry
+    remains. Two make the race (both compute the reference and write it); a third adds two more
+    torch processes and no new interleaving to the suite's cost."""
     args = (str(course), str(tmp_path / "cache"), str(SUBMISSIONS / "clipping" / "correct_loop.py"))
-    with multiprocessing.get_context("spawn").Pool(3) as pool:
-        statuses = pool.map(_grade_in_subprocess, [args] * 3)
-    assert statuses == ["passed"] * 3
+    with multiprocessing.get_context("spawn").Pool(2) as pool:
+        statuses = pool.map(_grade_in_subprocess, [args] * 2)
+    assert statuses == ["passed"] * 2
     exercise = Catalog().get("clipping")
     entries = [p for p in (tmp_path / "cache").iterdir()]
     assert [p.name for p in entries] == [f"clipping-{cache.exercise_key(exercise)}"]
