@@ -159,10 +159,15 @@ def _run_trusted(exercise: Exercise, seeds: int | None = None, with_oracle: bool
 def _trusted_job(exercise: Exercise, job: dict[str, Any], doing: str, worker: WarmWorker | None = None) -> RunOutcome:
     """A job of the exercise's own files, in a process of its own or, with ``worker``, in a fork
     of that warm server (`grind validate` runs everything of one exercise in one server: the job
-    carries its sources, so the server's hidden folders do not matter)."""
+    carries its sources, so the server's hidden folders do not matter). A warm job that crashed
+    without an authoring error (the server died under it) runs again in a process of its own,
+    unless grading was stopped (Ctrl-C in watch mode): a worker saves time, never a reference."""
     budget = exercise.time_limit * (2 + len(job["subjects"]) * 4) + 30
     limits = Limits(wall_s=budget, memory_mb=max(exercise.memory_mb, 4096))
     outcome = worker.run_job(job, limits) if worker is not None else run_job(job, limits)
+    if (worker is not None and not worker.shut and outcome.result is None and outcome.status == "crashed"
+            and protocol.AUTHORING_PREFIX not in outcome.stderr):
+        outcome = run_job(job, limits)
     if outcome.result is None:
         for line in outcome.stderr.splitlines():
             if line.startswith(protocol.AUTHORING_PREFIX):  # the checks or pitfalls are broken: say where
@@ -726,6 +731,13 @@ def grade(exercise: Exercise, path: Path, *, source: str | None = None, limits: 
         # Cached: read it after the learner's child is gone, so the two never share the peak.
         outcome = run_learner(exercise, source, filename, limits, worker, speed)
         ref = reference_for(exercise, key)
+    elif worker is not None:
+        # Not cached, with a warm worker (the daemon after an upgrade or an edited exercise, a
+        # class, the corpus): the reference is one more fork of it, before the learner's job
+        # (a server runs one job at a time). A fork starts in milliseconds; a process of its own
+        # imports torch again, about 3.5 s of CPU on a 2-core laptop.
+        ref = reference_for(exercise, key, worker)
+        outcome = run_learner(exercise, source, filename, limits, worker, speed)
     else:
         # Not cached: the reference's child and the learner's start together, so on a cold
         # cache the two torch imports overlap instead of adding up.

@@ -103,6 +103,35 @@ def test_pairs_run_in_the_graders_warm_worker_and_are_cached(course: Path,
                for name in ("per-tensor+sum-of-norms", "sum-of-norms+per-tensor"))
 
 
+def test_a_missing_reference_is_computed_by_the_graders_warm_worker(course: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a warm worker and an empty cache (a daemon after an upgrade, a class, the corpus), the
+    reference is one more fork of that worker, not a second process importing torch; and if the
+    worker dies under it, the reference is computed in a process of its own after all."""
+    from judge import grade as grade_module
+    from judge.grade import grade, hidden_from_learners
+    from judge.worker.sandbox import RunOutcome, WarmWorker
+
+    exercise = Catalog().get("clipping")
+    key = cache.exercise_key(exercise)
+    cold: list[object] = []
+    real_run_job = grade_module.run_job
+    monkeypatch.setattr(grade_module, "run_job", lambda *a, **k: cold.append(a) or real_run_job(*a, **k))
+    with WarmWorker(hidden_from_learners(exercise)) as worker:
+        verdict = grade(exercise, SUBMISSIONS / "clipping" / "correct_loop.py", worker=worker)
+        assert verdict.status.value == "passed", verdict.message
+        assert cold == [] and cache.has("clipping", key)
+
+        cache.clear()
+        grade_module._LOADED.clear()
+        real_warm = worker.run_job
+        dying = iter([RunOutcome(status="crashed", message="the warm worker died; it was restarted")])
+        monkeypatch.setattr(worker, "run_job", lambda job, limits: next(dying, None) or real_warm(job, limits))
+        verdict = grade(exercise, SUBMISSIONS / "clipping" / "correct_loop.py", worker=worker)
+    assert verdict.status.value == "passed", verdict.message
+    assert len(cold) == 1 and cache.has("clipping", key)
+
+
 def test_a_reference_read_once_is_reused_until_its_entry_changes(monkeypatch: pytest.MonkeyPatch) -> None:
     """watch, grade and daemon-served runs grade one exercise again and again: the checked
     reference is kept in memory while the entry's files are unchanged, and read again (and
