@@ -165,7 +165,7 @@ def _trusted_job(exercise: Exercise, job: dict[str, Any], doing: str, worker: Wa
     budget = exercise.time_limit * (2 + len(job["subjects"]) * 4) + 30
     limits = Limits(wall_s=budget, memory_mb=max(exercise.memory_mb, 4096))
     outcome = worker.run_job(job, limits) if worker is not None else run_job(job, limits)
-    if (worker is not None and not worker.shut and outcome.result is None and outcome.status == "crashed"
+    if (worker is not None and not getattr(worker, "shut", False) and outcome.result is None and outcome.status == "crashed"
             and protocol.AUTHORING_PREFIX not in outcome.stderr):
         outcome = run_job(job, limits)
     if outcome.result is None:
@@ -731,11 +731,12 @@ def grade(exercise: Exercise, path: Path, *, source: str | None = None, limits: 
         # Cached: read it after the learner's child is gone, so the two never share the peak.
         outcome = run_learner(exercise, source, filename, limits, worker, speed)
         ref = reference_for(exercise, key)
-    elif worker is not None:
-        # Not cached, with a warm worker (the daemon after an upgrade or an edited exercise, a
-        # class, the corpus): the reference is one more fork of it, before the learner's job
-        # (a server runs one job at a time). A fork starts in milliseconds; a process of its own
-        # imports torch again, about 3.5 s of CPU on a 2-core laptop.
+    elif isinstance(worker, WarmWorker):
+        # Not cached, with a warm server of our own (a class, watch, the corpus): the reference
+        # is one more fork of it, before the learner's job (a server runs one job at a time). A
+        # fork starts in milliseconds; a process of its own imports torch again, about 3.5 s of
+        # CPU on a 2-core laptop. Not through the daemon's client (a DaemonWorker): with no
+        # daemon answering, both jobs would run cold one after the other instead of side by side.
         ref = reference_for(exercise, key, worker)
         outcome = run_learner(exercise, source, filename, limits, worker, speed)
     else:

@@ -382,3 +382,31 @@ def test_daemon_status_and_stop_commands(daemons: Path, fake_daemon: Any) -> Non
     assert runner.invoke(app, ["daemon", "stop"]).output.strip() == "Stopped the grind daemon."
     assert fake.poll() == 0  # "stopped" is said once the process has exited, not before
     assert runner.invoke(app, ["daemon", "stop"]).output.strip() == "No grind daemon was running."
+
+
+def test_with_no_daemon_and_a_cold_cache_the_reference_and_the_learner_run_side_by_side(
+        course: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The very first run after an install: no daemon answers and nothing is cached. The daemon's
+    client grades cold, so the reference's process and the learner's start together (their two
+    torch imports overlap) rather than the reference going first through the client."""
+    from judge import grade as grade_module
+
+    monkeypatch.setattr(daemon, "socket_path", lambda: None)  # no daemon, and none started
+    spans: list[tuple[float, float]] = []
+
+    def timed(real: Any) -> Any:
+        def run(*args: Any, **kwargs: Any) -> Any:
+            started = time.monotonic()
+            try:
+                return real(*args, **kwargs)
+            finally:
+                spans.append((started, time.monotonic()))
+        return run
+
+    monkeypatch.setattr(grade_module, "run_job", timed(grade_module.run_job))
+    monkeypatch.setattr(daemon, "run_job", timed(daemon.run_job))
+    exercise = Catalog().get("clipping")
+    verdict = grade(exercise, CLIPPING / "correct_loop.py", worker=daemon.DaemonWorker(hidden_from_learners(exercise)))
+    assert verdict.status is Status.PASSED, verdict.message
+    (first_start, first_end), (second_start, _) = sorted(spans)
+    assert len(spans) == 2 and second_start < first_end, spans
