@@ -419,6 +419,14 @@ class DaemonWorker:
             except socket.timeout:
                 _retire(path, sock_info)  # hung: replace it
                 return None
+            except ConnectionError:
+                # Reset or closed unanswered: the daemon died (or is dying) with our connection
+                # queued. A SIGKILLed daemon shows as a zombie while its other threads still hold
+                # the listener open, so the connect succeeds and only then is it reset: as stale
+                # a socket as a refused connect, and replaced the same way.
+                _retire(path, sock_info)
+                self._start()
+                return None
             except (OSError, ValueError, KeyError, TypeError, struct.error, protocol.ProtocolError):
                 return None
 

@@ -98,13 +98,16 @@ def _pitfall(verdict: Any) -> str | None:
 
 FAKE = textwrap.dedent('''
     """A stand-in on the daemon's socket: an older grind (mode "old") or a broken one ("garbage")."""
-    import json, os, socket, struct, sys
+    import json, os, select, socket, struct, sys
     path, mode = sys.argv[1], sys.argv[2]
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     os.umask(0o177)
     listener.bind(path)
     listener.listen(4)
     print("listening", flush=True)
+    if mode == "dying":  # killed with a connection queued: it is reset unanswered, the file stays
+        select.select([listener], [], [])
+        os._exit(0)
     while True:
         conn, _ = listener.accept()
         size = struct.unpack(">I", conn.recv(4, socket.MSG_WAITALL))[0]
@@ -329,6 +332,17 @@ def test_a_hung_daemon_is_replaced_and_the_job_runs_cold(fake_daemon: Any, cold:
     assert outcome.message == "cold stand-in" and cold == [{"cold": {"job": 1}}]
     assert not path.exists()  # its socket name taken away: the next run starts a fresh daemon
     hung.kill()
+
+
+def test_a_daemon_that_dies_with_the_job_queued_is_replaced(fake_daemon: Any, cold: list[dict[str, Any]]) -> None:
+    """A SIGKILLed daemon shows as a zombie while its other threads still hold its listener: a
+    connect then succeeds and is reset unanswered. That is a dead daemon, not a busy one."""
+    dying = fake_daemon("dying")
+    path = daemon.socket_path()
+    assert path is not None
+    outcome = daemon.DaemonWorker([]).run_job({"job": 1}, daemon.Limits())
+    assert outcome.message == "cold stand-in" and cold == [{"spawn": []}, {"cold": {"job": 1}}]
+    assert dying.wait(timeout=10) == 0 and not path.exists()
 
 
 def test_a_garbled_daemon_answer_falls_back_to_the_right_cold_verdict(fake_daemon: Any, clipping: Any) -> None:
