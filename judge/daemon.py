@@ -181,10 +181,16 @@ def _recv_exact(sock: socket.socket, size: int) -> bytes:
     return b"".join(chunks)
 
 
+class OverCap(ValueError):
+    """A message longer than its cap: an answer too big to take (a submission's forged output
+    can make one), not a dead daemon; a ValueError, so every caller that drops a garbled answer
+    drops this one too, and the client's ConnectionError branch (the daemon is gone) never sees it."""
+
+
 def _recv(sock: socket.socket, cap: int) -> bytes:
     (size,) = struct.unpack(">I", _recv_exact(sock, 4))
     if size > cap:
-        raise ConnectionError(f"a message of {size} bytes is over the cap of {cap}")
+        raise OverCap(f"a message of {size} bytes is over the cap of {cap}")
     return _recv_exact(sock, size)
 
 

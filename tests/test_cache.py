@@ -105,7 +105,7 @@ def test_pairs_run_in_the_graders_warm_worker_and_are_cached(course: Path,
 
 def test_a_missing_reference_is_computed_by_the_graders_warm_worker(course: Path,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    """With a warm worker and an empty cache (a daemon after an upgrade, a class, the corpus), the
+    """With a warm worker and an empty cache (watch after an edited exercise, the corpus; not the daemon's client), the
     reference is one more fork of that worker, not a second process importing torch; and if the
     worker dies under it, the reference is computed in a process of its own after all."""
     from judge import grade as grade_module

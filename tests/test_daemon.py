@@ -130,6 +130,9 @@ FAKE = textwrap.dedent('''
         elif mode == "hung":
             hung = conn  # accepted, never answered
             continue
+        elif mode == "oversize":  # accepted, then an answer longer than the client takes
+            send({"ok": True, "accepted": True})
+            conn.sendall(struct.pack(">I", 2**31))
         else:
             send({"ok": True, "accepted": True})
             send({"ok": True, "outcome": {"status": "ok", "result": "{not json"}, "observations": False})
@@ -343,6 +346,17 @@ def test_a_daemon_that_dies_with_the_job_queued_is_replaced(fake_daemon: Any, co
     outcome = daemon.DaemonWorker([]).run_job({"job": 1}, daemon.Limits())
     assert outcome.message == "cold stand-in" and cold == [{"spawn": []}, {"cold": {"job": 1}}]
     assert dying.wait(timeout=10) == 0 and not path.exists()
+
+
+def test_an_answer_over_the_cap_runs_cold_and_keeps_the_daemon(fake_daemon: Any, cold: list[dict[str, Any]]) -> None:
+    """A reply too big to take (a submission can forge a huge error record) is that job's problem,
+    not a dead daemon: the job runs cold and the daemon is neither stopped nor replaced."""
+    server = fake_daemon("oversize")
+    path = daemon.socket_path()
+    assert path is not None
+    outcome = daemon.DaemonWorker([]).run_job({"job": 1}, daemon.Limits())
+    assert outcome.message == "cold stand-in" and cold == [{"cold": {"job": 1}}]
+    assert path.exists() and server.poll() is None
 
 
 def test_a_garbled_daemon_answer_falls_back_to_the_right_cold_verdict(fake_daemon: Any, clipping: Any) -> None:
