@@ -95,6 +95,13 @@ def no_absolute_value(parameters, max_norm, norm_type=2.0):
     return _clip_by(grads, total, max_norm)
 
 
+def max_of_norms(parameters, max_norm, norm_type=2.0):
+    # the largest per-tensor norm taken for the total: right for inf only
+    grads = _grads(parameters)
+    norms = [torch.linalg.vector_norm(g, float(norm_type)) for g in grads]
+    return _clip_by(grads, torch.stack(norms).max(), max_norm)
+
+
 def default_inf_norm(parameters, max_norm, norm_type=float("inf")):
     grads = _grads(parameters)
     return _clip_by(grads, _total(grads, norm_type), max_norm)
@@ -184,6 +191,18 @@ PITFALLS = [
                        "[3] give 2 instead of 6), for p = 3 they subtract, for p = 0.5 they give NaN, and for "
                        "inf a gradient of -7 is ignored.",
         "hint": "Take absolute values first: (sum of g.abs() ** p) ** (1 / p), and g.abs().max() for inf.",
+    },
+    {
+        "slug": "max-of-norms",
+        "name": "the largest per-tensor norm taken as the total",
+        "impl": max_of_norms,
+        "explanation": "The total was the largest of the per-tensor norms. Only the inf-norm works that way "
+                       "(the largest |g| overall is the largest of each tensor's largest |g|). For a finite p "
+                       "the pieces add up: with [3, 4] and [12] the 2-norm is sqrt(25 + 144) = 13, not "
+                       "max(5, 12) = 12, so the total came out too small, clipping started too late and every "
+                       "gradient was scaled by max_norm / 12 instead of max_norm / 13.",
+        "hint": "Combine the per-tensor norms with the same p-norm (the norm of the stacked norms); only for "
+                "inf is that their maximum.",
     },
     {
         "slug": "default-norm-type",
