@@ -60,6 +60,15 @@ class GrindGroup(TyperGroup):
         except KeyboardInterrupt:
             typer.echo("grind: interrupted", err=True)
             raise typer.Exit(130) from None
+        except BrokenPipeError:
+            # The reader left (`grind grade --help | head`): not a bug, and nothing more to say to
+            # it. stdout goes to /dev/null so the interpreter's last flush cannot fail again; the
+            # status is a shell's for a process that SIGPIPE ended (128 + 13).
+            try:
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            except (OSError, ValueError):
+                pass
+            raise typer.Exit(141) from None
         except (typer.Exit, typer.Abort):
             raise
         except Exception as exc:  # noqa: BLE001 - the boundary: a bug is one line, not a traceback
@@ -504,7 +513,7 @@ def init(directory: Path = typer.Argument(Path("grind-practice"), help="Folder f
     if report.kept:
         typer.echo(f"  kept your existing files: {', '.join(report.kept)}")
     first = (report.created or report.kept or ["clipping"])[0]
-    typer.echo(f"Next: cd {directory} && open {first}/README.md, edit {first}/{first}.py, "
+    typer.echo(f"Next: cd {directory}, read {first}/README.md, edit {first}/{first}.py, "
                f"then run 'grind run {first}'.")
 
 

@@ -386,3 +386,18 @@ def test_something_in_the_way_of_grinds_progress_is_a_one_line_environment_probl
         assert result.exit_code == ExitStatus.ENVIRONMENT, (make, result.output)
         assert "move it away" in result.output and "Traceback" not in result.output, result.output
     assert (ws / "clipping" / "clipping.py").is_file()
+
+
+def test_a_reader_that_leaves_early_is_not_an_internal_error(in_tmp: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`grind grade --help | head -50`: the reader leaves while grind still writes. That is no bug
+    of grind's: no "internal error" line, and the status a shell gives a process SIGPIPE ended."""
+    import judge.cli as cli
+
+    class Gone:
+        def load_all(self) -> object:
+            raise BrokenPipeError(32, "Broken pipe")  # what a write to a closed pipe raises
+
+    monkeypatch.setattr(cli, "Catalog", Gone)
+    result = runner.invoke(app, ["list"])
+    assert result.exit_code == 141, result.output
+    assert "internal error" not in result.output and "Traceback" not in result.output
