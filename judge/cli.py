@@ -548,8 +548,10 @@ def daemon_status(as_json: bool = typer.Option(False, "--json", help="Print the 
         typer.echo(json.dumps(info or {"running": False}, indent=2))
         return
     if info is None:
-        off = " (GRIND_NO_DAEMON is set: grind run grades cold)" if daemon.disabled() else \
-            ": the next 'grind run' starts it"
+        off = (" (GRIND_NO_DAEMON is set: grind run grades cold)" if daemon.disabled() else
+               " and none can start: no private folder for its socket (a link, another user's, or open "
+               "to others; see GRIND_RUNTIME_DIR), so grind run grades cold" if daemon.socket_path() is None else
+               ": the next 'grind run' starts it")
         typer.echo(f"No grind daemon is running{off}.")
         return
     ident = info.get("identity") or {}

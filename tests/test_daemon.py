@@ -247,6 +247,23 @@ def test_a_runtime_folder_of_another_user_is_never_used(daemons: Path, tmp_path:
     assert daemon.runtime_dir() is None
 
 
+def test_a_missing_runtime_folder_is_made_private_and_an_unsafe_one_is_said(daemons: Path, tmp_path: Path,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """GRIND_RUNTIME_DIR naming a folder that does not exist yet: made 0700, as the default ones
+    are (it meant no daemon ever, silently). One that cannot be used: `grind daemon status` says
+    grind run grades cold, not that the next run starts a daemon."""
+    from typer.testing import CliRunner
+
+    from judge.cli import app
+
+    missing = tmp_path / "not-yet"
+    monkeypatch.setenv("GRIND_RUNTIME_DIR", str(missing))
+    assert daemon.runtime_dir() == missing and stat.S_IMODE(missing.stat().st_mode) == 0o700
+    os.chmod(missing, 0o755)  # ours, but open to others: not used
+    said = CliRunner().invoke(app, ["daemon", "status"]).output
+    assert "none can start" in said and "grades cold" in said and "starts it" not in said, said
+
+
 def test_a_killed_daemon_means_a_cold_verdict_and_a_fresh_daemon(daemons: Path, clipping: Any) -> None:
     hidden = hidden_from_learners(clipping)
     daemon.spawn(hidden)
