@@ -24,7 +24,7 @@ from judge.kit import kit_dir, kit_modules
 from judge.speed import speed_advice
 from judge.models import CheckResult, CheckStatus, Diagnosis, Exercise, Status, Tolerance, Verdict
 from judge.worker import protocol
-from judge.worker.sandbox import Limits, RunOutcome, WarmWorker, run_job
+from judge.worker.sandbox import STARTUP_FAILED, Limits, RunOutcome, WarmWorker, run_job
 
 if TYPE_CHECKING:
     from judge.compare import Observations
@@ -165,7 +165,8 @@ def _trusted_job(exercise: Exercise, job: dict[str, Any], doing: str, worker: Wa
     budget = exercise.time_limit * (2 + len(job["subjects"]) * 4) + 30
     limits = Limits(wall_s=budget, memory_mb=max(exercise.memory_mb, 4096))
     outcome = worker.run_job(job, limits) if worker is not None else run_job(job, limits)
-    if (worker is not None and not getattr(worker, "shut", False) and outcome.result is None and outcome.status == "crashed"
+    shut = getattr(worker, "shut", False)  # a DaemonWorker has no such state
+    if (worker is not None and not shut and outcome.result is None and outcome.status == "crashed"
             and protocol.AUTHORING_PREFIX not in outcome.stderr):
         outcome = run_job(job, limits)
     if outcome.result is None:
@@ -602,6 +603,11 @@ def verdict_from_outcome(exercise: Exercise, ref: Reference, outcome: RunOutcome
         verdict = _error_verdict(exercise, Status.TIMEOUT,
                                  f"Time limit exceeded: {outcome.message}{where}{at}. Look for a loop that "
                                  f"never ends or work that grows too fast.", line)
+    elif outcome.message.startswith(STARTUP_FAILED):
+        # Not the learner's doing: the child was still importing torch when its start-up clock ran
+        # out (a busy machine). Said as grind's, so nobody goes looking for a bug in their code.
+        verdict = _error_verdict(exercise, Status.CRASHED, f"grind's worker did not get going: {outcome.message}. "
+                                 "The machine may be busy: run it again.")
     elif outcome.status != "ok" or outcome.result is None:
         verdict = _error_verdict(exercise, Status.CRASHED, f"The submission crashed the worker: {outcome.message}.")
     else:

@@ -169,3 +169,17 @@ def test_each_case_instance_starts_from_seed_0_without_queueing_a_cuda_seed(cour
     assert verdict.status is Status.PASSED, verdict.message
     seen = [line for line in verdict.stdout.splitlines() if line.startswith("seen ")]
     assert len(seen) > 10 and set(seen) == {"seen 0 0"}, seen[:3]
+
+
+def test_a_worker_that_never_started_is_said_as_grinds_problem_not_the_learners(tmp_path: Path) -> None:
+    """A child still importing torch when its start-up clock ran out (a busy machine) ran none of
+    the submission: the verdict says so as grind's, never "the submission crashed the worker"."""
+    from judge.grade import verdict_from_outcome
+    from judge.worker.sandbox import Limits, RunOutcome, _conclude
+
+    outcome = _conclude(RunOutcome(status="ok", returncode=-9), str(tmp_path), "token", Limits(), timed_out=True,
+                        started=False)
+    verdict = verdict_from_outcome(Catalog().get("clipping"), None, outcome, str(tmp_path / "clipping.py"))
+    assert verdict.status is Status.CRASHED
+    assert verdict.message.startswith("grind's worker did not get going") and "run it again" in verdict.message
+    assert "The submission crashed" not in verdict.message

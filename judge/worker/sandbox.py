@@ -157,6 +157,10 @@ def _kill_group(pid: int) -> None:
         pass
 
 
+# How a run whose child never reached "ready" begins its message: grade() says it as grind's.
+STARTUP_FAILED = "the worker did not start within"
+
+
 def _conclude(outcome: RunOutcome, workdir: str, token: str, limits: Limits, timed_out: bool,
               started: bool = True) -> RunOutcome:
     """Shared by cold and warm runs: the timeout trace, a timeout verdict, or the checked result."""
@@ -173,7 +177,7 @@ def _conclude(outcome: RunOutcome, workdir: str, token: str, limits: Limits, tim
             pass
         if not started:
             outcome.status = "crashed"
-            outcome.message = (f"the worker did not start within {STARTUP_LIMIT_S:g} s (importing torch and "
+            outcome.message = (f"{STARTUP_FAILED} {STARTUP_LIMIT_S:g} s (importing torch and "
                                "loading the checks); none of the submission had run yet")
             return outcome
         cpu_killed = outcome.returncode == -signal.SIGXCPU and not timed_out
