@@ -102,8 +102,9 @@ def runtime_dir() -> Path | None:
     link, another user's, or open to others is not used (a planted folder could hold a socket
     that poses as the daemon): then there is no daemon, only cold runs."""
     override = os.environ.get("GRIND_RUNTIME_DIR")
-    if override:  # created 0700 when missing (its parent must exist), as the default folders are
-        return _make_private(Path(override))
+    if override:  # created 0700 when missing (its parent must exist), as the default folders are;
+        # made absolute here, since the daemon changes to / before it opens anything in it
+        return _make_private(Path(override).expanduser().absolute())
     xdg = os.environ.get("XDG_RUNTIME_DIR")
     if xdg and _private_dir(Path(xdg)):
         import platformdirs

@@ -257,7 +257,8 @@ def test_a_missing_runtime_folder_is_made_private_and_an_unsafe_one_is_said(daem
     from judge.cli import app
 
     missing = tmp_path / "not-yet"
-    monkeypatch.setenv("GRIND_RUNTIME_DIR", str(missing))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GRIND_RUNTIME_DIR", "not-yet")  # relative: the daemon itself runs from /
     assert daemon.runtime_dir() == missing and stat.S_IMODE(missing.stat().st_mode) == 0o700
     os.chmod(missing, 0o755)  # ours, but open to others: not used
     said = CliRunner().invoke(app, ["daemon", "status"]).output
