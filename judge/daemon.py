@@ -383,6 +383,11 @@ class DaemonWorker:
             self._spawned = True
             spawn(self.hidden)
 
+    def _replace(self, path: Path, sock_info: os.stat_result) -> None:
+        """A daemon we cannot use (gone, or another version): take its socket away, start a fresh one."""
+        _retire(path, sock_info)
+        self._start()
+
     def _remote(self, job: dict[str, Any], limits: Limits) -> RunOutcome | None:
         path = socket_path()
         if path is None:
@@ -397,8 +402,7 @@ class DaemonWorker:
         try:
             sock = _connect(path)
         except (ConnectionRefusedError, FileNotFoundError):  # a stale socket: the daemon is gone
-            _retire(path, sock_info)
-            self._start()
+            self._replace(path, sock_info)
             return None
         except (OSError, Unavailable):
             return None
@@ -412,8 +416,7 @@ class DaemonWorker:
                 head = _json(_recv(sock, HEADER_CAP))
                 if head.get("mismatch"):
                     sock.close()
-                    _retire(path, sock_info)
-                    self._start()
+                    self._replace(path, sock_info)
                     return None
                 if not head.get("accepted"):
                     return None  # busy: cold this time
@@ -431,8 +434,7 @@ class DaemonWorker:
                 # queued. A SIGKILLed daemon shows as a zombie while its other threads still hold
                 # the listener open, so the connect succeeds and only then is it reset: as stale
                 # a socket as a refused connect, and replaced the same way.
-                _retire(path, sock_info)
-                self._start()
+                self._replace(path, sock_info)
                 return None
             except (OSError, ValueError, KeyError, TypeError, struct.error, protocol.ProtocolError):
                 return None

@@ -165,8 +165,7 @@ def _trusted_job(exercise: Exercise, job: dict[str, Any], doing: str, worker: Wa
     budget = exercise.time_limit * (2 + len(job["subjects"]) * 4) + 30
     limits = Limits(wall_s=budget, memory_mb=max(exercise.memory_mb, 4096))
     outcome = worker.run_job(job, limits) if worker is not None else run_job(job, limits)
-    shut = getattr(worker, "shut", False)  # a DaemonWorker has no such state
-    if (worker is not None and not shut and outcome.result is None and outcome.status == "crashed"
+    if (worker is not None and not worker.shut and outcome.result is None and outcome.status == "crashed"
             and protocol.AUTHORING_PREFIX not in outcome.stderr):
         outcome = run_job(job, limits)
     if outcome.result is None:
