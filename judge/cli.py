@@ -710,7 +710,19 @@ def grade_command(
     from judge.render import render_class
 
     render_class(console(), rows)
-    typer.echo(f"Wrote {len(written)} file(s) under {out}")
+    typer.echo(_written_note(written, out))
+
+
+def _written_note(written: list[Path], out: Path) -> str:
+    """What ``grind grade`` left under OUT, every entry named: the outputs asked for, plus the
+    two it always keeps (the resumable per-student store and the run's log), so a listing of
+    OUT never shows more than the message said."""
+    outputs = [str(path.relative_to(out)) for path in written if path.parent == out]
+    per_student = len(written) - len(outputs)
+    if per_student:
+        outputs.append(f"gradescope/ ({per_student} student file{'s' if per_student != 1 else ''})")
+    return (f"Wrote under {out}: {', '.join(outputs) or 'no outputs'}; also graded/ (one stored result per "
+            "student, reused when you run this again) and grade.log (this run's progress)")
 
 
 def _grade_executor(name: str, scheduler: str | None, allow_weak_isolation: bool) -> Any:

@@ -190,6 +190,13 @@ def test_grade_a_class_in_every_format(tmp_path: Path, monkeypatch: pytest.Monke
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     assert _hashes(submissions) == before
+    # The closing line names every entry the run left under OUT, and no more.
+    closing = result.output.strip().splitlines()[-1]
+    entries = sorted(entry.name for entry in out.iterdir())
+    assert entries == ["grade.log", "graded", "gradescope", "junit.xml", "results.json", "summary.csv"]
+    for entry in entries:
+        assert entry in closing, (entry, closing)
+    assert f"({len(expected)} student files)" in closing, closing
 
     rows = list(csv.DictReader(io.StringIO((out / "summary.csv").read_text())))
     assert [r["student"] for r in rows] == sorted(expected)
