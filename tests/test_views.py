@@ -169,8 +169,14 @@ def test_doctor_validation_and_class_plain_and_rich_agree() -> None:
                                        Report("adam", ["pitfall 'x' passes every case"])]))
     rows = [{"student": "ann", "verdict": {"status": "passed", "checks": [{"status": "passed"}] * 3}},
             {"student": "bob", "verdict": {"status": "failed", "pitfall": {"name": "per-tensor clipping"},
-                                           "checks": [{"status": "passed"}, {"status": "failed"}]}}]
-    assert_same_facts(class_view(rows))
+                                           "checks": [{"status": "passed"}, {"status": "failed"}]}},
+            {"student": "cat", "verdict": {"status": "error", "checks": [],
+                                           "message": "SyntaxError at line 1: invalid syntax\n    def f(:"}}]
+    view = class_view(rows)
+    assert_same_facts(view)
+    # A submission that could not be graded says why in the table, not only in the CSV.
+    assert view.rows[2].note == "SyntaxError at line 1: invalid syntax"
+    assert view.rows[0].note == ""
 
 
 def test_watch_lines_are_the_same_on_a_terminal_and_off_it(clipping: Any) -> None:
@@ -248,3 +254,21 @@ def test_a_newline_in_a_learners_message_cannot_write_a_line_of_grinds(terminal:
     assert any("RuntimeError: boom" in line for line in lines)
     assert not [line for line in lines if line.startswith(("All checks passed.", "clipping · "))
                 and "FAILED" not in line], lines
+
+
+def test_piped_list_and_progress_keep_their_columns_for_long_names() -> None:
+    """`grind list | cat` and `grind progress | cat`: a name longer than 16 characters
+    (no-sync-accumulation) used to push the rest of its row one column right of the others."""
+    catalog = Catalog()
+    long, short = catalog.get("no-sync-accumulation"), catalog.get("clipping")
+    assert len(long.slug) > 16
+    overview = Overview([ExerciseProgress(long.slug, "passed", 3, 420.0, None, NOW - DAY, NOW + 2 * DAY, 1),
+                         ExerciseProgress(short.slug, "attempted", 1, None, None, NOW, NOW - 60, 0)], NOW, 3)
+    for view in (list_view([(long, "passed"), (short, "new")], numbered=False), progress_view(overview)):
+        out = io.StringIO()
+        show(Console(file=out, width=80), view)  # not a terminal: the plain rendering
+        rows = [line for line in out.getvalue().splitlines() if line.startswith((long.slug, short.slug))]
+        assert len(rows) == 2, out.getvalue()
+        # the second column (the status) starts at the same place in both rows
+        starts = {len(line) - len(line[len(line.split()[0]):].lstrip()) for line in rows}
+        assert len(starts) == 1, out.getvalue()

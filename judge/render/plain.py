@@ -72,9 +72,16 @@ def _verdict(view: VerdictView, width: int = 80) -> str:
     return "\n".join(line for line in out if line)
 
 
+def _slug_column(rows: Any) -> int:
+    """The width of the exercise column: the longest slug (rank0-checkpoint, no-sync-accumulation),
+    at least 16, so piped tables stay in line however long the catalog's names grow."""
+    return max([16, *(len(r.slug) for r in rows)])
+
+
 @_draws("ListView")
 def _list(view: ListView, width: int = 80) -> str:
-    return "\n".join(f"{f'{r.number:>2}. ' if view.numbered else ''}{r.slug:16} {r.status:10} "
+    w = _slug_column(view.rows)
+    return "\n".join(f"{f'{r.number:>2}. ' if view.numbered else ''}{r.slug:{w}} {r.status:10} "
                      f"{r.difficulty:7} {r.topic:14} {r.title}" for r in view.rows)
 
 
@@ -97,14 +104,16 @@ def _statement(view: StatementView, width: int = 80) -> str:
 
 @_draws("ProgressView")
 def _progress(view: ProgressView, width: int = 80) -> str:
-    lines = [f"{'exercise':16} {'status':10} {'best':>7} {'tries':>5}  {'last practised':15} next review"]
-    lines += [f"{r.slug:16} {r.status:10} {r.best:>7} {r.attempts:>5}  {r.last:15} {r.due}" for r in view.rows]
+    w = _slug_column(view.rows)
+    lines = [f"{'exercise':{w}} {'status':10} {'best':>7} {'tries':>5}  {'last practised':15} next review"]
+    lines += [f"{r.slug:{w}} {r.status:10} {r.best:>7} {r.attempts:>5}  {r.last:15} {r.due}" for r in view.rows]
     return "\n".join(lines + [view.totals])
 
 
 @_draws("PracticeSummaryView")
 def _practice(view: PracticeSummaryView, width: int = 80) -> str:
-    return "\n".join([view.headline] + [f"  {r.slug:16} {r.result:18} hints {r.hints:>2}  {r.rating:6} comes back "
+    w = _slug_column(view.rows)
+    return "\n".join([view.headline] + [f"  {r.slug:{w}} {r.result:18} hints {r.hints:>2}  {r.rating:6} comes back "
                                         f"{r.back}" for r in view.rows])
 
 
@@ -134,4 +143,4 @@ def _validation(view: ValidationView, width: int = 80) -> str:
 @_draws("ClassView")
 def _class(view: ClassView, width: int = 80) -> str:
     """Tab-separated, one student a line, for ``cut`` and spreadsheets."""
-    return "\n".join(f"{r.student}\t{r.status}\t{r.score}\t{r.pitfall}" for r in view.rows)
+    return "\n".join(f"{r.student}\t{r.status}\t{r.score}\t{r.note}" for r in view.rows)

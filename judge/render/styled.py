@@ -236,10 +236,10 @@ def _validation(view: ValidationView, console: Console) -> Any:
 @_draws("ClassView")
 def _class(view: ClassView, console: Console) -> Any:
     table = Table(title="Class results")
-    for column in ("student", "status", "score", "pitfall"):
+    for column in ("student", "status", "score", "pitfall, or why not graded"):
         table.add_column(column)
     for r in view.rows:
-        table.add_row(Text(r.student), r.status, r.score, Text(r.pitfall))
+        table.add_row(Text(r.student), r.status, r.score, Text(r.note))
     return table
 
 

@@ -280,7 +280,7 @@ class ClassRow(NamedTuple):
     student: str
     status: str
     score: str
-    pitfall: str
+    note: str  # the named pitfall; for a submission that could not be graded, why (one short line)
 
 
 class ClassView(NamedTuple):
@@ -288,15 +288,24 @@ class ClassView(NamedTuple):
 
 
 def class_view(rows: list[dict[str, Any]]) -> ClassView:
-    """grind grade's summary: each student's status, score and named pitfall."""
+    """grind grade's summary: each student's status, score and named pitfall, or, for a
+    submission that errored, crashed or timed out, the first line of why (the whole message is in
+    the CSV and JSON): an instructor reading the table sees "SyntaxError at line 1", not a bare
+    "error"."""
     from judge.formats import row_score
 
     out = []
     for row in rows:
         verdict = row["verdict"]
         got, total = row_score(row)
-        out.append(ClassRow(safe(row["student"]), verdict["status"], f"{got}/{total}",
-                            verdict["pitfall"]["name"] if verdict.get("pitfall") else ""))
+        if verdict.get("pitfall"):
+            note = verdict["pitfall"]["name"]
+        elif verdict["status"] in ("passed", "failed"):
+            note = ""
+        else:
+            first = (str(verdict.get("message") or "").strip().splitlines() or [""])[0]
+            note = first if len(first) <= 70 else first[:69] + "…"
+        out.append(ClassRow(safe(row["student"]), verdict["status"], f"{got}/{total}", safe(note)))
     return ClassView(out)
 
 

@@ -3,8 +3,8 @@
 The layers, strongest first (``level`` names the strongest in force; ``grind doctor`` prints it):
 
 - ``bubblewrap``: a read-only view of the file system with the solutions, the cache and the class
-  folder replaced by empty folders, no network, its own PID namespace. Landlock is added inside
-  it where the kernel has it.
+  folder replaced by empty folders, no network but its own loopback, its own PID namespace.
+  Landlock is added inside it where the kernel has it.
 - ``landlock``: the kernel's unprivileged sandbox (Linux >= 5.13). The child may read only what
   Python needs (the interpreter, site-packages, system libraries) and write only its own temp
   folder; no TCP; it cannot signal or ptrace processes outside its sandbox.
@@ -57,7 +57,8 @@ GUARANTEES: dict[str, list[str]] = {
         "reads: a read-only view of the whole file system, with the solutions, the reference cache "
         "and the class folder replaced by empty folders",
         "writes: only the run's temp folder",
-        "no network; its own PID namespace: grind and other runs cannot be seen or signalled",
+        "no network but its own loopback (TCP on lo only, for distributed cases); its own PID namespace: "
+        "grind and other runs cannot be seen or signalled",
         "Landlock inside as well, where the kernel has it",
     ],
     "landlock": [
