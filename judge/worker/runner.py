@@ -1142,7 +1142,7 @@ def write_result(run: _Run, token: str, save_file: Any) -> None:
     run.result.torch_version = run.torch.__version__
     fd = os.open(os.path.join(out_dir, "result.json"), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "w") as handle:
-        json.dump(run.result.to_json(), handle)
+        handle.write(json.dumps(run.result.to_json()))  # one write: json.dump writes each token apart
 
 
 def execute(job: dict[str, Any], control: Any) -> None:
