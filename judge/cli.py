@@ -544,14 +544,19 @@ def daemon_status(as_json: bool = typer.Option(False, "--json", help="Print the 
     from judge import daemon
 
     info = daemon.status()
+    why_not = None if info is not None else daemon.why_no_daemon()
     if as_json:
-        typer.echo(json.dumps(info or {"running": False}, indent=2))
+        if info is None:
+            path = daemon.socket_path() if why_not is None else None
+            info = {"running": False, "can_start": why_not is None, "why_not": why_not,
+                    "socket": str(path) if path else None}
+        else:
+            info = {"running": True, **info}
+        typer.echo(json.dumps(info, indent=2))
         return
     if info is None:
-        off = (" (GRIND_NO_DAEMON is set: grind run grades cold)" if daemon.disabled() else
-               " and none can start: no private folder for its socket (a link, another user's, or open "
-               "to others; see GRIND_RUNTIME_DIR), so grind run grades cold" if daemon.socket_path() is None else
-               ": the next 'grind run' starts it")
+        off = (f" and none can start ({why_not}), so grind run grades cold" if why_not is not None
+               else ": the next 'grind run' starts it")
         typer.echo(f"No grind daemon is running{off}.")
         return
     ident = info.get("identity") or {}

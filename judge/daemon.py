@@ -153,6 +153,46 @@ def key_of(ident: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:32]
 
 
+# A unix socket's path must fit sun_path: 108 bytes on Linux with its terminating NUL (104 on macOS).
+SUN_PATH_MAX = 107 if sys.platform.startswith("linux") else 103
+
+
+def _runtime_problem() -> str:
+    """Why ``runtime_dir()`` found no folder it may use, in the words a learner can act on."""
+    override = os.environ.get("GRIND_RUNTIME_DIR")
+    candidate = (Path(override).expanduser().absolute() if override
+                 else Path(tempfile.gettempdir()) / f"grind-{os.getuid()}")
+    where = f"GRIND_RUNTIME_DIR={override}" if override else str(candidate)
+    if not os.path.lexists(candidate):
+        return (f"no private folder for its socket: {where} cannot be created"
+                + (f" (its parent {candidate.parent} does not exist)" if not candidate.parent.is_dir() else ""))
+    info = os.lstat(candidate)
+    if stat.S_ISLNK(info.st_mode):
+        return f"no private folder for its socket: {where} is a link"
+    if not stat.S_ISDIR(info.st_mode):
+        return f"no private folder for its socket: {where} is not a folder"
+    if info.st_uid != os.getuid():
+        return f"no private folder for its socket: {where} belongs to another user"
+    return f"no private folder for its socket: {where} is open to other users (it must be mode 0700)"
+
+
+def why_no_daemon() -> str | None:
+    """None when a daemon can run (or runs) for this user and interpreter; otherwise why not, so
+    that ``grind daemon status`` never promises a daemon that the next run cannot start."""
+    if disabled():
+        return "GRIND_NO_DAEMON is set"
+    if not hasattr(socket, "AF_UNIX"):
+        return "this platform has no unix sockets"
+    folder = runtime_dir()
+    if folder is None:
+        return _runtime_problem()
+    path = socket_path(folder)
+    if path is not None and len(os.fsencode(path)) > SUN_PATH_MAX:
+        return (f"its socket path {path} is {len(os.fsencode(path))} bytes, over the {SUN_PATH_MAX} a unix "
+                "socket allows: set GRIND_RUNTIME_DIR to a shorter folder")
+    return None
+
+
 def socket_path(folder: Path | None = None) -> Path | None:
     """One socket per interpreter (two virtual environments keep a daemon each); the versions
     are checked on every request, so an upgrade in the same environment replaces the daemon."""
@@ -442,7 +482,7 @@ class DaemonWorker:
 
 def worker_for(hidden: list[Path], opt_out: bool = False) -> DaemonWorker | None:
     """The worker ``grind run`` grades in: the daemon's, or None (cold) when opted out."""
-    if opt_out or disabled() or not hasattr(socket, "AF_UNIX"):
+    if opt_out or why_no_daemon() is not None:
         return None
     return DaemonWorker(hidden)
 
@@ -577,13 +617,17 @@ class Daemon:
             _send(conn, json.dumps({"ok": False, "mismatch": True}).encode())
             self.stopping.set()  # the client starts the daemon it needs
             return
-        if [str(h) for h in message.get("hidden", [])] != self.hidden:
-            self._rehide([Path(h) for h in message["hidden"]])
         self.last = time.monotonic()  # only jobs count as use: a status probe does not keep it alive
+        # The lock first, then the hidden folders: a job for other folders that arrives while
+        # another terminal's job runs is told "busy" within BUSY_WAIT_S like any other. Waiting
+        # for the lock inside _rehide kept it unanswered past the client's patience, and the
+        # client then replaced a healthy daemon.
         if not self.job_lock.acquire(timeout=BUSY_WAIT_S):
             _send(conn, b'{"ok": false, "busy": true}')
             return
         try:
+            if [str(h) for h in message.get("hidden", [])] != self.hidden:
+                self._rehide([Path(h) for h in message["hidden"]])
             _send(conn, b'{"ok": true, "accepted": true}')
             limits = Limits(**{f.name: message["limits"][f.name] for f in fields(Limits) if f.name in message["limits"]})
             job = message["job"]
@@ -609,13 +653,13 @@ class Daemon:
 
     def _rehide(self, hidden: list[Path]) -> None:
         """Another set of hidden folders (another cache or solutions folder): bubblewrap fixes them
-        when the server starts, so the server is restarted with them, never reused without them."""
+        when the server starts, so the server is restarted with them, never reused without them.
+        The caller holds ``job_lock``: no job runs in the server being replaced."""
         from judge.worker.sandbox import WarmWorker
 
-        with self.job_lock:
-            self.worker.close()
-            self.worker = WarmWorker(hidden)
-            self.hidden = [str(h) for h in hidden]
+        self.worker.close()
+        self.worker = WarmWorker(hidden)
+        self.hidden = [str(h) for h in hidden]
 
 
 def _serve(path: Path, hidden: list[Path]) -> None:

@@ -265,6 +265,44 @@ def test_a_missing_runtime_folder_is_made_private_and_an_unsafe_one_is_said(daem
     assert "none can start" in said and "grades cold" in said and "starts it" not in said, said
 
 
+def test_status_says_exactly_why_no_daemon_can_start(daemons: Path, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each reason a daemon cannot start is named (a socket path over the unix limit, a missing
+    parent, a folder open to others), `grind run` then grades cold without trying, and
+    `daemon status --json` says the same; where one can start, the JSON says so."""
+    import json as json_
+
+    from typer.testing import CliRunner
+
+    from judge.cli import app
+
+    def said(*extra: str) -> str:
+        return CliRunner().invoke(app, ["daemon", "status", *extra]).output
+
+    deep = tmp_path / ("d" * 60) / ("e" * 60)  # the folder exists and is private: only its length is wrong
+    deep.mkdir(parents=True, mode=0o700)
+    monkeypatch.setenv("GRIND_RUNTIME_DIR", str(deep))
+    assert daemon.runtime_dir() == deep
+    assert "over the 107" in (daemon.why_no_daemon() or "") and daemon.worker_for([]) is None
+    assert "over the 107" in said() and "grades cold" in said() and "starts it" not in said()
+    doc = json_.loads(said("--json"))
+    assert doc["running"] is False and doc["can_start"] is False and "GRIND_RUNTIME_DIR" in doc["why_not"]
+
+    monkeypatch.setenv("GRIND_RUNTIME_DIR", str(tmp_path / "gone" / "grind"))
+    assert "parent" in said() and "does not exist" in said(), said()
+    open_folder = tmp_path / "open"
+    open_folder.mkdir(mode=0o700)
+    os.chmod(open_folder, 0o755)
+    monkeypatch.setenv("GRIND_RUNTIME_DIR", str(open_folder))
+    assert "open to other users" in said(), said()
+
+    monkeypatch.setenv("GRIND_RUNTIME_DIR", str(daemons))
+    doc = json_.loads(said("--json"))
+    assert doc == {"running": False, "can_start": True, "why_not": None, "socket": str(daemon.socket_path())}
+    monkeypatch.setenv("GRIND_NO_DAEMON", "1")
+    assert "GRIND_NO_DAEMON" in said()
+
+
 def test_a_killed_daemon_means_a_cold_verdict_and_a_fresh_daemon(daemons: Path, clipping: Any) -> None:
     hidden = hidden_from_learners(clipping)
     daemon.spawn(hidden)
@@ -456,3 +494,33 @@ def test_with_no_daemon_and_a_cold_cache_the_reference_and_the_learner_run_side_
     assert verdict.status is Status.PASSED, verdict.message
     (first_start, first_end), (second_start, _) = sorted(spans)
     assert len(spans) == 2 and second_start < first_end, spans
+
+
+def test_a_job_for_other_folders_while_a_job_runs_is_told_busy_in_time(daemons: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A second terminal whose job needs other hidden folders (another course's cache), while a
+    long job runs: the daemon says "busy" within BUSY_WAIT_S (that run goes cold) and keeps the
+    running job's server. It used to wait for the running job before answering at all, past the
+    client's patience, and the client then killed a healthy daemon."""
+    import threading
+
+    monkeypatch.setattr(daemon, "BUSY_WAIT_S", 0.2)
+    served = daemon.Daemon(daemons / "unused.sock", [], idle_s=60)  # its server starts on a first job only
+    first_server = served.worker
+    served.job_lock.acquire()  # another terminal's job is running
+    ours, theirs = socket.socketpair()
+    message = {"op": "run", "key": served.key, "job": {}, "limits": {}, "hidden": [str(daemons / "other-cache")]}
+    answered = threading.Thread(target=served.run, args=(theirs, message), daemon=True)
+    answered.start()
+    answered.join(timeout=5)
+    try:
+        assert not answered.is_alive(), "the daemon kept the second client waiting for the running job"
+        ours.settimeout(1)
+        assert daemon._json(daemon._recv(ours, daemon.HEADER_CAP)) == {"ok": False, "busy": True}
+        assert served.worker is first_server and served.hidden == []  # the running job's server is untouched
+    finally:
+        served.job_lock.release()
+        answered.join(timeout=5)
+        ours.close()
+        theirs.close()
+        served.worker.close()
