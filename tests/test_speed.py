@@ -76,3 +76,24 @@ def test_timing_takes_the_fastest_sample_so_a_loaded_machine_cannot_invent_a_slo
     timed = time_call({"inputs": lambda: {"size": 1}, "call": call}, None, None)
     assert timed is not None and timed < 0.02
     assert len(calls) >= 4  # a warm-up and at least three samples
+
+
+def test_a_speed_run_leaves_nothing_of_the_reference_for_the_learner(tmp_path: Path) -> None:
+    """`grind run` times the reference for its speed advice. Nothing of it may reach the learner's
+    process: the reference used to travel in the job, and linecache kept its text under
+    "<reference>" for the learner's code to exec (a wrong answer then passed). The attack looks in
+    linecache, sys.modules, live functions, the run folder and the process's own memory; all
+    that fails, so its plainly wrong answer fails, cold and in a warm fork. A correct answer
+    still gets its advice (the reference was timed)."""
+    from .conftest import ROOT, warm_worker
+
+    exercise = Catalog().get("clipping")
+    attack = ROOT / "tests" / "hostile_speed" / "reference_from_a_speed_run.py"
+    for worker in (None, warm_worker(exercise)):
+        verdict = grade(exercise, attack, speed=True, worker=worker)
+        assert verdict.status is Status.FAILED, (worker, verdict.status, verdict.message)
+    slow = tmp_path / "slow.py"
+    slow.write_text(ELEMENTWISE)
+    verdict = grade(exercise, slow, speed=True, worker=warm_worker(exercise))
+    assert verdict.status is Status.PASSED
+    assert [n for n in verdict.notices if n.startswith("Correct, but")], verdict.notices

@@ -921,17 +921,53 @@ def list_subjects(run: _Run) -> list[tuple[str, dict[str, Any]]]:
 
 
 def time_reference(run: _Run) -> tuple[dict[str, Any] | None, float | None]:
-    """Speed runs: the SPEED case and the reference's time on it. The reference is timed first
-    and dropped before any learner code is loaded, so the learner's code never sees it."""
-    source = run.job.pop("speed_reference", None)
-    speed_case = getattr(run.checks, "SPEED", None) if source else None
+    """Speed runs: the SPEED case and the reference's time on it, measured in a fork of this
+    process that reads the reference's file (staged by grind in the run folder), deletes it,
+    times it and exits, before any learner code is loaded. This process never reads the file:
+    nothing of the reference (module, code, linecache entry, text in freed memory) is left
+    for the learner's code to find, and the file is gone before that code runs."""
+    path = run.job.pop("speed_reference_file", None)
+    speed_case = getattr(run.checks, "SPEED", None) if path else None
     if speed_case is None:
+        _unlink(path)
         return None, None
-    reference = load_source(source, "<reference>", "grind_speed_reference")
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the fork: no learner code exists yet in this process or its parent
+        os.close(read_end)
+        try:
+            with open(path, encoding="utf-8") as handle:
+                source = handle.read()
+            _unlink(path)
+            reference = load_source(source, "<reference>", "grind_speed_reference")
+            seconds = time_call(speed_case, subject_namespace(reference, run.entry), None)
+            os.write(write_end, json.dumps(seconds).encode())
+        except BaseException:  # noqa: BLE001 - no time, no advice: never a verdict
+            pass
+        os._exit(0)
+    os.close(write_end)
+    chunks = []
+    while True:
+        chunk = os.read(read_end, 4096)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(read_end)
+    os.waitpid(pid, 0)
+    _unlink(path)  # if the fork died before it could
     try:
-        return speed_case, time_call(speed_case, subject_namespace(reference, run.entry), None)
-    finally:
-        sys.modules.pop("grind_speed_reference", None)
+        seconds = json.loads(b"".join(chunks) or b"null")
+    except ValueError:
+        seconds = None
+    return speed_case, float(seconds) if isinstance(seconds, (int, float)) else None
+
+
+def _unlink(path: str | None) -> None:
+    if path:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
 
 
 def start_guards(run: _Run) -> None:

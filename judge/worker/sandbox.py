@@ -317,6 +317,29 @@ def _make_workdir(iso: Isolation, parent: str | None = None, prefix: str = "grin
     return workdir
 
 
+SPEED_REFERENCE = "speed_reference.py"
+
+
+def _stage_reference(job: dict[str, Any], workdir: str, iso: Isolation) -> dict[str, Any]:
+    """A speed run's reference travels as a file in the run's folder, not in the job: the child
+    forks, the fork reads the file, deletes it and times the reference, and only then does the
+    child load the learner's code (runner.time_reference). The reference's text never enters
+    the learner's process, not even as freed memory that ctypes could scan; once carried in the
+    job, it could be read back from linecache."""
+    source = job.get("speed_reference")
+    if source is None:
+        return job
+    path = os.path.join(workdir, SPEED_REFERENCE)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(source)
+    if iso.drop_to is not None:
+        os.chown(path, iso.drop_to, iso.drop_to)
+    staged = {key: value for key, value in job.items() if key != "speed_reference"}
+    staged["speed_reference_file"] = path
+    return staged
+
+
 def _confine_failed(outcome: RunOutcome) -> None:
     if outcome.returncode == CONFINE_FAILED and "grind-confine:" in outcome.stderr:
         why = outcome.stderr.split("grind-confine:", 1)[1].strip().splitlines()[0]
@@ -339,8 +362,8 @@ def run_job(job: dict[str, Any], limits: Limits, hidden: list[Path] | None = Non
     confine = confinement(hidden or [], workdir) if iso.landlock_abi else None
     # Inside bubblewrap's PID namespace the child's parent is the namespace's init, which it
     # cannot kill; the waiter that shields (and reaps for) grind is only needed without it.
-    job = dict(job, token=token, out_dir=workdir, control_fd=control_w, time_limit=limits.wall_s,
-               shield=not iso.bwrap, confine=confine)
+    job = dict(_stage_reference(job, workdir, iso), token=token, out_dir=workdir, control_fd=control_w,
+               time_limit=limits.wall_s, shield=not iso.bwrap, confine=confine)
     macos = confinement(hidden or [], workdir) if iso.macos and not iso.bwrap else None
     cgroup = PidsCgroup.create(limits.processes)
     proc = None
@@ -528,7 +551,8 @@ class WarmWorker:
         token = secrets.token_hex(16)
         # The job's own Landlock layer: the same reads as the server, writes to its folder only.
         confine = confinement(self.hidden, workdir) if iso.landlock_abi else None
-        job = dict(job, token=token, out_dir=workdir, time_limit=limits.wall_s, confine=confine)
+        job = dict(_stage_reference(job, workdir, iso), token=token, out_dir=workdir, time_limit=limits.wall_s,
+                   confine=confine)
         dispatched = time.monotonic()
         try:
             self._send(json.dumps({
