@@ -33,6 +33,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import secrets
 import socket
 import stat
 import struct
@@ -266,6 +267,28 @@ def same_user(sock: socket.socket) -> bool:
 # Client side
 
 
+def secret_path(path: Path) -> Path:
+    """Where the daemon at ``path`` keeps the secret its clients must present: beside the socket,
+    in the user's private runtime folder (0700), which a learner's child cannot read (bubblewrap
+    hides the folder; Landlock never grants it)."""
+    return path.with_name(path.stem + ".secret")
+
+
+def _secret(path: Path) -> str:
+    """The daemon's secret, or "" when there is none to read (then a request is refused, and the
+    run grades cold). Peer uid is not enough: a learner's child may run as this very user (no
+    bubblewrap, or root's child kept as root), and Landlock does not stop it connecting to a
+    socket it can name; only grind's own processes can read this file."""
+    try:
+        fd = os.open(secret_path(path), os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return ""
+    try:
+        return os.read(fd, 128).decode("ascii", "replace").strip()
+    finally:
+        os.close(fd)
+
+
 def _connect(path: Path, timeout: float = CONNECT_S) -> socket.socket:
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.settimeout(timeout)
@@ -283,7 +306,7 @@ def request(path: Path, message: dict[str, Any], timeout: float = 5.0) -> dict[s
     """One request, one JSON answer (hello, stop). Raises OSError, Unavailable or ValueError."""
     with _connect(path) as sock:
         sock.settimeout(timeout)
-        _send(sock, json.dumps(message).encode())
+        _send(sock, json.dumps(dict(message, auth=_secret(path))).encode())
         return _json(_recv(sock, HEADER_CAP))
 
 
@@ -295,6 +318,8 @@ def status() -> dict[str, Any] | None:
     try:
         info = request(path, {"op": "hello"})
     except (OSError, Unavailable, ValueError):
+        return None
+    if info.get("unauthorized"):  # a daemon whose secret we cannot read: not one we can use
         return None
     info["socket"] = str(path)
     info["current"] = info.get("key") == key_of(identity())
@@ -451,7 +476,7 @@ class DaemonWorker:
                 # A healthy daemon accepts the job at once (or says it is busy within BUSY_WAIT_S);
                 # one that does not is hung, and is replaced rather than waited for.
                 sock.settimeout(BUSY_WAIT_S + 10)
-                _send(sock, json.dumps({"op": "run", "key": key_of(identity()), "job": job,
+                _send(sock, json.dumps({"op": "run", "key": key_of(identity()), "auth": _secret(path), "job": job,
                                         "limits": asdict(limits), "hidden": [str(h) for h in self.hidden]}).encode())
                 head = _json(_recv(sock, HEADER_CAP))
                 if head.get("mismatch"):
@@ -508,6 +533,7 @@ class Daemon:
         self.started = time.time()
         self.jobs = 0
         self.stopping = threading.Event()
+        self.secret = secrets.token_hex(32)
         self.listener: socket.socket | None = None
         self.inode: tuple[int, int] | None = None
 
@@ -538,10 +564,20 @@ class Daemon:
         os.chmod(self.path, 0o600)
         info = os.lstat(self.path)
         self.inode = (info.st_ino, info.st_dev)
+        self._write_secret()  # before listen: a client that can connect finds the secret there
         listener.listen(16)
         listener.settimeout(0.5)
         self.listener = listener
         return True
+
+    def _write_secret(self) -> None:
+        """A fresh secret per daemon, written 0600 and renamed into place (never a half file)."""
+        target = secret_path(self.path)
+        temporary = target.with_name(f"{target.name}.{os.getpid()}.tmp")
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            handle.write(self.secret)
+        os.replace(temporary, target)
 
     def _still_ours(self) -> bool:
         try:
@@ -589,6 +625,11 @@ class Daemon:
                     os.unlink(self.path)
                 except OSError:
                     pass
+                if _secret(self.path) == self.secret:
+                    try:
+                        os.unlink(secret_path(self.path))
+                    except OSError:
+                        pass
         self.worker.close()
 
     def hello(self) -> dict[str, Any]:
@@ -601,6 +642,11 @@ class Daemon:
             try:
                 conn.settimeout(10)
                 message = _json(_recv(conn, REQUEST_CAP))
+                if not secrets.compare_digest(str(message.get("auth", "")).encode(), self.secret.encode()):
+                    # Not grind: a process of this user that cannot read the secret (a learner's
+                    # child that found the socket). It may neither run, stop nor probe anything.
+                    _send(conn, b'{"ok": false, "unauthorized": true}')
+                    return
                 op = message.get("op")
                 if op == "hello":
                     _send(conn, json.dumps(self.hello()).encode())

@@ -573,10 +573,14 @@ def _timeout_line(trace: str, filename: str) -> int | None:
 
 
 def hidden_from_learners(exercise: Exercise, *extra: Path) -> list[Path]:
-    """Folders a learner's child must not read: the solutions, the reference cache, and (when
-    grading a class) the class and output folders. Bubblewrap hides them; Landlock never grants
-    them (see judge.worker.isolation for what each level guarantees)."""
-    return [exercise.solution_dir.parent, cache.cache_root(), *extra]
+    """Folders a learner's child must not read: the solutions, the reference cache, the folder of
+    the per-user daemon's socket and secret, and (when grading a class) the class and output
+    folders. Bubblewrap hides them; Landlock never grants them (see judge.worker.isolation for
+    what each level guarantees)."""
+    from judge.daemon import runtime_dir
+
+    daemons = runtime_dir()
+    return [exercise.solution_dir.parent, cache.cache_root(), *([daemons] if daemons else []), *extra]
 
 
 def run_learner(exercise: Exercise, source: str, filename: str, limits: Limits | None = None,

@@ -31,7 +31,7 @@ from judge.grade import grade, hidden_from_learners
 from judge.models import Status
 from judge.worker.sandbox import RunOutcome
 
-from .conftest import ADVERSARIAL, SUBMISSIONS
+from .conftest import ADVERSARIAL, ROOT, SUBMISSIONS
 
 CLIPPING = SUBMISSIONS / "clipping"
 
@@ -191,6 +191,46 @@ def test_first_run_starts_the_daemon_and_later_runs_reuse_it(daemons: Path, clip
     assert passed.status is Status.PASSED
     later = daemon.status()
     assert later is not None and later["pid"] == info["pid"] and later["jobs"] >= 3
+
+
+def test_a_submission_cannot_stop_probe_or_steer_the_daemon(daemons: Path, clipping: Any, tmp_path: Path) -> None:
+    """The daemon runs unsandboxed as the learner's own user, and a learner's child may run as
+    that user too (Landlock, or root's child kept as root): peer uid alone let a submission stop
+    the daemon, or make it mkdir any path and restart its server without the hidden folders. The
+    socket's folder is hidden from the child (bubblewrap) and every request must carry a secret
+    that only grind's processes can read; a same-user client without it gets "unauthorized"."""
+    hidden = hidden_from_learners(clipping)
+    assert daemons in hidden  # the runtime folder is among the folders a child must not see
+    daemon.spawn(hidden)
+    info = warm_daemon()
+    path = daemon.socket_path()
+    assert path is not None
+    secret = daemon.secret_path(path)
+    assert stat.S_IMODE(os.lstat(secret).st_mode) == 0o600 and len(secret.read_text()) == 64
+
+    def ask(message: dict[str, Any]) -> dict[str, Any]:
+        with daemon._connect(path) as sock:
+            daemon._send(sock, json.dumps(message).encode())
+            return daemon._json(daemon._recv(sock, daemon.HEADER_CAP))
+
+    # A process of this user that found the socket but not the secret: refused, whatever it asks.
+    for message in ({"op": "hello"}, {"op": "stop", "auth": "guess"},
+                    {"op": "run", "key": info["key"], "hidden": [str(daemons / "planted")], "job": {}, "limits": {}}):
+        assert ask(message) == {"ok": False, "unauthorized": True}
+    assert not (daemons / "planted").exists()
+
+    # A submission graded through the daemon tries the same from inside its sandbox.
+    # It is told where the socket is, as a learner who computed grind's path for it would be.
+    plant = daemons.parent / f"planted-{os.getpid()}"
+    hostile = tmp_path / "clipping.py"
+    source = (ROOT / "tests" / "hostile_speed" / "reach_the_daemon.py").read_text()
+    hostile.write_text(source.replace("KNOWN = []", f"KNOWN = [{str(path)!r}]")
+                       .replace('"/tmp/grind-planted-by-a-learner"', repr(str(plant))))
+    verdict = grade(clipping, hostile, worker=daemon.DaemonWorker(hidden))
+    assert verdict.status is Status.FAILED, verdict.message
+    assert not plant.exists()
+    after = daemon.status()
+    assert after is not None and after["pid"] == info["pid"], "the submission stopped the daemon"
 
 
 def test_other_users_cannot_reach_the_socket_and_are_refused_by_peer_uid(daemons: Path, clipping: Any) -> None:
