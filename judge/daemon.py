@@ -87,16 +87,18 @@ def _private_dir(path: Path) -> bool:
     return stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and not info.st_mode & 0o077
 
 
-def _make_private(path: Path) -> Path | None:
-    try:
-        path.mkdir(mode=0o700, parents=False, exist_ok=True)
-    except OSError:
-        return None
+def _make_private(path: Path, create: bool = True) -> Path | None:
+    if create:
+        try:
+            path.mkdir(mode=0o700, parents=False, exist_ok=True)
+        except OSError:
+            return None
     return path if _private_dir(path) else None
 
 
-def runtime_dir() -> Path | None:
-    """The folder of this user's daemon sockets, or None when there is no safe one.
+def runtime_dir(create: bool = True) -> Path | None:
+    """The folder of this user's daemon sockets, or None when there is no safe one (with
+    ``create`` False, only one that exists already: nothing is made).
 
     ``GRIND_RUNTIME_DIR`` (tests), else ``$XDG_RUNTIME_DIR/grind`` (platformdirs'
     user_runtime_dir), else ``<tmp>/grind-<uid>``, created 0700. A folder that exists but is a
@@ -105,15 +107,15 @@ def runtime_dir() -> Path | None:
     override = os.environ.get("GRIND_RUNTIME_DIR")
     if override:  # created 0700 when missing (its parent must exist), as the default folders are;
         # made absolute here, since the daemon changes to / before it opens anything in it
-        return _make_private(Path(override).expanduser().absolute())
+        return _make_private(Path(override).expanduser().absolute(), create)
     xdg = os.environ.get("XDG_RUNTIME_DIR")
     if xdg and _private_dir(Path(xdg)):
         import platformdirs
 
-        found = _make_private(Path(platformdirs.user_runtime_dir("grind", appauthor=False)))
+        found = _make_private(Path(platformdirs.user_runtime_dir("grind", appauthor=False)), create)
         if found is not None:
             return found
-    return _make_private(Path(tempfile.gettempdir()) / f"grind-{os.getuid()}")
+    return _make_private(Path(tempfile.gettempdir()) / f"grind-{os.getuid()}", create)
 
 
 def _code_fingerprint() -> str:

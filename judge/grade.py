@@ -579,7 +579,7 @@ def hidden_from_learners(exercise: Exercise, *extra: Path) -> list[Path]:
     what each level guarantees)."""
     from judge.daemon import runtime_dir
 
-    daemons = runtime_dir()
+    daemons = runtime_dir(create=False)  # none yet: no socket to hide (a daemon's client makes it first)
     return [exercise.solution_dir.parent, cache.cache_root(), *([daemons] if daemons else []), *extra]
 
 

@@ -183,3 +183,37 @@ def test_a_worker_that_never_started_is_said_as_grinds_problem_not_the_learners(
     assert verdict.status is Status.CRASHED
     assert verdict.message.startswith("grind's worker did not get going") and "run it again" in verdict.message
     assert "The submission crashed" not in verdict.message
+
+
+def test_a_run_folder_is_removed_however_deep_or_locked_it_is(tmp_path: Path) -> None:
+    """What a submission leaves in its run folder is removed, never followed out of it, and never
+    raises: 3000 nested folders (os.walk and shutil.rmtree recursed into a RecursionError, grind's
+    internal error, leaving the folder behind; their paths also pass PATH_MAX), a folder locked
+    with chmod 0, and a link to a folder outside whose file must survive."""
+    import os
+
+    from judge.worker.sandbox import remove_tree
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("not the run's")
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "link").symlink_to(outside)
+    locked = run / "locked"
+    (locked / "inner").mkdir(parents=True)
+    (locked / "inner" / "file").write_text("x")
+    (locked / "file").write_text("x")
+    # 3000 levels, built relative to one open folder at a time (their paths pass PATH_MAX)
+    fd = os.open(run, os.O_RDONLY)
+    for _ in range(3000):
+        os.mkdir("d", dir_fd=fd)
+        child = os.open("d", os.O_RDONLY, dir_fd=fd)
+        os.close(fd)
+        fd = child
+    os.close(fd)
+    os.chmod(locked / "inner", 0)
+    os.chmod(locked, 0)
+    remove_tree(str(run))
+    assert not run.exists()
+    assert (outside / "keep.txt").read_text() == "not the run's"

@@ -16,7 +16,6 @@ import json
 import os
 import queue
 import secrets
-import shutil
 import signal
 import stat
 import subprocess
@@ -292,21 +291,84 @@ class _ControlReader(threading.Thread):
 
 
 def remove_tree(path: str) -> None:
-    """Delete a run's folder even if the submission locked parts of it (``chmod 0`` on a
-    subfolder would make a plain rmtree leave it, and its files, behind for good)."""
-    for root, dirs, _ in os.walk(path, topdown=True):
-        for name in dirs:
-            full = os.path.join(root, name)
-            if not os.path.islink(full):
-                try:
-                    os.chmod(full, 0o700)
-                except OSError:
-                    pass
+    """Delete a run's folder whatever the submission left in it, and never raise.
+
+    The submission owns the folder's contents: it may lock parts of it (``chmod 0`` on a
+    subfolder would make a plain rmtree leave it behind for good) or nest folders thousands
+    deep (os.walk and, before Python 3.12, shutil.rmtree recurse: a RecursionError there was
+    grind's internal error, with the run's files left on disk). So the walk is iterative and
+    relative to one open folder at a time (no path grows past PATH_MAX), and `rm -rf` is the
+    last resort for whatever it could not remove."""
     try:
-        os.chmod(path, 0o700)
-    except OSError:
+        _remove_tree_iteratively(path)
+    except Exception:  # noqa: BLE001 - cleaning up must not turn a verdict into an error
         pass
-    shutil.rmtree(path, ignore_errors=True)
+    if os.path.lexists(path):
+        try:
+            subprocess.run(["rm", "-rf", "--", path], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                           timeout=60, check=False)
+        except (OSError, subprocess.SubprocessError):
+            pass
+
+
+_DIRECTORY = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
+
+
+def _open_folder(name: str, parent: int | None) -> int:
+    """Open a folder (never a link), making it ours to list first if it was locked."""
+    try:
+        return os.open(name, _DIRECTORY, dir_fd=parent)
+    except PermissionError:
+        os.chmod(name, 0o700, dir_fd=parent)  # ``name`` was just seen as a folder, not a link
+        return os.open(name, _DIRECTORY, dir_fd=parent)
+
+
+def _remove_tree_iteratively(path: str) -> None:
+    if not os.path.isdir(path) or os.path.islink(path):
+        if os.path.lexists(path):
+            os.unlink(path)
+        return
+    fd = _open_folder(path, None)
+    names: list[str] = []  # the folders we are inside, below ``path``
+    stuck: set[tuple[int, int]] = set()  # folders that could not be opened or removed: not again
+    try:
+        while True:
+            below = None
+            with os.scandir(fd) as entries:
+                for entry in entries:
+                    if entry.is_dir(follow_symlinks=False):
+                        info = entry.stat(follow_symlinks=False)
+                        if (info.st_dev, info.st_ino) not in stuck:
+                            below = (entry.name, (info.st_dev, info.st_ino))
+                            break
+                    else:
+                        try:
+                            os.unlink(entry.name, dir_fd=fd)
+                        except OSError:
+                            pass
+            if below is not None:
+                try:
+                    child = _open_folder(below[0], fd)
+                except OSError:
+                    stuck.add(below[1])
+                    continue
+                os.close(fd)
+                fd = child
+                names.append(below[0])
+                continue
+            if not names:
+                break
+            parent = os.open("..", _DIRECTORY & ~getattr(os, "O_NOFOLLOW", 0), dir_fd=fd)
+            done = os.fstat(fd)
+            os.close(fd)
+            fd = parent
+            try:
+                os.rmdir(names.pop(), dir_fd=fd)
+            except OSError:
+                stuck.add((done.st_dev, done.st_ino))
+    finally:
+        os.close(fd)
+    os.rmdir(path)
 
 
 def _make_workdir(iso: Isolation, parent: str | None = None, prefix: str = "grind-run-") -> str:
