@@ -176,7 +176,9 @@ def grade_one(slug: str, submission: Path, results: Path, work: Path) -> None:
     print(f"grind {judge.__version__} from {Path(judge.__file__).parent}", flush=True)
     print(reference_status(exercise), flush=True)
     classroom = work / "class"
-    shutil.copytree(submission, classroom / "submission", dirs_exist_ok=True)
+    # symlinks=True: a link in the upload stays a link (which grading refuses, naming it), never
+    # a copy of what it points at: in the container that could be the bundle's own reference.
+    shutil.copytree(submission, classroom / "submission", symlinks=True, dirs_exist_ok=True)
     rows = grade_class(exercise, classroom, work / "out", jobs=1)
     results.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(results, json.dumps(to_gradescope(rows[0])))

@@ -11,6 +11,7 @@ import csv
 import hashlib
 import io
 import json
+import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -89,22 +90,10 @@ def find_students(submissions: Path, exercise: Exercise) -> list[Student]:
     for entry in sorted(submissions.iterdir()):
         if entry.name.startswith("."):
             continue
-        if entry.is_file() and entry.suffix == ".py":
-            student = Student(entry.stem, entry)
-        elif entry.is_dir():
-            preferred = entry / f"{exercise.slug}.py"
-            files = sorted(p for p in entry.rglob("*.py") if p.is_file())
-            if preferred.is_file():
-                student = Student(entry.name, preferred)
-            elif len(files) == 1:
-                student = Student(entry.name, files[0])
-            else:
-                why = "no .py file" if not files else f"{len(files)} .py files and none named {exercise.slug}.py"
-                student = Student(entry.name, None, f"not gradable: {why} in {entry.name}/")
-        elif entry.is_file():
-            student = Student(entry.name, None, f"not gradable: {entry.name} is not a .py file")
-        else:
-            student = Student(entry.name, None, f"not gradable: {entry.name} is not a file or a folder")
+        try:
+            student = _student(entry, exercise)
+        except (OSError, RecursionError) as exc:  # a folder too deep, or unreadable, to look through
+            student = Student(entry.name, None, f"not gradable: {entry.name} could not be read ({type(exc).__name__})")
         shown = entry.name + ("/" if entry.is_dir() else "")
         if student.name in entries:
             raise UsageError(f"{submissions}: {entries[student.name]} and {shown} would both be student "
@@ -112,6 +101,47 @@ def find_students(submissions: Path, exercise: Exercise) -> list[Student]:
         entries[student.name] = shown
         students.append(student)
     return students
+
+
+def _student(entry: Path, exercise: Exercise) -> Student:
+    """What one entry of the class folder is: a gradable file, or why it is not gradable."""
+    links = _links_in(entry)
+    if links:
+        # A link is not the student's work: unpacked from a tar or zip it can name the reference,
+        # a classmate's file or /etc/passwd (whose first line a syntax error would then show in
+        # the results). It is never followed, and the row says why.
+        name = entry.stem if entry.suffix == ".py" and not entry.is_dir() else entry.name
+        return Student(name, None, f"not gradable: {links[0]} is a symbolic link; hand in the file itself")
+    if entry.is_file() and entry.suffix == ".py":
+        return Student(entry.stem, entry)
+    if entry.is_dir():
+        preferred = entry / f"{exercise.slug}.py"
+        files = sorted(p for p in entry.rglob("*.py") if p.is_file())
+        if preferred.is_file():
+            return Student(entry.name, preferred)
+        if len(files) == 1:
+            return Student(entry.name, files[0])
+        why = "no .py file" if not files else f"{len(files)} .py files and none named {exercise.slug}.py"
+        return Student(entry.name, None, f"not gradable: {why} in {entry.name}/")
+    if entry.is_file():
+        return Student(entry.name, None, f"not gradable: {entry.name} is not a .py file")
+    return Student(entry.name, None, f"not gradable: {entry.name} is not a file or a folder")
+
+
+def _links_in(entry: Path) -> list[str]:
+    """The symbolic links an entry of the class folder is or holds, as paths below the class
+    folder (``ann.py``, ``bob/clipping.py``), found without following any of them."""
+    if entry.is_symlink():
+        return [entry.name + ("/" if entry.is_dir() else "")]
+    if not entry.is_dir():
+        return []
+    found = []
+    for root, folders, files in os.walk(entry):  # os.walk never descends into a linked folder
+        for name in sorted(folders + files):
+            path = Path(root) / name
+            if path.is_symlink():
+                found.append(str(path.relative_to(entry.parent)))
+    return sorted(found)
 
 
 def read_roster(path: Path) -> dict[str, str]:

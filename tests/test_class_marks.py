@@ -53,6 +53,38 @@ def test_every_entry_of_the_class_folder_is_a_student(tmp_path: Path) -> None:
     assert students["two"].problem == "not gradable: 2 .py files and none named clipping.py in two/"
 
 
+def test_a_symbolic_link_is_never_followed_into_a_grade(tmp_path: Path) -> None:
+    """Unpacked from a tar or zip, a submission can be a link: to the reference (it passed), to a
+    classmate's file, or to /etc/passwd (its first line then appeared in the results as a syntax
+    error). Each is a row marked not gradable, naming the link; a real file beside them is graded.
+    In the Gradescope bundle, the upload is copied with its links kept as links."""
+    root = tmp_path / "class"
+    root.mkdir()
+    shutil.copyfile(SUBMISSIONS / "clipping" / "correct_loop.py", root / "alice.py")
+    reference = Catalog().get("clipping").reference_path
+    (root / "mallory.py").symlink_to(reference)
+    (root / "zed.py").symlink_to("/etc/passwd")
+    (root / "trudy").mkdir()
+    (root / "trudy" / "clipping.py").symlink_to(root / "alice.py")
+    (root / "linked").symlink_to(root / "trudy", target_is_directory=True)
+    students = {s.name: s for s in find_students(root, Catalog().get("clipping"))}
+    assert students["alice"].path == root / "alice.py"
+    assert students["mallory"].path is None and "mallory.py is a symbolic link" in students["mallory"].problem
+    assert students["zed"].path is None and "zed.py is a symbolic link" in students["zed"].problem
+    assert students["trudy"].path is None and "trudy/clipping.py is a symbolic link" in students["trudy"].problem
+    assert students["linked"].path is None and "linked/ is a symbolic link" in students["linked"].problem
+
+    import judge.autograder
+
+    results, work = tmp_path / "results.json", tmp_path / "work"
+    upload = tmp_path / "upload"
+    upload.mkdir()
+    (upload / "clipping.py").symlink_to(reference)
+    judge.autograder.grade_one("clipping", upload, results, work)
+    graded = json.loads(results.read_text())
+    assert graded["score"] == 0 and "symbolic link" in json.dumps(graded), graded
+
+
 def test_a_file_and_a_folder_with_one_name_are_refused_up_front(tmp_path: Path) -> None:
     """dup_name.py beside dup_name/ gave two identical rows, which one won changing between runs."""
     root = tmp_path / "class"
