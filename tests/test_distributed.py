@@ -134,13 +134,60 @@ def test_hostile_rank_gets_its_verdict_and_leaves_nothing_running(path: Path) ->
     assert not (_runners() - before), "a rank or a child outlived the run"
 
 
-def test_tcp_is_let_through_landlock_only_inside_bubblewrap_s_network_namespace(monkeypatch: pytest.MonkeyPatch) -> None:
-    """gloo's ranks talk TCP on 127.0.0.1: allowed where the run's only interface is its own `lo`."""
+def test_tcp_is_let_through_landlock_only_inside_a_private_network_namespace(monkeypatch: pytest.MonkeyPatch) -> None:
+    """gloo's ranks talk TCP on 127.0.0.1: allowed where the run's only interface is its own `lo`,
+    bubblewrap's; without bubblewrap the child is told to make a namespace of its own first
+    (private_net), and allows TCP only if it could."""
     from judge.worker import isolation as levels
 
-    for bwrap, allowed in (("/usr/bin/bwrap", True), (None, False)):
+    for bwrap, loopback, private in (("/usr/bin/bwrap", True, False), (None, False, True)):
         monkeypatch.setattr(levels, "isolation", lambda bwrap=bwrap: levels.Isolation(None, bwrap, 7))
-        assert levels.confinement([], "/tmp/grind-run-x")["loopback_tcp"] is allowed
+        rules = levels.confinement([], "/tmp/grind-run-x")
+        assert (rules["loopback_tcp"], rules["private_net"]) == (loopback, private)
+
+
+def test_ranks_run_on_their_own_loopback_and_cannot_reach_the_hosts(tmp_path: Path) -> None:
+    """At every sandboxed level (CI runs this as root with bubblewrap and, in laptop mode, as a
+    user with Landlock alone), a distributed case runs on real gloo ranks, cold and warm, and the
+    learner's code cannot connect to a TCP service listening on the host's 127.0.0.1: its
+    loopback is the run's own (bubblewrap's network namespace, or one the child made itself)."""
+    import socket
+    import threading
+
+    from judge.grade import hidden_from_learners
+    from judge.worker.isolation import isolation
+    from judge.worker.sandbox import WarmWorker
+
+    if isolation().level not in ("bubblewrap", "landlock"):
+        pytest.skip(f"isolation level {isolation().level}: no private loopback to test")
+    if isolation().level == "landlock":
+        import ctypes
+
+        probe = os.fork()
+        if probe == 0:  # can this kernel give a user a network namespace at all?
+            os._exit(0 if ctypes.CDLL(None, use_errno=True).unshare(0x10000000 | 0x40000000) == 0 else 1)
+        if os.waitpid(probe, 0)[1] != 0:
+            pytest.skip("this kernel refuses unprivileged user namespaces: distributed cases cannot run "
+                        "at the Landlock level here (README, Security model)")
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    reached: list[bool] = []
+    threading.Thread(target=lambda: (listener.accept(), reached.append(True)), daemon=True).start()
+    exercise = Catalog().get("ddp-token-loss")
+    source = (ROOT / "tests" / "submissions" / "ddp-token-loss" / "alt_global_mean_value.py").read_text()
+    probe_code = (f"\nimport socket as _s\ntry:\n    _s.create_connection(('127.0.0.1', {port}), timeout=1).close()\n"
+                  "    raise SystemExit('reached the host')\nexcept OSError:\n    pass\n")
+    learner = tmp_path / "ddp_token_loss.py"
+    learner.write_text(source + probe_code)
+    try:
+        cold = grade(exercise, learner)
+        with WarmWorker(hidden_from_learners(exercise)) as worker:
+            warm = grade(exercise, learner, worker=worker)
+    finally:
+        listener.close()
+    assert cold.status.value == "passed", (cold.message, [c.message for c in cold.checks if c.message][:2])
+    assert warm.status.value == "passed", (warm.message, [c.message for c in warm.checks if c.message][:2])
+    assert not reached, "the learner's code reached a service on the host's loopback"
 
 
 def test_a_rank_that_skips_the_all_reduce_is_reported_as_a_deadlock_naming_both_ranks() -> None:

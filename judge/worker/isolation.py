@@ -7,7 +7,8 @@ The layers, strongest first (``level`` names the strongest in force; ``grind doc
   Landlock is added inside it where the kernel has it.
 - ``landlock``: the kernel's unprivileged sandbox (Linux >= 5.13). The child may read only what
   Python needs (the interpreter, site-packages, system libraries) and write only its own temp
-  folder; no TCP; it cannot signal or ptrace processes outside its sandbox.
+  folder; TCP only on a loopback of its own (a private network namespace, where the kernel lets
+  a user make one); it cannot signal or ptrace processes outside its sandbox.
 - ``macos-sandbox``: ``sandbox-exec`` with a profile of the same shape (not tested in CI).
 - ``limits-only``: rlimits, a killed process group, a reaped process tree and a scrubbed
   environment; the submission can read and write whatever your user can.
@@ -65,7 +66,9 @@ GUARANTEES: dict[str, list[str]] = {
         "reads: only Python, site-packages, system libraries and the run's folder (not the "
         "solutions, the reference cache, your workspace or a class folder)",
         "writes: only the run's temp folder",
-        "no TCP; cannot signal or ptrace grind or any process outside the run (kernel ABI >= 6)",
+        "TCP only on a loopback of its own (a private network namespace, where the kernel lets a user "
+        "make one; otherwise no TCP); cannot signal or ptrace grind or any process outside the run "
+        "(kernel ABI >= 6)",
     ],
     "macos-sandbox": [
         "reads and writes limited as with landlock, network denied, signals only to its own "
@@ -260,10 +263,11 @@ def confinement(hidden: list[Path], workdir: str) -> dict[str, list[str]] | None
     if not iso.landlock_abi and not iso.macos:
         return None
     read, listable = _read_roots(tuple(str(p) for p in [*hidden, *SYSTEM_SECRETS]))
-    # TCP: denied, except inside bubblewrap's network namespace, whose only interface is the
-    # run's own loopback; distributed cases need it there (gloo's ranks talk TCP on 127.0.0.1).
+    # TCP: denied, except inside a network namespace whose only interface is the run's own
+    # loopback: bubblewrap's, or (without it) one the child makes itself where the kernel lets
+    # a user (private_net); distributed cases need it (gloo's ranks talk TCP on 127.0.0.1).
     return {"read": list(read), "list": list(listable), "write": [workdir, "/dev/null"],
-            "loopback_tcp": bool(iso.bwrap)}
+            "loopback_tcp": bool(iso.bwrap), "private_net": not iso.bwrap}
 
 
 @functools.lru_cache(maxsize=8)

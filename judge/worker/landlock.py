@@ -495,6 +495,45 @@ _PR_CAPBSET_DROP = 24
 _CAP_VERSION_3 = 0x20080522
 
 
+_CLONE_NEWUSER, _CLONE_NEWNET = 0x10000000, 0x40000000
+_SIOCGIFFLAGS, _SIOCSIFFLAGS, _IFF_UP = 0x8913, 0x8914, 0x1
+
+
+def private_network() -> bool:
+    """Move this process into a user and a network namespace of its own, whose only interface is
+    an up loopback: TCP can then be allowed without reaching anything outside the run (not the
+    host's 127.0.0.1, where a database or a notebook may listen). True when done.
+
+    Any user may do this where the kernel allows unprivileged user namespaces (most laptops;
+    not every container); bubblewrap's ``--unshare-net`` gives the same. It must run while the
+    process has one thread, before Landlock (whose rules then allow TCP) and before capabilities
+    are dropped (bringing ``lo`` up takes CAP_NET_ADMIN, which the new namespace grants, over
+    that namespace only). The user and group ids are mapped to themselves, so files keep
+    their owners; nothing in the host's namespaces becomes reachable."""
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+    import fcntl
+    import socket
+    import struct
+
+    uid, gid = os.getuid(), os.getgid()
+    if _libc().unshare(ctypes.c_int(_CLONE_NEWUSER | _CLONE_NEWNET)) != 0:
+        return False  # unprivileged user namespaces off, or threads already running
+    try:
+        for path, text in (("/proc/self/setgroups", "deny"), ("/proc/self/uid_map", f"{uid} {uid} 1"),
+                           ("/proc/self/gid_map", f"{gid} {gid} 1")):
+            with open(path, "w") as handle:
+                handle.write(text)
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+            request = struct.pack("16sH14s", b"lo", 0, b"")
+            flags = struct.unpack("16sH14s", fcntl.ioctl(sock, _SIOCGIFFLAGS, request))[1]
+            fcntl.ioctl(sock, _SIOCSIFFLAGS, struct.pack("16sH14s", b"lo", flags | _IFF_UP, b""))
+    except OSError:
+        return False  # a namespace with its loopback down: TCP goes nowhere, and stays denied
+    return True
+
+
 def drop_capabilities() -> None:
     """Drop every capability of this process (bounding set, then effective, permitted and
     inheritable), so a child started as root is only a user id.

@@ -403,15 +403,26 @@ def reap_children() -> None:
             return
 
 
+_private_net: bool | None = None  # this process tree's own network namespace: None until tried
+
+
 def confine(rules: dict[str, Any] | None) -> None:
     """Confine this process (and what it starts) with Landlock before any submission runs. A
     kernel that refuses is not a reason to run unconfined: exit, and grind says why."""
     if not rules:
         return
     try:
+        # TCP only where it cannot leave the run: bubblewrap's network namespace, or one of our
+        # own (distributed cases need loopback TCP between their ranks; see landlock.py). Made
+        # once per process tree: a warm server makes it before its own Landlock layer (which
+        # would deny writing a new namespace's uid map), and its jobs, forks run one at a time
+        # and killed to the last process after each, share it.
+        global _private_net
+        if rules.get("private_net") and _private_net is None:
+            _private_net = _landlock.private_network()
+        tcp = bool(rules.get("loopback_tcp")) or (bool(rules.get("private_net")) and bool(_private_net))
         _landlock.drop_capabilities()  # root in a container: a uid, not CAP_SYS_ADMIN (see there)
-        _landlock.restrict(rules["read"], rules["write"], list_only=rules.get("list") or [],
-                           deny_tcp=not rules.get("loopback_tcp"))
+        _landlock.restrict(rules["read"], rules["write"], list_only=rules.get("list") or [], deny_tcp=not tcp)
     except OSError as exc:
         print(f"grind-confine: {exc}", file=sys.stderr, flush=True)
         os._exit(71)
