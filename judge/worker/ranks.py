@@ -176,84 +176,155 @@ def _status_text(status: int) -> str:
     return f"exited with code {os.WEXITSTATUS(status)} before returning"
 
 
-def run_ranks(dist: Any, world_size: int, store_path: str, rank_body: Callable[[int], dict[str, Any]]) -> dict[str, Any]:
-    """Fork ``world_size`` ranks, join them with gloo (``dist``: ``torch.distributed``) and run ``rank_body(rank)`` on each, which
-    returns its record as JSON-able data (``{"status": "ok"|"error"|"bad_output", ...}``) after
-    writing its observations where the caller reads them.
+class RankPool:
+    """``world_size`` forked ranks joined in one gloo group (``dist``: ``torch.distributed``),
+    kept for every distributed case of one subject: each case is a command the ranks run with
+    ``body(rank, command)``, which returns the rank's record as JSON-able data (``{"status":
+    "ok"|"error"|"bad_output", ...}``) after writing its observations where the caller reads them.
 
-    Returns ``{"ranks": [record per rank]}`` when every rank finished, or ``{"failure": {"type",
-    "message"}, "records": {rank: record}}`` (the ranks that had finished) when a rank died or
-    the ranks deadlocked. Every rank is killed and reaped before this returns."""
-    global _report_fd
-    import datetime
+    Why kept: forking the ranks and joining their group cost about half of a small distributed
+    case (a fork of the loaded child, then gloo's rendezvous), paid again for every case. Kept
+    ranks run a subject's cases one after another, as the single-process cases run one after
+    another in the child; a case starts only when every rank has finished the one before. A
+    pool that failed (a rank died, the ranks deadlocked, a rank left the process group) is
+    closed, and the next case gets fresh ranks."""
 
-    children: dict[int, int] = {}  # pid -> rank
-    pipes: dict[int, int] = {}  # read fd -> rank
-    states: dict[int, dict[str, Any]] = {r: {"phase": "running", "since": time.monotonic(), "pid": None}
-                                         for r in range(world_size)}
-    hold_r, hold_w = os.pipe()  # a finished rank waits on this until every rank is done
-    for rank in range(world_size):
-        read_fd, write_fd = os.pipe()
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # "fork() of a multi-threaded process": only the caller forks
-            pid = os.fork()
-        if pid == 0:
-            os.close(read_fd)
-            os.close(hold_w)
-            for fd in pipes:
+    def __init__(self, dist: Any, world_size: int, store_path: str,
+                 body: Callable[[int, dict[str, Any]], dict[str, Any]]) -> None:
+        self.store_path = store_path
+        self.children: dict[int, int] = {}  # pid -> rank
+        self.pipes: dict[int, int] = {}  # report read fd -> rank
+        self.commands: dict[int, int] = {}  # rank -> command write fd
+        self.buffers: dict[int, bytes] = {}
+        self.open_fds: set[int] = set()
+        self.closed = False
+        for rank in range(world_size):
+            read_fd, write_fd = os.pipe()
+            command_r, command_w = os.pipe()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # "fork() of a multi-threaded process": only the caller forks
+                pid = os.fork()
+            if pid == 0:
+                os.close(read_fd)
+                os.close(command_w)
+                for fd in [*self.pipes, *self.commands.values()]:
+                    os.close(fd)
+                _die_with_parent()
+                _rank_main(dist, rank, world_size, store_path, write_fd, command_r, body)
+            os.close(write_fd)
+            os.close(command_r)
+            self.children[pid] = rank
+            self.pipes[read_fd] = rank
+            self.commands[rank] = command_w
+            self.buffers[read_fd] = b""
+            self.open_fds.add(read_fd)
+
+    def healthy(self) -> bool:
+        """Every rank still there, ready for a case (one that exited between cases: closed)."""
+        if self.closed:
+            return False
+        for pid in self.children:
+            try:
+                done, _ = os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                done = pid
+            if done:
+                self.close()
+                return False
+        return True
+
+    def run(self, command: dict[str, Any]) -> dict[str, Any]:
+        """One case on every rank. Returns ``{"ranks": [record per rank]}`` when every rank
+        finished, or ``{"failure": {"type", "message"}, "records": {rank: record}}`` (the ranks
+        that had finished) when a rank died or the ranks deadlocked; then every rank is killed
+        and reaped before this returns."""
+        line = (json.dumps(command) + "\n").encode()
+        now = time.monotonic()
+        states: dict[int, dict[str, Any]] = {rank: {"phase": "running", "since": now, "pid": pid}
+                                             for pid, rank in self.children.items()}
+        for fd in self.commands.values():
+            try:
+                os.write(fd, line)
+            except OSError:
+                pass  # a dead rank: the watch says so
+        outcome = _watch(self.children, self.pipes, states, self.buffers, self.open_fds)
+        if "failure" in outcome or not all(record.get("group") for record in outcome["ranks"]):
+            self.close()
+        return outcome
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        for fd in self.commands.values():
+            try:
                 os.close(fd)
-            _die_with_parent()
-            _report_fd = write_fd
-            try:
-                dist.init_process_group("gloo", store=dist.FileStore(store_path, world_size), rank=rank,
-                                        world_size=world_size, timeout=datetime.timedelta(seconds=GLOO_TIMEOUT_S))
-            except BaseException as exc:  # noqa: BLE001 - said as this rank's error
-                record = {"status": "error", "error": {"type": type(exc).__name__, "message":
-                          f"rank {rank} could not join the process group: {exc}"[:2000], "line": None,
-                          "code": "", "traceback": ""}}
-            else:
-                record = rank_body(rank)
-            for stream in (sys.stdout, sys.stderr):  # what the learner printed on this rank, before _exit
-                try:
-                    stream.flush()
-                except Exception:  # noqa: BLE001 - a closed or replaced stream
-                    pass
-            _say({"done": record})
-            _report_fd = None
-            try:
-                os.read(hold_r, 1)  # stay reachable for the peers' last collective; killed after
-            finally:
-                os._exit(0)
-        os.close(write_fd)
-        children[pid] = rank
-        pipes[read_fd] = rank
-        states[rank]["pid"] = pid
-    os.close(hold_r)
-    try:
-        return _watch(children, pipes, states)
-    finally:
-        os.close(hold_w)
-        for pid in children:
+            except OSError:
+                pass
+        for pid in self.children:
             try:
                 os.kill(pid, signal.SIGKILL)
             except OSError:
                 pass
-        for pid in children:
+        for pid in self.children:
             try:
                 os.waitpid(pid, 0)
             except ChildProcessError:
                 pass
-        for fd in pipes:
-            os.close(fd)
+        for fd in self.pipes:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
         try:
-            os.unlink(store_path)
+            os.unlink(self.store_path)
         except OSError:
             pass
 
 
-def _watch(children: dict[int, int], pipes: dict[int, int], states: dict[int, dict[str, Any]]) -> dict[str, Any]:
-    buffers = {fd: b"" for fd in pipes}
-    open_fds = set(pipes)
+def _rank_main(dist: Any, rank: int, world_size: int, store_path: str, report_fd: int, command_fd: int,
+               body: Callable[[int, dict[str, Any]], dict[str, Any]]) -> None:
+    """A rank's life: join the group, then run each case it is sent until its command pipe closes.
+    Only a case's own code is traced (the wrappers report to ``_report_fd`` only while it runs)."""
+    global _report_fd
+    import datetime
+
+    joined = None
+    try:
+        dist.init_process_group("gloo", store=dist.FileStore(store_path, world_size), rank=rank,
+                                world_size=world_size, timeout=datetime.timedelta(seconds=GLOO_TIMEOUT_S))
+    except BaseException as exc:  # noqa: BLE001 - said as this rank's error, on the first case
+        joined = {"status": "error", "error": {"type": type(exc).__name__, "message":
+                  f"rank {rank} could not join the process group: {exc}"[:2000], "line": None,
+                  "code": "", "traceback": ""}}
+    try:
+        with os.fdopen(command_fd, "rb") as commands:
+            for raw in commands:
+                try:
+                    command = json.loads(raw)
+                except ValueError:
+                    break
+                _report_fd = report_fd
+                record = dict(joined) if joined is not None else body(rank, command)
+                try:
+                    record["group"] = joined is None and bool(dist.is_initialized())
+                except Exception:  # noqa: BLE001 - the learner's code broke torch.distributed itself
+                    record["group"] = False
+                for stream in (sys.stdout, sys.stderr):  # what the learner printed on this rank
+                    try:
+                        stream.flush()
+                    except Exception:  # noqa: BLE001 - a closed or replaced stream
+                        pass
+                _say({"done": record})
+                _report_fd = None
+                if joined is not None:
+                    break
+    finally:
+        os._exit(0)
+
+
+def _watch(children: dict[int, int], pipes: dict[int, int], states: dict[int, dict[str, Any]],
+           buffers: dict[int, bytes], open_fds: set[int]) -> dict[str, Any]:
     exited: dict[int, int] = {}
     while True:
         ready, _, _ = select.select(list(open_fds), [], [], 0.05) if open_fds else ([], [], [])

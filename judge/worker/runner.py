@@ -817,6 +817,7 @@ class _Run:
         self.observed: dict[str, Any] = {}  # observation name -> numpy array
         self.result = _protocol.Result(token="", observations_sha256="")
         self.distributed_cases = 0  # numbers each distributed case's rendezvous file
+        self.rank_pools: dict[tuple[str, int], Any] = {}  # (subject, world size) -> its kept ranks
 
     def say(self, line: str) -> None:
         if self.control:
@@ -1044,7 +1045,7 @@ def observe_case(run: _Run, subject_id: str, subject: Any, instance: dict[str, A
             name, case["name"], case.get("kind", "edge"), instance["params"], preview(inputs, np, torch),
             case.get("shown"), rank_entries(case, entries_of(case, inputs))))
     if case.get("world_size"):
-        return observe_ranks(run, subject_id, subject, name, case, inputs, filename)
+        return observe_ranks(run, subject_id, subject, name, case, filename)
     try:
         raw = case["call"](subject, **inputs)
         if type(raw) is not dict:
@@ -1068,20 +1069,21 @@ def rank_entries(case: dict[str, Any], entries: Any) -> Any:
     return {f"rank {r}: {key}": pieces for r in range(int(case["world_size"])) for key, pieces in entries.items()}
 
 
-def observe_ranks(run: _Run, subject_id: str, subject: Any, name: str, case: dict[str, Any], inputs: dict[str, Any],
-                  filename: str) -> Any:
-    """One distributed case (see ranks.py): the case's call on every rank, each rank's observations
-    kept as "rank r: key". A rank that raised makes the case's error (the lowest such rank, named);
-    a rank that died or ranks that deadlocked make an error saying where every rank was."""
+def _rank_body(run: _Run, subject: Any, filename: str) -> Any:
+    """What a rank of a subject's pool does with one case: make the instance's inputs as the
+    child made them (the same seed, the same factory), call the case, and write its observations
+    as a safetensors file named by the command."""
     np, torch = run.np, run.torch
-    from safetensors.numpy import load_file, save_file
+    from safetensors.numpy import save_file
 
-    world = int(case["world_size"])
-    run.distributed_cases += 1
-    base = os.path.join(run.job["out_dir"], f"ranks-{run.distributed_cases}")
+    instances = {instance["name"]: instance for instance in run.instances}
 
-    def body(rank: int) -> dict[str, Any]:
+    def body(rank: int, command: dict[str, Any]) -> dict[str, Any]:
+        instance = instances[command["name"]]
+        case = instance["case"]
         try:
+            reseed(torch)
+            inputs = case["inputs"](**instance["params"]) if "inputs" in case else {}
             raw = case["call"](subject, **inputs)
             if type(raw) is not dict:
                 raise BadOutput("the case did not produce observations")
@@ -1091,7 +1093,7 @@ def observe_ranks(run: _Run, subject_id: str, subject: Any, name: str, case: dic
                     arrays[str(key)] = np.ascontiguousarray(to_array(value, np, torch))
                 except BadOutput as exc:
                     raise BadOutput(f"{key}: {exc}") from None
-            save_file(arrays, f"{base}-rank{rank}.safetensors")
+            save_file(arrays, f"{command['base']}-rank{rank}.safetensors")
             record: dict[str, Any] = {"status": "ok", "keys": list(arrays)}
         except BadOutput as exc:
             record = {"status": "bad_output", "message": str(exc)}
@@ -1100,7 +1102,31 @@ def observe_ranks(run: _Run, subject_id: str, subject: Any, name: str, case: dic
         record["forbidden"] = list(run.guards.hits) if run.guards else []
         return record
 
-    outcome = _ranks.run_ranks(torch.distributed, world, base + ".store", body)
+    return body
+
+
+def close_rank_pools(run: _Run, subject_id: str | None = None) -> None:
+    """Kill the ranks kept for ``subject_id`` (every subject's when None)."""
+    for key in [k for k in run.rank_pools if subject_id is None or k[0] == subject_id]:
+        run.rank_pools.pop(key).close()
+
+
+def observe_ranks(run: _Run, subject_id: str, subject: Any, name: str, case: dict[str, Any], filename: str) -> Any:
+    """One distributed case (see ranks.py): the case's call on every rank of the subject's rank
+    pool (made at its first distributed case, kept for the next ones), each rank's observations
+    kept as "rank r: key". A rank that raised makes the case's error (the lowest such rank, named);
+    a rank that died or ranks that deadlocked make an error saying where every rank was."""
+    from safetensors.numpy import load_file
+
+    torch = run.torch
+    world = int(case["world_size"])
+    run.distributed_cases += 1
+    base = os.path.join(run.job["out_dir"], f"ranks-{run.distributed_cases}")
+    pool = run.rank_pools.get((subject_id, world))
+    if pool is None or not pool.healthy():
+        pool = _ranks.RankPool(torch.distributed, world, base + ".store", _rank_body(run, subject, filename))
+        run.rank_pools[(subject_id, world)] = pool
+    outcome = pool.run({"name": name, "base": base})
     records = outcome.get("ranks") or outcome.get("records") or {}
     if isinstance(records, list):
         records = dict(enumerate(records))
@@ -1158,8 +1184,11 @@ def run_subject(run: _Run, subject_id: str, spec: dict[str, Any], record_inputs:
         return None
     if record.load_error is not None:
         return None
-    for instance in run.instances:
-        record.cases[instance["name"]] = observe_case(run, subject_id, subject, instance, filename, record_inputs)
+    try:
+        for instance in run.instances:
+            record.cases[instance["name"]] = observe_case(run, subject_id, subject, instance, filename, record_inputs)
+    finally:
+        close_rank_pools(run, subject_id)
     record.forbidden = run.hits()
     record.elapsed_s = time.perf_counter() - started
     return subject
