@@ -97,3 +97,26 @@ def test_a_speed_run_leaves_nothing_of_the_reference_for_the_learner(tmp_path: P
     verdict = grade(exercise, slow, speed=True, worker=warm_worker(exercise))
     assert verdict.status is Status.PASSED
     assert [n for n in verdict.notices if n.startswith("Correct, but")], verdict.notices
+
+
+def test_a_warm_fork_finds_no_classmate_or_reference_in_its_memory(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A fork of the warm server is a copy of its memory, freed memory included: with sources in
+    the jobs, a submission scanning /proc/self/mem found the classmate graded just before it on
+    the same worker (and, with a cold cache, the reference computed in the same server) and
+    passed with it. Sources now reach the child as files of its own run folder."""
+    from judge.grade import hidden_from_learners
+    from judge.worker.sandbox import WarmWorker
+
+    from .conftest import ROOT
+
+    exercise = Catalog().get("clipping")
+    attack = ROOT / "tests" / "hostile_speed" / "classmate_from_memory.py"
+    with WarmWorker(hidden_from_learners(exercise)) as worker:
+        assert grade(exercise, SUBMISSIONS / "clipping" / "correct_loop.py", worker=worker).passed
+        verdict = grade(exercise, attack, worker=worker)
+        assert verdict.status is Status.FAILED, verdict.message
+    # An empty cache of its own: the reference is computed in this worker's server, just before the attack.
+    monkeypatch.setenv("GRIND_CACHE_DIR", str(tmp_path / "cache"))
+    with WarmWorker(hidden_from_learners(exercise)) as worker:
+        verdict = grade(exercise, attack, worker=worker)
+        assert verdict.status is Status.FAILED, verdict.message

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import asdict, dataclass, field
 from typing import Any, TypedDict
 
@@ -411,3 +412,9 @@ def _json_value(value: Any, depth: int = 0) -> Any:
     if value is None or type(value) in (bool, int, float):
         return value
     raise ProtocolError("an input preview holds something that is not JSON")
+
+
+# A subject whose source builds or subclasses a torch optimizer: its job wants torch._dynamo
+# imported in the warm server first (see runner.uses_torch_optim). Read by the parent, which
+# stages the source as a file, and by the runner, for a source sent in the job.
+BUILDS_OPTIMIZER = re.compile(r"Optimizer|optim\.[A-Z]|from\s+torch\.optim\b|import\s+torch\.optim\b")

@@ -21,7 +21,6 @@ import faulthandler
 import hashlib
 import json
 import os
-import re
 import sys
 import time
 import traceback
@@ -532,11 +531,8 @@ def uses_torch_optim(job: dict[str, Any]) -> bool:
     checks = str(job.get("checks_source", ""))
     if "torch.optim" in checks or "world_size" in checks:
         return True
-    return any(_BUILDS_OPTIMIZER.search(str(spec.get("source", "")))
+    return any(spec.get("builds_optimizer") or _protocol.BUILDS_OPTIMIZER.search(str(spec.get("source", "")))
                for spec in job.get("subjects", []) if isinstance(spec, dict))
-
-
-_BUILDS_OPTIMIZER = re.compile(r"Optimizer|optim\.[A-Z]|from\s+torch\.optim\b|import\s+torch\.optim\b")
 
 
 def serve() -> None:
@@ -1005,10 +1001,11 @@ def load_subject(run: _Run, spec: dict[str, Any], module_name: str) -> tuple[Any
     from contextlib import nullcontext
 
     guards = run.guards
+    source = spec["source"] if "source" in spec else _read_staged(spec["source_file"])
     with guards.learner() if guards else nullcontext():
-        module = load_source(spec["source"], spec.get("path", ""), module_name, guards)
+        module = load_source(source, spec.get("path", ""), module_name, guards)
         if guards:
-            guards.check_exports(module, run.entry, spec["source"])
+            guards.check_exports(module, run.entry, source)
             if guards.hits:
                 raise ForbiddenAPI(guards.hits[0]["api"])
         missing = [name for name in run.entry if not hasattr(module, name)]
@@ -1018,6 +1015,15 @@ def load_subject(run: _Run, spec: dict[str, Any], module_name: str) -> tuple[Any
         if guards:
             subject = types.SimpleNamespace(**{name: guards.entry_point(getattr(subject, name)) for name in run.entry})
     return subject, None
+
+
+def _read_staged(path: str) -> str:
+    """A subject's source, staged by grind as a file of this job's folder (see sandbox.stage_job):
+    read once, then deleted."""
+    with open(path, encoding="utf-8") as handle:
+        text = handle.read()
+    _unlink(path)
+    return text
 
 
 def reseed(torch: Any) -> None:

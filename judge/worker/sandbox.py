@@ -382,23 +382,41 @@ def _make_workdir(iso: Isolation, parent: str | None = None, prefix: str = "grin
 SPEED_REFERENCE = "speed_reference.py"
 
 
-def _stage_reference(job: dict[str, Any], workdir: str, iso: Isolation) -> dict[str, Any]:
-    """A speed run's reference travels as a file in the run's folder, not in the job: the child
-    forks, the fork reads the file, deletes it and times the reference, and only then does the
-    child load the learner's code (runner.time_reference). The reference's text never enters
-    the learner's process, not even as freed memory that ctypes could scan; once carried in the
-    job, it could be read back from linecache."""
-    source = job.get("speed_reference")
-    if source is None:
-        return job
-    path = os.path.join(workdir, SPEED_REFERENCE)
+def _stage_file(workdir: str, name: str, text: str, iso: Isolation) -> str:
+    path = os.path.join(workdir, name)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(source)
+        handle.write(text)
     if iso.drop_to is not None:
         os.chown(path, iso.drop_to, iso.drop_to)
-    staged = {key: value for key, value in job.items() if key != "speed_reference"}
-    staged["speed_reference_file"] = path
+    return path
+
+
+def stage_job(job: dict[str, Any], workdir: str, iso: Isolation) -> dict[str, Any]:
+    """The job as the child gets it: every subject's source (the learner's, the reference's, the
+    oracle's) and a speed run's reference travel as files of the run's folder, read and deleted
+    by the process that runs them, never as text in the job.
+
+    Why: a warm server reads each job and forks it, and a fork is a copy of the server's memory,
+    freed memory included. With sources in the job, a submission scanning /proc/self/mem found
+    the classmate graded before it, or the reference computed in the same server, and passed
+    with it. The server now holds paths only. For a speed run the child's fork reads the
+    reference's file, deletes it and times it before any learner code loads
+    (runner.time_reference), so the reference's text never enters the learner's process either."""
+    staged = dict(job)
+    source = staged.pop("speed_reference", None)
+    if source is not None:
+        staged["speed_reference_file"] = _stage_file(workdir, SPEED_REFERENCE, source, iso)
+    subjects = []
+    for index, spec in enumerate(job.get("subjects", [])):
+        if spec.get("kind") == "file" and isinstance(spec.get("source"), str):
+            text = spec["source"]
+            spec = {key: value for key, value in spec.items() if key != "source"}
+            spec["source_file"] = _stage_file(workdir, f"subject-{index}.py", text, iso)
+            spec["builds_optimizer"] = bool(protocol.BUILDS_OPTIMIZER.search(text))
+        subjects.append(spec)
+    if "subjects" in job:
+        staged["subjects"] = subjects
     return staged
 
 
@@ -424,7 +442,7 @@ def run_job(job: dict[str, Any], limits: Limits, hidden: list[Path] | None = Non
     confine = confinement(hidden or [], workdir) if iso.landlock_abi else None
     # Inside bubblewrap's PID namespace the child's parent is the namespace's init, which it
     # cannot kill; the waiter that shields (and reaps for) grind is only needed without it.
-    job = dict(_stage_reference(job, workdir, iso), token=token, out_dir=workdir, control_fd=control_w,
+    job = dict(stage_job(job, workdir, iso), token=token, out_dir=workdir, control_fd=control_w,
                time_limit=limits.wall_s, shield=not iso.bwrap, confine=confine)
     macos = confinement(hidden or [], workdir) if iso.macos and not iso.bwrap else None
     cgroup = PidsCgroup.create(limits.processes)
@@ -613,7 +631,7 @@ class WarmWorker:
         token = secrets.token_hex(16)
         # The job's own Landlock layer: the same reads as the server, writes to its folder only.
         confine = confinement(self.hidden, workdir) if iso.landlock_abi else None
-        job = dict(_stage_reference(job, workdir, iso), token=token, out_dir=workdir, time_limit=limits.wall_s,
+        job = dict(stage_job(job, workdir, iso), token=token, out_dir=workdir, time_limit=limits.wall_s,
                    confine=confine)
         dispatched = time.monotonic()
         try:
