@@ -54,6 +54,7 @@ IDLE_S = 15 * 60.0
 CONNECT_S = 1.0  # a daemon that does not accept within this is unhealthy
 HEADER_CAP = RESULT_CAP + (4 << 20)  # the result document plus capped stdout, stderr and trace
 REQUEST_CAP = 64 << 20  # a job: the checks, the kit and the sources, as text
+SECRET_CAP = 256  # the first frame of every request: the secret alone, read before anything bigger
 BUSY_WAIT_S = 5.0  # another terminal's job runs: wait this long for it, then the client goes cold
 SANDBOX_ENV = ("GRIND_SANDBOX",)  # settings that change a child's isolation: part of the key
 
@@ -308,7 +309,8 @@ def request(path: Path, message: dict[str, Any], timeout: float = 5.0) -> dict[s
     """One request, one JSON answer (hello, stop). Raises OSError, Unavailable or ValueError."""
     with _connect(path) as sock:
         sock.settimeout(timeout)
-        _send(sock, json.dumps(dict(message, auth=_secret(path))).encode())
+        _send(sock, _secret(path).encode())
+        _send(sock, json.dumps(message).encode())
         return _json(_recv(sock, HEADER_CAP))
 
 
@@ -478,7 +480,8 @@ class DaemonWorker:
                 # A healthy daemon accepts the job at once (or says it is busy within BUSY_WAIT_S);
                 # one that does not is hung, and is replaced rather than waited for.
                 sock.settimeout(BUSY_WAIT_S + 10)
-                _send(sock, json.dumps({"op": "run", "key": key_of(identity()), "auth": _secret(path), "job": job,
+                _send(sock, _secret(path).encode())
+                _send(sock, json.dumps({"op": "run", "key": key_of(identity()), "job": job,
                                         "limits": asdict(limits), "hidden": [str(h) for h in self.hidden]}).encode())
                 head = _json(_recv(sock, HEADER_CAP))
                 if head.get("mismatch"):
@@ -643,12 +646,13 @@ class Daemon:
         with conn:
             try:
                 conn.settimeout(10)
-                message = _json(_recv(conn, REQUEST_CAP))
-                if not secrets.compare_digest(str(message.get("auth", "")).encode(), self.secret.encode()):
-                    # Not grind: a process of this user that cannot read the secret (a learner's
-                    # child that found the socket). It may neither run, stop nor probe anything.
+                # The secret first, in a frame of its own and at most SECRET_CAP bytes: a process that
+                # cannot read it (a learner's child that found the socket) may neither run, stop
+                # nor probe anything, nor make the daemon read a request of REQUEST_CAP bytes.
+                if not secrets.compare_digest(_recv(conn, SECRET_CAP), self.secret.encode()):
                     _send(conn, b'{"ok": false, "unauthorized": true}')
                     return
+                message = _json(_recv(conn, REQUEST_CAP))
                 op = message.get("op")
                 if op == "hello":
                     _send(conn, json.dumps(self.hello()).encode())

@@ -15,6 +15,7 @@ import shutil
 import signal
 import socket
 import stat
+import struct
 import subprocess
 import sys
 import tempfile
@@ -110,6 +111,8 @@ FAKE = textwrap.dedent('''
         os._exit(0)
     while True:
         conn, _ = listener.accept()
+        size = struct.unpack(">I", conn.recv(4, socket.MSG_WAITALL))[0]
+        conn.recv(size, socket.MSG_WAITALL) if size else b""  # the secret's frame: not checked here
         size = struct.unpack(">I", conn.recv(4, socket.MSG_WAITALL))[0]
         request = json.loads(conn.recv(size, socket.MSG_WAITALL))
         def send(doc):
@@ -208,16 +211,24 @@ def test_a_submission_cannot_stop_probe_or_steer_the_daemon(daemons: Path, clipp
     secret = daemon.secret_path(path)
     assert stat.S_IMODE(os.lstat(secret).st_mode) == 0o600 and len(secret.read_text()) == 64
 
-    def ask(message: dict[str, Any]) -> dict[str, Any]:
+    def ask(*frames: bytes) -> dict[str, Any]:
         with daemon._connect(path) as sock:
-            daemon._send(sock, json.dumps(message).encode())
+            for frame in frames:
+                daemon._send(sock, frame)
             return daemon._json(daemon._recv(sock, daemon.HEADER_CAP))
 
     # A process of this user that found the socket but not the secret: refused, whatever it asks.
-    for message in ({"op": "hello"}, {"op": "stop", "auth": "guess"},
-                    {"op": "run", "key": info["key"], "hidden": [str(daemons / "planted")], "job": {}, "limits": {}}):
-        assert ask(message) == {"ok": False, "unauthorized": True}
+    run = {"op": "run", "key": info["key"], "hidden": [str(daemons / "planted")], "job": {}, "limits": {}}
+    for message in ({"op": "hello"}, {"op": "stop"}, run):
+        assert ask(json.dumps(message).encode()) == {"ok": False, "unauthorized": True}  # no secret frame
+        assert ask(b"guess", json.dumps(message).encode()) == {"ok": False, "unauthorized": True}
     assert not (daemons / "planted").exists()
+    # Nor can it make the daemon read a big request first: a secret frame over 256 bytes is dropped unread.
+    with daemon._connect(path) as sock:
+        sock.sendall(struct.pack(">I", 64 << 20))
+        sock.settimeout(5)
+        assert sock.recv(4) == b""  # closed without an answer, the 64 MB never read
+    assert daemon.status() is not None
 
     # A submission graded through the daemon tries the same from inside its sandbox.
     # It is told where the socket is, as a learner who computed grind's path for it would be.
