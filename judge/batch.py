@@ -91,7 +91,7 @@ def find_students(submissions: Path, exercise: Exercise) -> list[Student]:
         if entry.name.startswith("."):
             continue
         try:
-            student = _student(entry, exercise)
+            student = _gradable(_student(entry, exercise))
         except (OSError, RecursionError) as exc:  # a folder too deep, or unreadable, to look through
             student = Student(entry.name, None, f"not gradable: {entry.name} could not be read ({type(exc).__name__})")
         shown = entry.name + ("/" if entry.is_dir() else "")
@@ -191,7 +191,34 @@ def apply_roster(rows: list[dict[str, Any]], roster: dict[str, str], source: str
 
 
 def _sha256(path: Path | None) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest() if path is not None else ""
+    if path is None:
+        return ""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+MAX_SUBMISSION_BYTES = 4 << 20  # far above any answer to these exercises; a 10 GB file is no submission
+
+
+def _gradable(student: Student) -> Student:
+    """A student whose file is too big or unreadable is a row saying so, not grind's error (a
+    10 GB sparse file, or one locked with chmod 0, stopped a whole class before anyone was graded)."""
+    if student.path is None:
+        return student
+    shown = student.path.name
+    try:
+        size = student.path.stat().st_size
+        with open(student.path, "rb"):
+            pass
+    except OSError as exc:
+        return Student(student.name, None, f"not gradable: {shown} could not be read ({exc.strerror or exc})")
+    if size > MAX_SUBMISSION_BYTES:
+        return Student(student.name, None, f"not gradable: {shown} is {size / (1 << 20):.0f} MB, over the "
+                                           f"{MAX_SUBMISSION_BYTES >> 20} MB a submission may be")
+    return student
 
 
 # Where a class's submissions are graded: ``executor(exercise, paths, *, limits, on_done, hidden)``

@@ -85,6 +85,27 @@ def test_a_symbolic_link_is_never_followed_into_a_grade(tmp_path: Path) -> None:
     assert graded["score"] == 0 and "symbolic link" in json.dumps(graded), graded
 
 
+def test_a_huge_or_unreadable_file_is_a_row_not_the_end_of_the_class(tmp_path: Path) -> None:
+    """A 10 GB sparse file was read whole to hash it (MemoryError), and a file locked with chmod 0
+    (when grading as a user) raised PermissionError: grind's error, nobody graded. Each is now a
+    row marked not gradable, and the class is graded."""
+    import os
+
+    root = tmp_path / "class"
+    root.mkdir()
+    shutil.copyfile(SUBMISSIONS / "clipping" / "correct_loop.py", root / "alice.py")
+    with open(root / "zz.py", "wb") as handle:
+        handle.truncate(10 << 30)  # sparse: no disk used
+    students = {s.name: s for s in find_students(root, Catalog().get("clipping"))}
+    assert students["alice"].path is not None
+    assert students["zz"].path is None and "zz.py is 10240 MB, over the 4 MB" in students["zz"].problem
+    if os.geteuid() != 0:  # root reads a chmod 0 file anyway
+        (root / "locked.py").write_text("x = 1\n")
+        os.chmod(root / "locked.py", 0)
+        students = {s.name: s for s in find_students(root, Catalog().get("clipping"))}
+        assert students["locked"].path is None and "could not be read" in students["locked"].problem
+
+
 def test_a_file_and_a_folder_with_one_name_are_refused_up_front(tmp_path: Path) -> None:
     """dup_name.py beside dup_name/ gave two identical rows, which one won changing between runs."""
     root = tmp_path / "class"
