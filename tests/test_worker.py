@@ -213,7 +213,7 @@ def test_a_run_folder_is_removed_however_deep_or_locked_it_is(tmp_path: Path) ->
         fd = child
     os.close(fd)
     os.chmod(locked / "inner", 0)
-    os.chmod(locked, 0)
+    os.chmod(locked, 0o500)  # listable, but nothing in it may be removed
     remove_tree(str(run))
     assert not run.exists()
     assert (outside / "keep.txt").read_text() == "not the run's"

@@ -315,12 +315,18 @@ _DIRECTORY = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLL
 
 
 def _open_folder(name: str, parent: int | None) -> int:
-    """Open a folder (never a link), making it ours to list first if it was locked."""
+    """Open a folder (never a link) and make it ours to list and empty: the submission may have
+    locked it (chmod 0, or 0o500 so that nothing in it can be removed)."""
     try:
-        return os.open(name, _DIRECTORY, dir_fd=parent)
+        fd = os.open(name, _DIRECTORY, dir_fd=parent)
     except PermissionError:
         os.chmod(name, 0o700, dir_fd=parent)  # ``name`` was just seen as a folder, not a link
-        return os.open(name, _DIRECTORY, dir_fd=parent)
+        fd = os.open(name, _DIRECTORY, dir_fd=parent)
+    try:
+        os.fchmod(fd, 0o700)
+    except OSError:
+        pass
+    return fd
 
 
 def _remove_tree_iteratively(path: str) -> None:
