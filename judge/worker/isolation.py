@@ -433,13 +433,37 @@ def forget(pid: int) -> None:
 
 
 
+def _descendants(roots: list[int]) -> list[int]:
+    """``roots`` and every process below them, from one pass over /proc."""
+    below: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as handle:
+                    parent = int(handle.read().rsplit(b")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            below.setdefault(parent, []).append(int(entry))
+    found, todo = [], list(roots)
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        todo += below.get(pid, [])
+    return found
+
+
 def sweep_orphans() -> int:
-    """Kill and reap re-parented leftovers of runs; returns how many were killed."""
+    """Kill and reap re-parented leftovers of runs; returns how many were killed.
+
+    Each stray's whole tree is stopped, then killed: killing only the strays re-parented their
+    children to grind one level per pass, and a chain of setsid'ed processes deeper than the
+    passes outlived grind (without a pids cgroup nothing else bounds it). Stopped processes
+    cannot fork while the tree is walked again."""
     if not become_subreaper():
         return 0
     killed = 0
     me, session = os.getpid(), os.getsid(0)
-    for _ in range(50):
+    for _ in range(1000):
         with _SPAWN_LOCK:
             strays = []
             for pid in children_of(me):
@@ -448,10 +472,19 @@ def sweep_orphans() -> int:
                         strays.append(pid)
                 except OSError:
                     continue
-            for pid in strays:
+            tree: set[int] = set()
+            for _ in range(3) if strays else ():
+                for pid in _descendants(strays):
+                    if pid not in tree:
+                        tree.add(pid)
+                        try:
+                            os.kill(pid, signal.SIGSTOP)
+                        except OSError:
+                            pass
+            for pid in tree:
                 try:
                     os.kill(pid, signal.SIGKILL)
-                    killed += 1
+                    killed += pid in strays
                 except OSError:
                     pass
         for pid in strays:
