@@ -10,22 +10,26 @@ as ``grind run`` does) and warm (forks of one warm worker per exercise, as ``gri
 ``grind grade`` do). Reported: the median seconds of each and the ratio to clipping, with the
 number of distributed case instances (each forks R ranks that join a gloo group). The issue's
 goal is a ratio of at most about 3 for R = 2. Read the ratio, not the seconds: the machine is
-shared. Measured on the 2-core development machine (one reviewer's job beside it), ``-n 3``:
+shared. Measured on the 2-core development machine, idle, ``-n 3``, with each subject's ranks
+kept for all its cases of one world size (judge/worker/ranks.py, RankPool):
 
-    cold: clipping 2.21 s per grade
-    cold: ddp-token-loss 4.73 s per grade, 2.14x clipping (6 distributed cases)
-    cold: sharded-clip 5.19 s per grade, 2.34x clipping (7 distributed cases)
-    cold: no-sync-accumulation 4.67 s per grade, 2.11x clipping (3 distributed cases)
-    cold: rank0-checkpoint 3.87 s per grade, 1.75x clipping (2 distributed cases)
-    warm: clipping 0.12 s per grade
-    warm: ddp-token-loss 0.58 s per grade, 4.70x clipping (6 distributed cases)
-    warm: sharded-clip 0.44 s per grade, 3.57x clipping (7 distributed cases)
-    warm: no-sync-accumulation 0.29 s per grade, 2.38x clipping (3 distributed cases)
-    warm: rank0-checkpoint 0.31 s per grade, 2.56x clipping (2 distributed cases)
+    cold: clipping 1.03 s per grade
+    cold: ddp-token-loss 2.24 s per grade, 2.18x clipping (6 distributed cases)
+    cold: sharded-clip 1.94 s per grade, 1.89x clipping (7 distributed cases)
+    cold: no-sync-accumulation 1.93 s per grade, 1.88x clipping (3 distributed cases)
+    cold: rank0-checkpoint 1.97 s per grade, 1.92x clipping (2 distributed cases)
+    warm: clipping 0.07 s per grade
+    warm: ddp-token-loss 0.23 s per grade, 3.34x clipping (6 distributed cases)
+    warm: sharded-clip 0.12 s per grade, 1.66x clipping (7 distributed cases)
+    warm: no-sync-accumulation 0.13 s per grade, 1.82x clipping (3 distributed cases)
+    warm: rank0-checkpoint 0.21 s per grade, 2.96x clipping (2 distributed cases)
 
-Cold, most of the extra is importing what DDP needs (torch._dynamo, about 3 s, before the
-learner's clock starts); warm, the server has imported it once, and what remains is the forks
-and the gloo rendezvous, about 0.1 s per case.
+Before the ranks were kept (a fork of the child and a gloo rendezvous per case), warm
+ddp-token-loss was 4.70x and sharded-clip 3.57-4.07x. Cold, most of the extra is importing what
+DDP needs (torch._dynamo, about a torch import, before the learner's clock starts); warm, what
+remains is DDP itself and, per pool, the forks and the rendezvous (about 25 ms). ddp-token-loss
+has a case of 4 ranks beside its 2-rank ones: two pools. rank0-checkpoint's cases are of 4 and
+of 2 ranks: a pool each, used once.
 """
 
 from __future__ import annotations
