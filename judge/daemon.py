@@ -480,9 +480,17 @@ class DaemonWorker:
                 # A healthy daemon accepts the job at once (or says it is busy within BUSY_WAIT_S);
                 # one that does not is hung, and is replaced rather than waited for.
                 sock.settimeout(BUSY_WAIT_S + 10)
-                _send(sock, _secret(path).encode())
-                _send(sock, json.dumps({"op": "run", "key": key_of(identity()), "job": job,
-                                        "limits": asdict(limits), "hidden": [str(h) for h in self.hidden]}).encode())
+                try:
+                    _send(sock, _secret(path).encode())
+                    _send(sock, json.dumps({"op": "run", "key": key_of(identity()), "job": job,
+                                            "limits": asdict(limits), "hidden": [str(h) for h in self.hidden]}).encode())
+                except BrokenPipeError:
+                    # Refused after the secret's frame (a secret read just as a new daemon replaced
+                    # it) closes the socket before the job is sent: that daemon is alive, so this
+                    # run is cold and it is left alone. Anything else is a dead daemon, below.
+                    if _json(_recv(sock, HEADER_CAP)).get("unauthorized"):
+                        return None
+                    raise
                 head = _json(_recv(sock, HEADER_CAP))
                 if head.get("mismatch"):
                     sock.close()

@@ -113,6 +113,11 @@ FAKE = textwrap.dedent('''
         conn, _ = listener.accept()
         size = struct.unpack(">I", conn.recv(4, socket.MSG_WAITALL))[0]
         conn.recv(size, socket.MSG_WAITALL) if size else b""  # the secret's frame: not checked here
+        if mode == "refuse":  # as a daemon whose secret the client did not have: answer, close, unread
+            raw = json.dumps({"ok": False, "unauthorized": True}).encode()
+            conn.sendall(struct.pack(">I", len(raw)) + raw)
+            conn.close()
+            continue
         size = struct.unpack(">I", conn.recv(4, socket.MSG_WAITALL))[0]
         request = json.loads(conn.recv(size, socket.MSG_WAITALL))
         def send(doc):
@@ -455,6 +460,19 @@ def test_a_daemon_that_dies_with_the_job_queued_is_replaced(fake_daemon: Any, co
     outcome = daemon.DaemonWorker([]).run_job({"job": 1}, daemon.Limits())
     assert outcome.message == "cold stand-in" and cold == [{"spawn": []}, {"cold": {"job": 1}}]
     assert dying.wait(timeout=10) == 0 and not path.exists()
+
+
+def test_a_refusal_before_the_job_is_sent_runs_cold_and_keeps_the_daemon(fake_daemon: Any,
+                                                                        cold: list[dict[str, Any]]) -> None:
+    """A daemon that refuses the secret closes before reading the job: a big job's send then
+    breaks its pipe. That daemon is alive (a new one whose secret was read a moment too early):
+    the run is cold, and the daemon is neither stopped nor replaced."""
+    server = fake_daemon("refuse")
+    path = daemon.socket_path()
+    assert path is not None
+    outcome = daemon.DaemonWorker([]).run_job({"job": "x" * (8 << 20)}, daemon.Limits())
+    assert outcome.message == "cold stand-in" and cold == [{"cold": {"job": "x" * (8 << 20)}}]
+    assert path.exists() and server.poll() is None
 
 
 def test_an_answer_over_the_cap_runs_cold_and_keeps_the_daemon(fake_daemon: Any, cold: list[dict[str, Any]]) -> None:
