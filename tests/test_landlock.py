@@ -575,3 +575,57 @@ def test_an_unprivileged_user_can_confine_itself(unprivileged: dict) -> None:
 @needs(6, "denying signals to processes outside the sandbox")
 def test_an_unprivileged_confined_child_cannot_signal_its_parent(unprivileged: dict) -> None:
     _denied_after_allowed_before(unprivileged, "kill_parent")
+
+
+def test_a_submission_cannot_reach_a_unix_socket_of_the_host(tmp_path: Path) -> None:
+    """A unix socket with a path (tmux's in /tmp, ssh-agent's, D-Bus's, docker.sock) is reached
+    through the file system, and neither Landlock nor bubblewrap's network namespace stops a
+    connect() to one: a submission drove a tmux server that way and read the reference (as root,
+    outside bubblewrap). The child's seccomp filter refuses AF_UNIX sockets, cold and warm, at
+    whatever sandboxed level this runs (root with bubblewrap; CI's laptop mode: Landlock)."""
+    import threading
+
+    from judge.catalog import Catalog
+    from judge.grade import grade, hidden_from_learners
+    from judge.worker.isolation import isolation
+    from judge.worker.sandbox import WarmWorker
+
+    if isolation().level not in ("bubblewrap", "landlock"):
+        pytest.skip(f"isolation level {isolation().level}: no sandbox here")
+    path = tmp_path / "service.sock"
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(path))
+    os.chmod(tmp_path, 0o755)
+    os.chmod(path, 0o777)  # as an unprivileged child (nobody) could reach a careless service's socket
+    listener.listen(4)
+    reached: list[bytes] = []
+
+    def serve() -> None:
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            reached.append(conn.recv(64))
+            conn.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    learner = tmp_path / "clipping.py"
+    learner.write_text(
+        "import socket\n"
+        "try:\n"
+        "    _s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
+        f"    _s.connect({str(path)!r})\n"
+        "    _s.sendall(b'reached')\n"
+        "except OSError:\n"
+        "    pass\n"
+        + (ROOT / "tests" / "submissions" / "clipping" / "correct_loop.py").read_text())
+    exercise = Catalog().get("clipping")
+    try:
+        cold = grade(exercise, learner)
+        with WarmWorker(hidden_from_learners(exercise)) as worker:
+            warm = grade(exercise, learner, worker=worker)
+    finally:
+        listener.close()
+    assert cold.status.value == warm.status.value == "passed", (cold.message, warm.message)
+    assert not reached, f"the submission reached a unix socket of the host: {reached}"

@@ -495,7 +495,55 @@ _PR_CAPBSET_DROP = 24
 _CAP_VERSION_3 = 0x20080522
 
 
-_CLONE_NEWUSER, _CLONE_NEWNET = 0x10000000, 0x40000000
+_CLONE_NEWUSER, _CLONE_NEWNET, _CLONE_NEWIPC = 0x10000000, 0x40000000, 0x08000000
+# seccomp: the audit architecture and socket()'s number, per machine (uname -m)
+_SECCOMP_ARCHES = {"x86_64": (0xC000003E, 41), "aarch64": (0xC00000B7, 198)}
+
+
+def deny_unix_sockets() -> bool:
+    """A seccomp filter on this process and everything it starts: ``socket(AF_UNIX, ...)`` fails
+    with EACCES (so does every system call of a foreign ABI: x32, 32-bit compat). True if set.
+
+    Why: a unix socket with a path is reached through the file system, and neither Landlock (up
+    to ABI 8) nor a network namespace stops ``connect()`` to one: a submission drove the user's
+    tmux server through its socket in /tmp and read the reference (as root under bubblewrap,
+    outside the sandbox). ssh-agent, D-Bus, X11 and docker.sock are the same kind of door.
+    Nothing a child runs needs one (gloo's ranks use TCP on their own loopback; pipes and
+    ``socketpair`` are untouched). Needs no_new_privs, which Landlock has already set."""
+    import ctypes
+    import platform
+
+    if not sys.platform.startswith("linux") or platform.machine() not in _SECCOMP_ARCHES:
+        return False
+    arch, socket_nr = _SECCOMP_ARCHES[platform.machine()]
+    ld, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06
+    allow, deny = 0x7FFF0000, 0x00050000 | 13  # SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO | EACCES
+    program = [
+        (ld, 0, 0, 4),  # seccomp_data.arch
+        (jeq, 0, 6, arch),  # a foreign ABI: deny
+        (ld, 0, 0, 0),  # seccomp_data.nr
+        (jge, 4, 0, 0x40000000),  # x32 system calls: deny
+        (jeq, 0, 2, socket_nr),  # not socket(): allow
+        (ld, 0, 0, 16),  # args[0], the domain (its low 32 bits)
+        (jeq, 1, 0, 1),  # AF_UNIX: deny
+        (ret, 0, 0, allow),
+        (ret, 0, 0, deny),
+    ]
+
+    class Filter(ctypes.Structure):
+        _fields_ = [("code", ctypes.c_uint16), ("jt", ctypes.c_uint8), ("jf", ctypes.c_uint8), ("k", ctypes.c_uint32)]
+
+    class Program(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_uint16), ("filter", ctypes.POINTER(Filter))]
+
+    filters = (Filter * len(program))(*[Filter(*op) for op in program])
+    fprog = Program(len(program), filters)
+    libc = _libc()
+    libc.prctl(ctypes.c_int(38), ctypes.c_ulong(1), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0))
+    if libc.prctl(ctypes.c_int(22), ctypes.c_ulong(2), ctypes.byref(fprog), ctypes.c_ulong(0), ctypes.c_ulong(0)) != 0:
+        err = ctypes.get_errno()
+        raise LandlockError(err, f"seccomp filter refused: {os.strerror(err)}")
+    return True
 _SIOCGIFFLAGS, _SIOCSIFFLAGS, _IFF_UP = 0x8913, 0x8914, 0x1
 
 
@@ -518,7 +566,9 @@ def private_network() -> bool:
     import struct
 
     uid, gid = os.getuid(), os.getgid()
-    if _libc().unshare(ctypes.c_int(_CLONE_NEWUSER | _CLONE_NEWNET)) != 0:
+    # IPC too: System V shared memory and message queues are per IPC namespace, and a child left
+    # in the host's read the user's other segments (an X11 screen buffer) and left its own behind.
+    if _libc().unshare(ctypes.c_int(_CLONE_NEWUSER | _CLONE_NEWNET | _CLONE_NEWIPC)) != 0:
         return False  # unprivileged user namespaces off, or threads already running
     try:
         for path, text in (("/proc/self/setgroups", "deny"), ("/proc/self/uid_map", f"{uid} {uid} 1"),
