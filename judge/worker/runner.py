@@ -528,12 +528,35 @@ def uses_torch_optim(job: dict[str, Any]) -> bool:
     torch._dynamo on construction, 3 s of every such job under the guards, when the checks
     themselves only use the kit). Then the warm server imports it before forking the job (see
     serve). Not on a mere ``optimizer.step()``: every later fork of a server holding torch._dynamo
-    costs 18 ms more. Only a cost decision: text that fools it makes a job slower, never different."""
-    checks = str(job.get("checks_source", ""))
+    costs 18 ms more. Only a cost decision: text that fools it makes a job slower, never different.
+    The checks' code is read without its comments and docstrings: a docstring saying "as in
+    torch.optim.AdamW" made every training-loop job pay the 18 ms (3.7 instead of 4.4 gradings/s)."""
+    checks = _code_only(str(job.get("checks_source", "")))
     if "torch.optim" in checks or "world_size" in checks:
         return True
     return any(spec.get("builds_optimizer") or _protocol.BUILDS_OPTIMIZER.search(str(spec.get("source", "")))
                for spec in job.get("subjects", []) if isinstance(spec, dict))
+
+
+_CODE_ONLY: dict[str, str] = {}  # checks source -> its code without comments and strings (once each)
+
+
+def _code_only(source: str) -> str:
+    """``source`` without its comments and string literals (docstrings included), its tokens run
+    together (``torch.optim`` stays one word to search for); the source itself if it does not
+    tokenize."""
+    if source not in _CODE_ONLY:
+        import io
+        import tokenize
+
+        try:
+            tokens = tokenize.generate_tokens(io.StringIO(source).readline)
+            kept = "".join(t.string for t in tokens if t.type not in (tokenize.COMMENT, tokenize.STRING))
+        except (tokenize.TokenError, SyntaxError, ValueError):
+            kept = source
+        _CODE_ONLY.clear() if len(_CODE_ONLY) > 16 else None
+        _CODE_ONLY[source] = kept
+    return _CODE_ONLY[source]
 
 
 def serve() -> None:

@@ -106,7 +106,7 @@ class FixedDropout(nn.Module):
 
 class RecordingOptimizer(RecordingSGD):
     """SGD with decoupled weight decay, p <- p - lr * wd * p - lr * grad, for each group with its
-    own "lr" and "weight_decay" (a group without "weight_decay" gets 0.01, as in torch.optim.AdamW).
+    own "lr" and "weight_decay" (a group without "weight_decay" gets 0.01, as in torch's AdamW).
     Takes a list of tensors or of group dicts, like torch; offers param_groups, state, step() and
     zero_grad(set_to_none=True) (the kit's RecordingSGD's, like torch's). Records what the learner's
     loop did with it."""
