@@ -34,6 +34,9 @@ def main() -> None:
     scratch = Path(tempfile.mkdtemp(prefix="grind-rates-"))
     os.environ["GRIND_CACHE_DIR"] = str(scratch / "cache")
     os.environ["GRIND_STATE_DIR"] = str(scratch / "state")
+    # The baseline is a cold start per submission: not the per-user daemon, which the first
+    # `grind run` would start and every later one would use (the ratio then compared two warm paths).
+    os.environ["GRIND_NO_DAEMON"] = "1"
     from judge.batch import grade_many
     from judge.catalog import Catalog
     from judge.grade import grade
