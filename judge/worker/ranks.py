@@ -176,6 +176,9 @@ def _status_text(status: int) -> str:
     return f"exited with code {os.WEXITSTATUS(status)} before returning"
 
 
+_PARENT_FDS: set[int] = set()  # every live pool's own pipe ends, closed in each new rank
+
+
 class RankPool:
     """``world_size`` forked ranks joined in one gloo group (``dist``: ``torch.distributed``),
     kept for every distributed case of one subject: each case is a command the ranks run with
@@ -207,8 +210,11 @@ class RankPool:
             if pid == 0:
                 os.close(read_fd)
                 os.close(command_w)
-                for fd in [*self.pipes, *self.commands.values()]:
-                    os.close(fd)
+                for fd in [*self.pipes, *self.commands.values(), *_PARENT_FDS]:
+                    try:  # this pool's earlier ranks' pipes, and another pool's (another world size)
+                        os.close(fd)
+                    except OSError:
+                        pass
                 _die_with_parent()
                 _rank_main(dist, rank, world_size, store_path, write_fd, command_r, body)
             os.close(write_fd)
@@ -216,6 +222,7 @@ class RankPool:
             self.children[pid] = rank
             self.pipes[read_fd] = rank
             self.commands[rank] = command_w
+            _PARENT_FDS.update((read_fd, command_w))
             self.buffers[read_fd] = b""
             self.open_fds.add(read_fd)
 
@@ -256,6 +263,7 @@ class RankPool:
         if self.closed:
             return
         self.closed = True
+        _PARENT_FDS.difference_update([*self.pipes, *self.commands.values()])
         for fd in self.commands.values():
             try:
                 os.close(fd)
