@@ -105,7 +105,7 @@ def find_students(submissions: Path, exercise: Exercise) -> list[Student]:
 
 def _student(entry: Path, exercise: Exercise) -> Student:
     """What one entry of the class folder is: a gradable file, or why it is not gradable."""
-    links = _links_in(entry)
+    links, files = _contents(entry)
     if links:
         # A link is not the student's work: unpacked from a tar or zip it can name the reference,
         # a classmate's file or /etc/passwd (whose first line a syntax error would then show in
@@ -116,7 +116,6 @@ def _student(entry: Path, exercise: Exercise) -> Student:
         return Student(entry.stem, entry)
     if entry.is_dir():
         preferred = entry / f"{exercise.slug}.py"
-        files = sorted(p for p in entry.rglob("*.py") if p.is_file())
         if preferred.is_file():
             return Student(entry.name, preferred)
         if len(files) == 1:
@@ -128,20 +127,23 @@ def _student(entry: Path, exercise: Exercise) -> Student:
     return Student(entry.name, None, f"not gradable: {entry.name} is not a file or a folder")
 
 
-def _links_in(entry: Path) -> list[str]:
-    """The symbolic links an entry of the class folder is or holds, as paths below the class
-    folder (``ann.py``, ``bob/clipping.py``), found without following any of them."""
+def _contents(entry: Path) -> tuple[list[str], list[Path]]:
+    """One walk of an entry of the class folder, following no link: the symbolic links it is or
+    holds, as paths below the class folder (``ann.py``, ``bob/clipping.py``), and the regular
+    ``.py`` files in it (for a folder)."""
     if entry.is_symlink():
-        return [entry.name + ("/" if entry.is_dir() else "")]
+        return [entry.name + ("/" if entry.is_dir() else "")], []
     if not entry.is_dir():
-        return []
-    found = []
-    for root, folders, files in os.walk(entry):  # os.walk never descends into a linked folder
-        for name in sorted(folders + files):
+        return [], []
+    links, files = [], []
+    for root, folders, names in os.walk(entry):  # os.walk never descends into a linked folder
+        for name in folders + names:
             path = Path(root) / name
             if path.is_symlink():
-                found.append(str(path.relative_to(entry.parent)))
-    return sorted(found)
+                links.append(str(path.relative_to(entry.parent)))
+            elif name.endswith(".py") and path.is_file():
+                files.append(path)
+    return sorted(links), sorted(files)
 
 
 def read_roster(path: Path) -> dict[str, str]:

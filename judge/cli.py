@@ -267,12 +267,10 @@ def run(
 
 def _daemon_worker(exercise: Exercise, opt_out: bool) -> Any:
     """The per-user daemon's worker (which grades cold whenever the daemon cannot), or None."""
-    from judge.daemon import why_no_daemon, worker_for
+    from judge.daemon import worker_for
     from judge.grade import hidden_from_learners
 
-    if opt_out or why_no_daemon() is not None:  # this makes the runtime folder, if it can be made,
-        return None  # so that the folders hidden from the child (computed next) include it
-    return worker_for(hidden_from_learners(exercise))
+    return worker_for(lambda: hidden_from_learners(exercise), opt_out=opt_out)
 
 
 def _write_repro(exercise: Exercise, verdict: Verdict, learner: Path, folder: Path) -> str:

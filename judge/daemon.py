@@ -44,7 +44,7 @@ import threading
 import time
 from dataclasses import asdict, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import judge
 from judge.worker import protocol
@@ -518,11 +518,13 @@ class DaemonWorker:
                 return None
 
 
-def worker_for(hidden: list[Path], opt_out: bool = False) -> DaemonWorker | None:
-    """The worker ``grind run`` grades in: the daemon's, or None (cold) when opted out."""
+def worker_for(hidden: Callable[[], list[Path]], opt_out: bool = False) -> DaemonWorker | None:
+    """The worker ``grind run`` grades in: the daemon's, or None (cold) when opted out or when no
+    daemon can start. ``hidden`` is called only after ``why_no_daemon`` has made the runtime
+    folder, so the folders hidden from the child include it from the first run on."""
     if opt_out or why_no_daemon() is not None:
         return None
-    return DaemonWorker(hidden)
+    return DaemonWorker(hidden())
 
 
 # ---------------------------------------------------------------------------------------------

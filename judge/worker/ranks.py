@@ -176,7 +176,7 @@ def _status_text(status: int) -> str:
     return f"exited with code {os.WEXITSTATUS(status)} before returning"
 
 
-_PARENT_FDS: set[int] = set()  # every live pool's own pipe ends, closed in each new rank
+_PARENT_FDS: set[int] = set()  # every live pool's own pipe ends (this one's so far included): a new rank closes them
 
 
 class RankPool:
@@ -210,11 +210,8 @@ class RankPool:
             if pid == 0:
                 os.close(read_fd)
                 os.close(command_w)
-                for fd in [*self.pipes, *self.commands.values(), *_PARENT_FDS]:
-                    try:  # this pool's earlier ranks' pipes, and another pool's (another world size)
-                        os.close(fd)
-                    except OSError:
-                        pass
+                for fd in _PARENT_FDS:  # this pool's earlier ranks' pipes, and any other pool's
+                    os.close(fd)
                 _die_with_parent()
                 _rank_main(dist, rank, world_size, store_path, write_fd, command_r, body)
             os.close(write_fd)

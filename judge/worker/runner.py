@@ -18,6 +18,7 @@ safetensors are imported inside :func:`main` once the limits are in force.
 from __future__ import annotations
 
 import faulthandler
+import functools
 import hashlib
 import json
 import os
@@ -538,25 +539,19 @@ def uses_torch_optim(job: dict[str, Any]) -> bool:
                for spec in job.get("subjects", []) if isinstance(spec, dict))
 
 
-_CODE_ONLY: dict[str, str] = {}  # checks source -> its code without comments and strings (once each)
-
-
+@functools.lru_cache(maxsize=16)
 def _code_only(source: str) -> str:
     """``source`` without its comments and string literals (docstrings included), its tokens run
     together (``torch.optim`` stays one word to search for); the source itself if it does not
     tokenize."""
-    if source not in _CODE_ONLY:
-        import io
-        import tokenize
+    import io
+    import tokenize
 
-        try:
-            tokens = tokenize.generate_tokens(io.StringIO(source).readline)
-            kept = "".join(t.string for t in tokens if t.type not in (tokenize.COMMENT, tokenize.STRING))
-        except (tokenize.TokenError, SyntaxError, ValueError):
-            kept = source
-        _CODE_ONLY.clear() if len(_CODE_ONLY) > 16 else None
-        _CODE_ONLY[source] = kept
-    return _CODE_ONLY[source]
+    try:
+        tokens = tokenize.generate_tokens(io.StringIO(source).readline)
+        return "".join(t.string for t in tokens if t.type not in (tokenize.COMMENT, tokenize.STRING))
+    except (tokenize.TokenError, SyntaxError, ValueError):
+        return source
 
 
 def serve() -> None:
