@@ -186,3 +186,14 @@ def kit() -> Iterator[Any]:
         sys.meta_path.remove(finder)
         for name in [m for m in sys.modules if m == PACKAGE or m.startswith(PACKAGE + ".")]:
             del sys.modules[name]
+
+
+def graded_cold_and_warm(exercise: Any, path: Path) -> tuple[Any, Any]:
+    """``path`` graded in a fresh child (as ``grind run --no-daemon``) and in a fork of a warm
+    worker of its own (as watch and ``grind grade``): the two places a sandbox guarantee must hold."""
+    from judge.grade import grade, hidden_from_learners
+    from judge.worker.sandbox import WarmWorker
+
+    cold = grade(exercise, path)
+    with WarmWorker(hidden_from_learners(exercise)) as worker:
+        return cold, grade(exercise, path, worker=worker)

@@ -341,7 +341,7 @@ def test_status_says_exactly_why_no_daemon_can_start(daemons: Path, tmp_path: Pa
     deep.mkdir(parents=True, mode=0o700)
     monkeypatch.setenv("GRIND_RUNTIME_DIR", str(deep))
     assert daemon.runtime_dir() == deep
-    assert "over the 107" in (daemon.why_no_daemon() or "") and daemon.worker_for([]) is None
+    assert "over the 107" in (daemon.why_no_daemon() or "") and daemon.worker_for(list) is None
     assert "over the 107" in said() and "grades cold" in said() and "starts it" not in said()
     doc = json_.loads(said("--json"))
     assert doc["running"] is False and doc["can_start"] is False and "GRIND_RUNTIME_DIR" in doc["why_not"]
@@ -496,10 +496,10 @@ def test_a_garbled_daemon_answer_falls_back_to_the_right_cold_verdict(fake_daemo
 
 def test_opting_out_never_uses_nor_starts_a_daemon(daemons: Path, monkeypatch: pytest.MonkeyPatch,
                                                    tmp_path: Path) -> None:
-    assert daemon.worker_for([]) is not None
-    assert daemon.worker_for([], opt_out=True) is None
+    assert daemon.worker_for(list) is not None
+    assert daemon.worker_for(list, opt_out=True) is None
     monkeypatch.setenv("GRIND_NO_DAEMON", "1")
-    assert daemon.worker_for([]) is None
+    assert daemon.worker_for(list) is None
     monkeypatch.delenv("GRIND_NO_DAEMON")
 
     # `grind run --no-daemon`: the CLI asks for no worker

@@ -154,9 +154,9 @@ def test_ranks_run_on_their_own_loopback_and_cannot_reach_the_hosts(tmp_path: Pa
     import socket
     import threading
 
-    from judge.grade import hidden_from_learners
     from judge.worker.isolation import isolation
-    from judge.worker.sandbox import WarmWorker
+
+    from .conftest import graded_cold_and_warm
 
     if isolation().level not in ("bubblewrap", "landlock"):
         pytest.skip(f"isolation level {isolation().level}: no private loopback to test")
@@ -180,9 +180,7 @@ def test_ranks_run_on_their_own_loopback_and_cannot_reach_the_hosts(tmp_path: Pa
     learner = tmp_path / "ddp_token_loss.py"
     learner.write_text(source + probe_code)
     try:
-        cold = grade(exercise, learner)
-        with WarmWorker(hidden_from_learners(exercise)) as worker:
-            warm = grade(exercise, learner, worker=worker)
+        cold, warm = graded_cold_and_warm(exercise, learner)
     finally:
         listener.close()
     assert cold.status.value == "passed", (cold.message, [c.message for c in cold.checks if c.message][:2])

@@ -586,9 +586,9 @@ def test_a_submission_cannot_reach_a_unix_socket_of_the_host(tmp_path: Path) -> 
     import threading
 
     from judge.catalog import Catalog
-    from judge.grade import grade, hidden_from_learners
     from judge.worker.isolation import isolation
-    from judge.worker.sandbox import WarmWorker
+
+    from .conftest import graded_cold_and_warm
 
     if isolation().level not in ("bubblewrap", "landlock"):
         pytest.skip(f"isolation level {isolation().level}: no sandbox here")
@@ -622,9 +622,7 @@ def test_a_submission_cannot_reach_a_unix_socket_of_the_host(tmp_path: Path) -> 
         + (ROOT / "tests" / "submissions" / "clipping" / "correct_loop.py").read_text())
     exercise = Catalog().get("clipping")
     try:
-        cold = grade(exercise, learner)
-        with WarmWorker(hidden_from_learners(exercise)) as worker:
-            warm = grade(exercise, learner, worker=worker)
+        cold, warm = graded_cold_and_warm(exercise, learner)
     finally:
         listener.close()
     assert cold.status.value == warm.status.value == "passed", (cold.message, warm.message)
