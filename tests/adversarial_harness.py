@@ -147,10 +147,22 @@ def descendants(pid: int, table: dict[int, tuple[int, str, int, str]] | None = N
     return found
 
 
+def _cwd(pid: int) -> str | None:
+    try:
+        return os.readlink(f"/proc/{pid}/cwd")
+    except OSError:
+        return None
+
+
 def server_tree(worker: Any, table: dict[int, tuple[int, str, int, str]]) -> set[int]:
     """The warm worker's own processes: the server (under bubblewrap: bwrap, the namespace's
-    init, then the server, each the oldest child of the one before). Jobs, and anything a job
-    left behind, are younger children and are not part of it."""
+    init, then the server, each the oldest child of the one before) and its spare, the next
+    job's process forked ahead of the job (judge.worker.runner._Spare: a child of the server, and
+    its shielding fork where Landlock cannot keep jobs from signalling), which still works in
+    the server's own folder: a job's process moves to its job folder before any learner code
+    runs. Jobs, and anything a job left behind, are not part of it. (A submission could chdir
+    back to the server's folder to pass for a spare here; grind itself does not go by this: the
+    server kills and reaps everything of a job before it forks the next spare.)"""
     proc = getattr(worker, "proc", None)
     if proc is None or proc.poll() is not None:
         return set()
@@ -161,6 +173,14 @@ def server_tree(worker: Any, table: dict[int, tuple[int, str, int, str]]) -> set
             break
         node = min(kids, key=lambda p: (table[p][2], p))
         tree.add(node)
+    home = _cwd(node)
+    todo = [node]
+    while todo and home is not None:
+        parent_pid = todo.pop()
+        for pid, (parent, state, _, _) in table.items():
+            if parent == parent_pid and state not in ("Z", "X") and _cwd(pid) == home:
+                tree.add(pid)
+                todo.append(pid)
     return tree
 
 

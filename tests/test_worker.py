@@ -220,3 +220,23 @@ def test_a_run_folder_is_removed_however_deep_or_locked_it_is(tmp_path: Path) ->
     remove_tree(str(run))
     assert not run.exists()
     assert (outside / "keep.txt").read_text() == "not the run's"
+
+
+def test_a_warm_server_runs_the_checks_as_they_are_now_not_as_it_compiled_them(course: Path) -> None:
+    """The warm server compiles each job's checks and kit for the jobs after it (runner.precompile):
+    an author who edits the checks between two grades, in the same server and under the same file
+    name, gets the edited checks run, never the server's copy of the old text."""
+    from judge.grade import hidden_from_learners
+    from judge.worker.sandbox import WarmWorker
+
+    checks = course / "solutions" / "clipping" / "checks.py"
+    plain = checks.read_text()
+    correct = Path(__file__).parent / "submissions" / "clipping" / "correct_loop.py"
+    seen = []
+    with WarmWorker(hidden_from_learners(Catalog().get("clipping"))) as worker:
+        for version in ("one", "one", "two"):
+            checks.write_text(plain + f"\nprint('checks version {version}')\n")
+            verdict = grade(Catalog().get("clipping"), correct, worker=worker)
+            assert verdict.status is Status.PASSED, verdict.message
+            seen.append(re.findall(r"checks version (\w+)", verdict.stdout))
+    assert seen == [["one"], ["one"], ["two"]], seen

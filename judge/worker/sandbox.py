@@ -571,7 +571,8 @@ class WarmWorker:
             self.lines.put(None)
 
         threading.Thread(target=pump, daemon=True).start()
-        self._send(json.dumps({"confine": confine if iso.landlock_abi else None}))
+        self._send(json.dumps({"confine": confine if iso.landlock_abi else None,
+                               "cgroup": str(self.cgroup.path) if self.cgroup is not None else None}))
         if self._receive(STARTUP_LIMIT_S) != b'{"ready": true}\n':
             self._stop()
             raise JudgeError("the warm worker did not start (see grind doctor)")
@@ -645,7 +646,6 @@ class WarmWorker:
                 "job": job, "rlimits": rlimit_table(limits, iso.drop_to is not None),
                 "wall_s": limits.wall_s, "startup_s": STARTUP_LIMIT_S, "processes": limits.processes,
                 "output_bytes": limits.output_bytes,
-                "cgroup": str(self.cgroup.path) if self.cgroup is not None else None,
             }))
             # The server enforces the deadline; this is only a backstop for a stuck server.
             raw = self._receive(STARTUP_LIMIT_S + limits.wall_s + 30)
