@@ -132,6 +132,8 @@ def compare(
             return Mismatch(key, f"{key}: no value was produced")
     for key, want in expected.items():
         have = got[key]
+        if _identical(want, have):
+            continue
         if have.dtype.kind not in NUMERIC_KINDS:
             return Mismatch(key, f"{key}: got data of dtype {have.dtype}, expected numbers")
         if (want.dtype.kind == "b") != (have.dtype.kind == "b"):
@@ -161,6 +163,8 @@ def matches(expected: Observations, got: Observations, tolerance: Callable[[str,
         if key not in got:
             return False
         have = got[key]
+        if _identical(want, have):
+            continue
         if have.dtype.kind not in NUMERIC_KINDS or (want.dtype.kind == "b") != (have.dtype.kind == "b"):
             return False
         if want.shape != have.shape:
@@ -171,6 +175,14 @@ def matches(expected: Observations, got: Observations, tolerance: Callable[[str,
                               equal_nan=True).all():
                 return False
     return True
+
+
+def _identical(want: np.ndarray, have: np.ndarray) -> bool:
+    """The same numbers bit for bit (a NaN where a NaN is): a match at any tolerance, known
+    without np.isclose, which costs about 40 us even on a 2-element array; most observations
+    of a passing submission are identical, and a re-grade compares a thousand of them."""
+    return (want.dtype == have.dtype and want.shape == have.shape and want.dtype.kind in NUMERIC_KINDS
+            and want.tobytes() == have.tobytes())
 
 
 def _scalar(array: np.ndarray, index: tuple[int, ...]) -> Any:

@@ -13,8 +13,15 @@ import sys
 from judge.errors import EnvironmentProblem
 
 
+_FOUND: list[str] = []  # the version once found: every grade asks (7 ms a read of the metadata)
+
+
 def torch_version() -> str | None:
-    """The installed torch's version, or None when this Python cannot import torch."""
+    """The installed torch's version, or None when this Python cannot import torch. A version
+    found is kept for the process; an absence is not (torch installed while `grind watch` runs
+    is noticed on the next save)."""
+    if _FOUND:
+        return _FOUND[0]
     try:
         if importlib.util.find_spec("torch") is None:
             return None
@@ -23,9 +30,10 @@ def torch_version() -> str | None:
     from importlib import metadata
 
     try:
-        return metadata.version("torch")
+        _FOUND.append(metadata.version("torch"))
     except metadata.PackageNotFoundError:
-        return "unknown version"
+        _FOUND.append("unknown version")
+    return _FOUND[0]
 
 
 def install_advice() -> str:

@@ -299,6 +299,27 @@ def test_without_torch_run_and_doctor_say_how_to_install_it(in_tmp: Path) -> Non
         assert "reference failed" not in said
 
 
+def test_torch_found_is_remembered_but_its_absence_is_asked_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every grade asks whether torch is there (reading its metadata: 7 ms). A version found is
+    kept for the process; an absence is not, so torch installed while `grind watch` runs is
+    seen on the next save."""
+    import importlib.util
+
+    from judge import environment
+
+    real = importlib.util.find_spec
+    asked: list[str] = []
+    monkeypatch.setattr(environment, "_FOUND", [])
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: asked.append(name))
+    assert environment.torch_version() is None and environment.torch_version() is None
+    assert asked == ["torch", "torch"]
+    monkeypatch.setattr(importlib.util, "find_spec", real)
+    found = environment.torch_version()
+    assert found and found != "unknown version"
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: asked.append(name))
+    assert environment.torch_version() == found and asked == ["torch", "torch"]
+
+
 def test_show_renders_the_statement_as_markdown_with_the_title_once(in_tmp: Path) -> None:
     result = invoke("show", "clipping")
     assert result.exit_code == 0
