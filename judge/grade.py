@@ -70,6 +70,7 @@ class Reference:
     pitfalls: list[protocol.PitfallMeta]
     subjects: dict[str, SubjectRun]
     unresolved: list[str] = field(default_factory=list)  # forbidden names that name nothing in torch
+    speed: protocol.SpeedSample | None = None  # the reference's time on the checks' SPEED case
 
     @property
     def instance_names(self) -> list[str]:
@@ -151,7 +152,9 @@ def _run_trusted(exercise: Exercise, seeds: int | None = None, with_oracle: bool
         subjects.append(_file_subject(ORACLE, exercise.oracle_path))
     subjects.append({"kind": "pitfalls", "path": str(exercise.pitfalls_path),
                      "source": exercise.pitfalls_path.read_text(encoding="utf-8")})
-    return _trusted_job(exercise, _job(exercise, subjects, record_inputs=True, seeds=seeds,
+    # The reference's time on the SPEED case rides along (kept in the cache with its observations):
+    # a learner's speed run is compared with it and never carries the reference.
+    return _trusted_job(exercise, _job(exercise, subjects, record_inputs=True, seeds=seeds, time_speed=True,
                                        check_forbidden=list(exercise.forbidden)), "computing the reference",
                         worker)
 
@@ -191,7 +194,7 @@ def with_oracle(exercise: Exercise, ref: Reference, worker: WarmWorker | None = 
     oracle = _split(outcome.result, outcome.observations).get(ORACLE)
     if oracle is None:
         raise JudgeError(f"{exercise.slug}: running the oracle failed: it left no record")
-    return Reference(ref.instances, ref.pitfalls, {**ref.subjects, ORACLE: oracle}, ref.unresolved)
+    return Reference(ref.instances, ref.pitfalls, {**ref.subjects, ORACLE: oracle}, ref.unresolved, ref.speed)
 
 
 def compute_reference(exercise: Exercise, seeds: int | None = None, with_oracle: bool = False,
@@ -229,7 +232,8 @@ def _reference_from(exercise: Exercise, result: protocol.Result, observations: O
     problem = reference_problem(result, observations)
     if problem is not None:
         raise JudgeError(f"{exercise.checks_path}: the reference's observations are incomplete ({problem})")
-    ref = Reference(result.instances, result.pitfalls, _split(result, observations), list(result.unresolved))
+    ref = Reference(result.instances, result.pitfalls, _split(result, observations), list(result.unresolved),
+                    result.speed)
     own = ref.subjects[REFERENCE]
     for name in ref.instance_names:
         record = own.cases[name]
@@ -585,11 +589,8 @@ def hidden_from_learners(exercise: Exercise, *extra: Path) -> list[Path]:
 
 def run_learner(exercise: Exercise, source: str, filename: str, limits: Limits | None = None,
                 worker: WarmWorker | None = None, speed: bool = False) -> RunOutcome:
-    extra: dict[str, Any] = {}
-    if speed:
-        extra["speed_reference"] = exercise.reference_path.read_text(encoding="utf-8")
     job = _job(exercise, [{"id": LEARNER, "kind": "file", "path": filename, "source": source}],
-               guard=True, forbidden=list(exercise.forbidden), **extra)
+               guard=True, forbidden=list(exercise.forbidden), time_speed=speed)
     limits = limits or Limits(wall_s=exercise.time_limit, memory_mb=exercise.memory_mb)
     if worker is not None:
         return worker.run_job(job, limits)
@@ -696,8 +697,8 @@ def _judge_learner(exercise: Exercise, ref: Reference, outcome: RunOutcome, file
         return _error_verdict(exercise, Status.CRASHED, "The worker returned no observations for the submission.")
     verdict = judge_subject(exercise, ref, run, pairs=pair_source(exercise, worker))
     speed = outcome.result.speed
-    if verdict.passed and speed is not None:
-        advice = speed_advice(asdict(speed), source_of(filename))
+    if verdict.passed and speed is not None and ref.speed is not None:
+        advice = speed_advice(dict(asdict(speed), reference_s=ref.speed.reference_s), source_of(filename))
         if advice:
             verdict.notices.append(advice)
     return verdict
@@ -719,8 +720,8 @@ def grade(exercise: Exercise, path: Path, *, source: str | None = None, limits: 
 
     With a warm ``worker`` (watch mode, batch grading) the learner's child is a fork of a
     process that already imported torch; without one, a fresh process starts. ``speed`` also
-    times a passing submission against the reference on the exercise's larger SPEED case
-    (practice only: it hands the reference to the child, briefly, before the learner's code)."""
+    times a passing submission on the exercise's larger SPEED case, against the reference's time
+    kept with its observations (`grind run` and practice: advice, never a verdict)."""
     require_torch()  # before anything runs: a missing torch is not the learner's failure
     started = time.monotonic()
     filename = str(path.resolve())

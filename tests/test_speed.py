@@ -120,3 +120,36 @@ def test_a_warm_fork_finds_no_classmate_or_reference_in_its_memory(tmp_path: Pat
     with WarmWorker(hidden_from_learners(exercise)) as worker:
         verdict = grade(exercise, attack, worker=worker)
         assert verdict.status is Status.FAILED, verdict.message
+
+
+def test_a_speed_run_carries_nothing_of_the_reference_and_is_compared_with_its_cached_time(tmp_path: Path) -> None:
+    """The reference is timed once, in the trusted job that computes its observations, and its
+    time is kept with them in the cache: a learner's speed run carries neither the reference's
+    text nor its file (it used to, to time it in a fork before the learner's code loaded), and
+    a slow correct answer still gets its advice."""
+    import json
+
+    from judge.grade import hidden_from_learners, reference_for
+    from judge.worker.sandbox import run_job
+
+    exercise = Catalog().get("clipping")
+    assert reference_for(exercise).speed is not None and reference_for(exercise).speed.reference_s > 0
+    jobs: list[str] = []
+
+    class Capturing:
+        def run_job(self, job, limits):  # type: ignore[no-untyped-def]
+            jobs.append(json.dumps(job))
+            return run_job(job, limits, hidden_from_learners(exercise))
+
+    slow = tmp_path / "slow.py"
+    slow.write_text(ELEMENTWISE)
+    verdict = grade(exercise, slow, speed=True, worker=Capturing())
+    assert verdict.status is Status.PASSED
+    assert [n for n in verdict.notices if n.startswith("Correct, but")], verdict.notices
+    # Lines of the reference's own (not shared with the learner's file, the checks or the kit):
+    shared = ELEMENTWISE + exercise.checks_path.read_text() + "".join(p.read_text() for p in (
+        exercise.solution_dir.parent / "_kit").glob("*.py"))
+    own = [json.dumps(line)[1:-1] for line in exercise.reference_path.read_text().splitlines()
+           if len(line.strip()) > 20 and line not in shared]
+    assert len(jobs) == 1 and len(own) > 3
+    assert not [line for line in own if line in jobs[0]], [line for line in own if line in jobs[0]]

@@ -84,7 +84,7 @@ class Job(TypedDict, total=False):
     forbidden: list[str]
     seeds: int | None
     record_inputs: bool
-    speed_reference: str
+    time_speed: bool  # time the first subject on the checks' SPEED case (the reference, or the learner)
     confine: Confinement | None
 
 

@@ -1119,48 +1119,6 @@ def list_subjects(run: _Run) -> list[tuple[str, dict[str, Any]]]:
     return subjects
 
 
-def time_reference(run: _Run) -> tuple[dict[str, Any] | None, float | None]:
-    """Speed runs: the SPEED case and the reference's time on it, measured in a fork of this
-    process that reads the reference's file (staged by grind in the run folder), deletes it,
-    times it and exits, before any learner code is loaded. This process never reads the file:
-    nothing of the reference (module, code, linecache entry, text in freed memory) is left
-    for the learner's code to find, and the file is gone before that code runs."""
-    path = run.job.pop("speed_reference_file", None)
-    speed_case = getattr(run.checks, "SPEED", None) if path else None
-    if speed_case is None:
-        _unlink(path)
-        return None, None
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the fork: no learner code exists yet in this process or its parent
-        os.close(read_end)
-        try:
-            with open(path, encoding="utf-8") as handle:
-                source = handle.read()
-            _unlink(path)
-            reference = load_source(source, "<reference>", "grind_speed_reference")
-            seconds = time_call(speed_case, subject_namespace(reference, run.entry), None)
-            os.write(write_end, json.dumps(seconds).encode())
-        except BaseException:  # noqa: BLE001 - no time, no advice: never a verdict
-            pass
-        os._exit(0)
-    os.close(write_end)
-    chunks = []
-    while True:
-        chunk = os.read(read_end, 4096)
-        if not chunk:
-            break
-        chunks.append(chunk)
-    os.close(read_end)
-    os.waitpid(pid, 0)
-    _unlink(path)  # if the fork died before it could
-    try:
-        seconds = json.loads(b"".join(chunks) or b"null")
-    except ValueError:
-        seconds = None
-    return speed_case, float(seconds) if isinstance(seconds, (int, float)) else None
-
-
 def _unlink(path: str | None) -> None:
     if path:
         try:
@@ -1391,15 +1349,26 @@ def run_subject(run: _Run, subject_id: str, spec: dict[str, Any], record_inputs:
     return subject
 
 
-def time_learner(run: _Run, subject_id: str, subject: Any, speed_case: dict[str, Any], reference_time: float) -> None:
-    """Speed runs: a subject that passed every case to the end is timed on the SPEED case, with
-    a budget relative to the reference, so a very slow answer cannot turn a pass into a timeout."""
+SPEED_BUDGET_S = 1.0  # a learner's timed call stopped here is "more than N x slower", never a timeout
+
+
+def time_speed(run: _Run, subject_id: str, subject: Any, speed_case: dict[str, Any]) -> None:
+    """Speed runs: the first subject, if it passed every case to the end, timed on the SPEED
+    case. In a trusted job that subject is the reference, timed once with the observations the
+    cache keeps (so a learner's job never carries the reference, not even to time it); in a
+    learner's job it is the learner, with a budget per call, so a very slow answer cannot turn a
+    pass into a timeout. The parent puts the two times side by side (judge.speed)."""
     record = run.result.subjects[subject_id]
     if subject is None or record.load_error is not None or any(c.status != "ok" for c in record.cases.values()):
         return
-    budget = max(1.0, min(3.0, reference_time * 200))
-    run.result.speed = _protocol.SpeedSample(reference_time, budget, time_call(speed_case, subject, budget),
-                                             speed_case.get("name", "a larger input"))
+    name = speed_case.get("name", "a larger input")
+    if run.job.get("guard"):
+        run.result.speed = _protocol.SpeedSample(0.0, SPEED_BUDGET_S, time_call(speed_case, subject, SPEED_BUDGET_S),
+                                                 name)
+    else:
+        seconds = time_call(speed_case, subject, None)
+        if seconds is not None:
+            run.result.speed = _protocol.SpeedSample(seconds, 0.0, None, name)
 
 
 def write_result(run: _Run, token: str, save_file: Any) -> None:
@@ -1424,8 +1393,9 @@ def execute(job: dict[str, Any], control: Any) -> None:
     ``control`` is the parent's control stream (a text stream on a pipe, or None): "ready" once
     the checks are loaded (the learner's clock starts there), then "case <subject> <instance>"
     before each case, so a timeout can name the case it interrupted. The steps: load the checks,
-    list the subjects, time the reference (speed runs), start the guards (learner runs), run
-    each subject over every instance, time the learner, write the result and leave without
+    list the subjects, start the guards (learner runs), run each subject over every instance,
+    time the first one (speed runs: the reference in a trusted job, the learner in a learner's),
+    write the result and leave without
     running anything the submission may have registered (atexit handlers, threads)."""
     seal_imports()
     install_kit(job.get("kit"))
@@ -1447,7 +1417,7 @@ def execute(job: dict[str, Any], control: Any) -> None:
         os._exit(1)
     # Trusted runs check the manifest's forbidden names here, where torch is: a typo guards nothing.
     run.result.unresolved = [d for d in job.get("check_forbidden", []) if _guards._resolve(d) is None]
-    speed_case, reference_time = time_reference(run)
+    speed_case = getattr(run.checks, "SPEED", None) if job.get("time_speed") else None
     torch.manual_seed(0)  # every generator torch has; each case instance then only reseeds (see reseed)
     start_guards(run)
 
@@ -1458,8 +1428,8 @@ def execute(job: dict[str, Any], control: Any) -> None:
 
     if run.guards:
         run.guards.stop_watching()  # the learner's speed is timed without the guard's overhead
-    if speed_case is not None and reference_time is not None and subjects:
-        time_learner(run, subjects[0][0], first, speed_case, reference_time)
+    if isinstance(speed_case, dict) and subjects:
+        time_speed(run, subjects[0][0], first, speed_case)
     if run.guards:
         faulthandler.cancel_dump_traceback_later()
     write_result(run, token, save_file)

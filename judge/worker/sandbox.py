@@ -385,9 +385,6 @@ def _make_workdir(iso: Isolation, parent: str | None = None, prefix: str = "grin
     return workdir
 
 
-SPEED_REFERENCE = "speed_reference.py"
-
-
 def _stage_file(workdir: str, name: str, text: str, iso: Isolation) -> str:
     path = os.path.join(workdir, name)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
@@ -400,19 +397,15 @@ def _stage_file(workdir: str, name: str, text: str, iso: Isolation) -> str:
 
 def stage_job(job: dict[str, Any], workdir: str, iso: Isolation) -> dict[str, Any]:
     """The job as the child gets it: every subject's source (the learner's, the reference's, the
-    oracle's) and a speed run's reference travel as files of the run's folder, read and deleted
-    by the process that runs them, never as text in the job.
+    oracle's) travels as a file of the run's folder, read and deleted by the process that runs
+    it, never as text in the job.
 
     Why: a warm server reads each job and forks it, and a fork is a copy of the server's memory,
     freed memory included. With sources in the job, a submission scanning /proc/self/mem found
     the classmate graded before it, or the reference computed in the same server, and passed
-    with it. The server now holds paths only. For a speed run the child's fork reads the
-    reference's file, deletes it and times it before any learner code loads
-    (runner.time_reference), so the reference's text never enters the learner's process either."""
+    with it. The server now holds paths only. (A learner's job never holds the reference at all:
+    its speed is compared with the reference's time kept in the cache; see runner.time_speed.)"""
     staged = dict(job)
-    source = staged.pop("speed_reference", None)
-    if source is not None:
-        staged["speed_reference_file"] = _stage_file(workdir, SPEED_REFERENCE, source, iso)
     subjects = []
     for index, spec in enumerate(job.get("subjects", [])):
         if spec.get("kind") == "file" and isinstance(spec.get("source"), str):
