@@ -62,7 +62,7 @@ def train(subject, batches, scaler_kwargs, shapes=((2,),), groups=None, unused=F
     grouped = [params[a:b] for a, b in groups] if groups else [params]
     if unused:
         grouped[-1] = grouped[-1] + [torch.zeros(3, requires_grad=True)]
-    opt = RecordingSGD([{"params": group} for group in grouped], lr=lr)
+    opt = RecordingSGD([{"params": group} for group in grouped], lr=lr, record=False)
     scaler = subject.LossScaler(**scaler_kwargs)
     obs = {}
     if initial:
