@@ -397,8 +397,14 @@ def spawn(hidden: list[Path]) -> None:
     path = socket_path()
     if path is None:
         return
-    argv = [sys.executable, "-m", "judge.daemon", "--serve", str(path),
-            "--hidden", json.dumps([str(h) for h in hidden])]
+    # This very judge package, whatever the folder grind runs in: `python -m judge.daemon` put
+    # the current folder first on sys.path, so from a clone beside a non-editable install the
+    # daemon imported the clone's judge, never matched the client's key, and every run replaced
+    # it (and graded cold). The daemon starts in / with this package's parent first on its path.
+    package_parent = str(Path(judge.__file__).resolve().parent.parent)
+    argv = [sys.executable, "-c", f"import sys; sys.path.insert(0, {package_parent!r}); "
+            "from judge.daemon import main; main(sys.argv[1:])",
+            "--serve", str(path), "--hidden", json.dumps([str(h) for h in hidden])]
     from judge.worker.isolation import spawn as spawn_known
 
     try:  # not waited for: the run that starts the daemon grades cold meanwhile, at full speed
@@ -406,7 +412,7 @@ def spawn(hidden: list[Path]) -> None:
         # after each cold run kills any unknown child in another session (a double fork would
         # not help: the grandchild is re-parented to grind, the nearest subreaper).
         spawn_known(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                    start_new_session=True, close_fds=True)
+                    start_new_session=True, close_fds=True, cwd="/")
     except OSError:
         pass
 
@@ -731,8 +737,8 @@ def _serve(path: Path, hidden: list[Path]) -> None:
 
 
 def main(argv: list[str]) -> None:
-    """``python -m judge.daemon --serve SOCKET --hidden JSON``, started in a session of its own
-    with no terminal (see ``spawn``): nothing grind or a terminal does reaches it but ``stop``."""
+    """``main(["--serve", SOCKET, "--hidden", JSON])``, started by ``spawn`` in a session of its own
+    with no terminal: nothing grind or a terminal does reaches it but ``stop``."""
     path = Path(argv[argv.index("--serve") + 1])
     hidden = [Path(h) for h in json.loads(argv[argv.index("--hidden") + 1])] if "--hidden" in argv else []
     os.chdir("/")

@@ -201,6 +201,29 @@ def test_first_run_starts_the_daemon_and_later_runs_reuse_it(daemons: Path, clip
     assert later is not None and later["pid"] == info["pid"] and later["jobs"] >= 3
 
 
+def test_the_daemon_runs_this_judge_whatever_folder_grind_starts_it_from(daemons: Path, clipping: Any,
+                                                                         tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run from a clone beside a non-editable install (the README's quickstart does exactly that),
+    `python -m judge.daemon` imported the clone's judge from the current folder: its key never
+    matched the client's, and every run replaced the daemon and graded cold. A decoy judge in
+    the current folder must not be the one the daemon runs."""
+    import judge
+
+    decoy = tmp_path / "judge"
+    decoy.mkdir()
+    (decoy / "__init__.py").write_text("__version__ = 'decoy'\n")
+    (decoy / "daemon.py").write_text("raise SystemExit('the decoy judge was imported')\n")
+    monkeypatch.chdir(tmp_path)
+    hidden = hidden_from_learners(clipping)
+    first = daemon.DaemonWorker(hidden)
+    assert grade(clipping, CLIPPING / "correct_loop.py", worker=first).passed and first.served == 0
+    info = warm_daemon()
+    assert info["current"] and info["identity"]["judge"] == str(Path(judge.__file__).parent)
+    again = daemon.DaemonWorker(hidden)
+    assert grade(clipping, CLIPPING / "correct_loop.py", worker=again).passed and again.served == 1
+
+
 def test_a_submission_cannot_stop_probe_or_steer_the_daemon(daemons: Path, clipping: Any, tmp_path: Path) -> None:
     """The daemon runs unsandboxed as the learner's own user, and a learner's child may run as
     that user too (Landlock, or root's child kept as root): peer uid alone let a submission stop
