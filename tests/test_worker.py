@@ -6,6 +6,8 @@ import re
 import tempfile
 from pathlib import Path
 
+import pytest
+
 from judge.catalog import Catalog
 from judge.grade import grade
 from judge.models import Status
@@ -240,3 +242,30 @@ def test_a_warm_server_runs_the_checks_as_they_are_now_not_as_it_compiled_them(c
             assert verdict.status is Status.PASSED, verdict.message
             seen.append(re.findall(r"checks version (\w+)", verdict.stdout))
     assert seen == [["one"], ["one"], ["two"]], seen
+
+
+def test_closing_a_warm_worker_removes_its_cgroup_and_its_spares() -> None:
+    """The warm server keeps the next job's process (its spare) waiting in a pids cgroup of its
+    own, below the server's. Closing the worker kills the server without asking it: the spare's
+    cgroup used to stay, so the server's could not be removed either (200 tries, 2 s on every
+    close of watch or a batch worker, and one leaked cgroup per close)."""
+    from judge.grade import hidden_from_learners
+    from judge.worker.sandbox import WarmWorker
+
+    exercise = Catalog().get("clipping")
+    worker = WarmWorker(hidden_from_learners(exercise))
+    try:
+        assert grade(exercise, Path(__file__).parent / "submissions" / "clipping" / "correct_loop.py",
+                     worker=worker).passed
+        cgroup = worker.cgroup.path if worker.cgroup is not None else None
+        if cgroup is None:
+            pytest.skip("no pids cgroup here (an unprivileged user): nothing to remove")
+        import time
+
+        deadline = time.monotonic() + 30  # the server forks the spare once the last job is gone
+        while not [p for p in cgroup.iterdir() if p.is_dir()] and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert [p for p in cgroup.iterdir() if p.is_dir()], "the spare waits in a cgroup of its own"
+    finally:
+        worker.close()
+    assert not cgroup.exists(), sorted(cgroup.iterdir())

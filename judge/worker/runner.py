@@ -881,7 +881,8 @@ def _supervise(pid: int, fds: list[int], wall_s: float, startup_s: float, cap: i
     if done:
         if job_cgroup:
             kill_cgroup(job_cgroup)
-        while selector.get_map() and drain(0):  # what it wrote before "done" is in the pipes already
+        end = time.monotonic() + 0.2  # what it wrote before "done" is in the pipes already; a
+        while selector.get_map() and drain(0) and time.monotonic() < end:  # survivor cannot keep us
             pass
         status = 0
     else:
@@ -922,7 +923,14 @@ def kill_cgroup(path: str) -> None:
 
 
 def empty_cgroup(path: str) -> None:
-    """SIGKILL every process in a pids cgroup until it is empty, then remove it."""
+    """SIGKILL every process in a pids cgroup and in the cgroups below it (a warm server's jobs,
+    its waiting spare's among them) until it is empty, then remove it, the ones below first."""
+    try:
+        below = [entry.path for entry in os.scandir(path) if entry.is_dir(follow_symlinks=False)]
+    except OSError:
+        below = []
+    for child in below:
+        empty_cgroup(child)
     for _ in range(200):
         if not os.path.isdir(path):
             return
