@@ -497,38 +497,92 @@ _CAP_VERSION_3 = 0x20080522
 
 _CLONE_NEWUSER, _CLONE_NEWNET, _CLONE_NEWIPC = 0x10000000, 0x40000000, 0x08000000
 # seccomp: the audit architecture and socket()'s number, per machine (uname -m)
-_SECCOMP_ARCHES = {"x86_64": (0xC000003E, 41), "aarch64": (0xC00000B7, 198)}
+_SECCOMP_ARCHES = {
+    "x86_64": (0xC000003E, {"socket": 41, "prlimit64": 302, "setpriority": 141, "sched_setparam": 142,
+                            "sched_setscheduler": 144, "sched_setattr": 314}),
+    "aarch64": (0xC00000B7, {"socket": 198, "prlimit64": 261, "setpriority": 140, "sched_setparam": 118,
+                             "sched_setscheduler": 119, "sched_setattr": 274}),
+}
+_NR, _ARCH = 0, 4  # offsets in struct seccomp_data; the arguments follow, 8 bytes each, from 16
+_ALLOW, _DENY_EACCES, _DENY_EPERM = 0x7FFF0000, 0x00050000 | 13, 0x00050000 | 1  # RET_ALLOW, RET_ERRNO
+
+
+def _arg(index: int) -> int:
+    """Offset of an argument's low 32 bits (little-endian: x86_64 and aarch64 alike)."""
+    return 16 + 8 * index
+
+
+def _assemble(lines: list[tuple]) -> list[tuple[int, int, int, int]]:
+    """Classic BPF from a few mnemonics with named jump targets (None: fall through):
+    ("ld", offset), ("jeq"/"jge", value, if_true, if_false), ("ret", value), ("label", name)."""
+    codes = {"ld": 0x20, "jeq": 0x15, "jge": 0x35, "ret": 0x06}
+    where, count = {}, 0
+    for line in lines:
+        if line[0] == "label":
+            where[line[1]] = count
+        else:
+            count += 1
+    program, index = [], 0
+    for line in lines:
+        if line[0] == "label":
+            continue
+        op = line[0]
+        if op in ("jeq", "jge"):
+            _, value, yes, no = line
+            hop = [0 if target is None else where[target] - index - 1 for target in (yes, no)]
+            assert all(0 <= h < 256 for h in hop), line
+            program.append((codes[op], hop[0], hop[1], value))
+        else:
+            program.append((codes[op], 0, 0, line[1]))
+        index += 1
+    return program
 
 
 def deny_unix_sockets() -> bool:
     """A seccomp filter on this process and everything it starts: ``socket(AF_UNIX, ...)`` fails
-    with EACCES (so does every system call of a foreign ABI: x32, 32-bit compat). True if set.
+    with EACCES (so does every system call of a foreign ABI: x32, 32-bit compat); changing the
+    limits, priority or scheduling of *another* process fails with EPERM. True if set.
 
-    Why: a unix socket with a path is reached through the file system, and neither Landlock (up
-    to ABI 8) nor a network namespace stops ``connect()`` to one: a submission drove the user's
-    tmux server through its socket in /tmp and read the reference (as root under bubblewrap,
-    outside the sandbox). ssh-agent, D-Bus, X11 and docker.sock are the same kind of door.
-    Nothing a child runs needs one (gloo's ranks use TCP on their own loopback; pipes and
-    ``socketpair`` are untouched). Needs no_new_privs, which Landlock has already set."""
+    Why the sockets: a unix socket with a path is reached through the file system, and neither
+    Landlock (up to ABI 8) nor a network namespace stops ``connect()`` to one: a submission drove
+    the user's tmux server through its socket in /tmp and read the reference (as root under
+    bubblewrap, outside the sandbox). ssh-agent, D-Bus, X11 and docker.sock are the same kind of
+    door. Nothing a child runs needs one (gloo's ranks use TCP on their own loopback; pipes and
+    ``socketpair`` are untouched).
+
+    Why the others: a child runs as the same user as the warm server (and, without bubblewrap,
+    as grind itself), and Landlock does not cover ``prlimit``: a submission lowered the server's
+    RLIMIT_FSIZE to 0 and every classmate graded after it by that server crashed. ``prlimit64``
+    with another pid and a new limit, ``setpriority`` other than on itself, and
+    ``sched_setscheduler``/``sched_setparam``/``sched_setattr`` on another pid are refused; the
+    process's own limits, priority and scheduling stay its own to change. Needs no_new_privs,
+    which Landlock has already set."""
     import ctypes
     import platform
 
     if not sys.platform.startswith("linux") or platform.machine() not in _SECCOMP_ARCHES:
         return False
-    arch, socket_nr = _SECCOMP_ARCHES[platform.machine()]
-    ld, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06
-    allow, deny = 0x7FFF0000, 0x00050000 | 13  # SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO | EACCES
-    program = [
-        (ld, 0, 0, 4),  # seccomp_data.arch
-        (jeq, 0, 6, arch),  # a foreign ABI: deny
-        (ld, 0, 0, 0),  # seccomp_data.nr
-        (jge, 4, 0, 0x40000000),  # x32 system calls: deny
-        (jeq, 0, 2, socket_nr),  # not socket(): allow
-        (ld, 0, 0, 16),  # args[0], the domain (its low 32 bits)
-        (jeq, 1, 0, 1),  # AF_UNIX: deny
-        (ret, 0, 0, allow),
-        (ret, 0, 0, deny),
-    ]
+    arch, numbers = _SECCOMP_ARCHES[platform.machine()]
+    program = _assemble([
+        ("ld", _ARCH), ("jeq", arch, None, "deny"),  # a foreign ABI: deny
+        ("ld", _NR), ("jge", 0x40000000, "deny", None),  # x32 system calls: deny
+        ("jeq", numbers["socket"], "socket", None),
+        ("jeq", numbers["prlimit64"], "prlimit", None),
+        ("jeq", numbers["setpriority"], "setpriority", None),
+        ("jeq", numbers["sched_setscheduler"], "other_pid", None),
+        ("jeq", numbers["sched_setparam"], "other_pid", None),
+        ("jeq", numbers["sched_setattr"], "other_pid", None),
+        ("ret", _ALLOW),
+        ("label", "socket"), ("ld", _arg(0)), ("jeq", 1, "deny", "allow"),  # AF_UNIX
+        ("label", "prlimit"), ("ld", _arg(0)), ("jeq", 0, "allow", None),  # its own: pid 0
+        ("ld", _arg(2)), ("jeq", 0, None, "eperm"), ("ld", _arg(2) + 4), ("jeq", 0, "allow", "eperm"),  # only reads
+        ("label", "setpriority"), ("ld", _arg(0)), ("jeq", 0, None, "eperm"),  # PRIO_PROCESS only,
+        ("ld", _arg(1)), ("jeq", 0, "allow", "eperm"),  # and who 0: itself
+        ("label", "other_pid"), ("ld", _arg(0)), ("jeq", 0, "allow", "eperm"),
+        ("label", "allow"), ("ret", _ALLOW),
+        ("label", "deny"), ("ret", _DENY_EACCES),
+        ("label", "eperm"), ("ret", _DENY_EPERM),
+    ])
 
     class Filter(ctypes.Structure):
         _fields_ = [("code", ctypes.c_uint16), ("jt", ctypes.c_uint8), ("jf", ctypes.c_uint8), ("k", ctypes.c_uint32)]
