@@ -677,10 +677,10 @@ class _Spare:
         try:
             while payload:
                 payload = payload[os.write(self.job_w, payload):]
-            os.close(self.job_w)
         except OSError:
             return False
         finally:
+            os.close(self.job_w)  # the child reads to the end: the job is whole, or nothing
             self.job_w = -1
         return True
 
@@ -691,8 +691,7 @@ class _Spare:
                 with open(os.path.join(self.cgroup, "pids.max"), "w") as handle:
                     handle.write(str(processes))
             except OSError:
-                empty_cgroup(self.cgroup)  # no bound on its processes: no cgroup (as a failed mkdir)
-                self.cgroup = None
+                pass  # the child is in it already: the server's own cgroup's bound still holds
         reply, self.reaped = _supervise(self.pid, self.fds, request["wall_s"], request["startup_s"],
                                         int(request.get("output_bytes", 65536)), self.cgroup)
         return reply
