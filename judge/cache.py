@@ -8,18 +8,17 @@ interleave: the second rename fails and its copy is discarded.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import os
 import shutil
 import sys
 import tempfile
-from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import judge
+from judge import environment
 from judge.kit import kit_dir
 from judge.models import Exercise
 from judge.worker import protocol
@@ -41,14 +40,10 @@ def cache_root() -> Path:
     return Path(platformdirs.user_cache_dir("grind", appauthor=False))
 
 
-@functools.lru_cache(maxsize=1)
 def torch_version() -> str:
-    """Read from the installed metadata: importing torch here would cost a second. Read once per
-    process (14 ms a read, and every grade hashes it into the cache key)."""
-    try:
-        return metadata.version("torch")
-    except metadata.PackageNotFoundError:
-        return "absent"
+    """Hashed into every key: judge.environment's reading of the installed metadata (importing
+    torch here would cost a second), kept there once found."""
+    return environment.torch_version() or "absent"
 
 
 def _folder_files(folder: Path) -> list[Path]:

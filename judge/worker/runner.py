@@ -640,7 +640,6 @@ class _Spare:
 
     def __init__(self, cgroup: str | None, scoped: bool) -> None:
         self.scoped = scoped
-        self.reaped = False
         job_r, self.job_w = os.pipe()
         go_r, go_w = os.pipe()
         pipes = [os.pipe() for _ in range(3)]  # stdout, stderr, control
@@ -692,9 +691,8 @@ class _Spare:
                     handle.write(str(processes))
             except OSError:
                 pass  # the child is in it already: the server's own cgroup's bound still holds
-        reply, self.reaped = _supervise(self.pid, self.fds, request["wall_s"], request["startup_s"],
-                                        int(request.get("output_bytes", 65536)), self.cgroup)
-        return reply
+        return _supervise(self.pid, self.fds, request["wall_s"], request["startup_s"],
+                          int(request.get("output_bytes", 65536)), self.cgroup)
 
     def finish(self) -> None:
         """Kill what is left of the job (or of a spare never used), wait for all of it, free its
@@ -708,16 +706,10 @@ class _Spare:
             os.killpg(self.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
-        if not self.reaped:
-            try:
-                os.waitpid(self.pid, 0)
-            except ChildProcessError:
-                pass
-            self.reaped = True
         if self.cgroup:
             empty_cgroup(self.cgroup)
             self.cgroup = None
-        reap_children()
+        reap_children()  # the spare itself included: it is one of the server's children
         for fd in self.fds:
             try:
                 os.close(fd)
@@ -803,10 +795,9 @@ def compile_trusted(source: str, filename: str) -> types.CodeType:
 
 
 def _supervise(pid: int, fds: list[int], wall_s: float, startup_s: float, cap: int,
-               job_cgroup: str | None) -> tuple[dict[str, Any], bool]:
+               job_cgroup: str | None) -> dict[str, Any]:
     """Drain the job's stdout, stderr and control pipes while waiting for it; kill its group at
-    the deadline (wall_s after its "ready", startup_s before). Returns the reply, and whether
-    the child was reaped.
+    the deadline (wall_s after its "ready", startup_s before); return the reply.
 
     A job that says "done" (the runner's last line, after its result is written and its output
     flushed) is answered at once: its processes get SIGKILL, what it printed is already in the
@@ -900,9 +891,8 @@ def _supervise(pid: int, fds: list[int], wall_s: float, startup_s: float, cap: i
         if totals[index] > cap:
             body += f"\n[... output truncated: {totals[index] - cap} more bytes not shown]"
         texts.append(body)
-    reply = {"exit": os.waitstatus_to_exitcode(status), "timed_out": timed_out, "ready": ready_at is not None,
-             "stdout": texts[0], "stderr": texts[1], "last_case": last_case}
-    return reply, not done
+    return {"exit": os.waitstatus_to_exitcode(status), "timed_out": timed_out, "ready": ready_at is not None,
+            "stdout": texts[0], "stderr": texts[1], "last_case": last_case}
 
 
 def kill_cgroup(path: str) -> None:
