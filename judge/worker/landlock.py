@@ -496,7 +496,7 @@ _CAP_VERSION_3 = 0x20080522
 
 
 _CLONE_NEWUSER, _CLONE_NEWNET, _CLONE_NEWIPC = 0x10000000, 0x40000000, 0x08000000
-# seccomp: the audit architecture and socket()'s number, per machine (uname -m)
+# seccomp: the audit architecture and the numbers of the system calls it filters, per machine (uname -m)
 _SECCOMP_ARCHES = {
     "x86_64": (0xC000003E, {"socket": 41, "prlimit64": 302, "setpriority": 141, "sched_setparam": 142,
                             "sched_setscheduler": 144, "sched_setattr": 314}),
@@ -538,7 +538,7 @@ def _assemble(lines: list[tuple]) -> list[tuple[int, int, int, int]]:
     return program
 
 
-def deny_unix_sockets() -> bool:
+def seccomp_filter() -> bool:
     """A seccomp filter on this process and everything it starts: ``socket(AF_UNIX, ...)`` fails
     with EACCES (so does every system call of a foreign ABI: x32, 32-bit compat); changing the
     limits, priority or scheduling of *another* process fails with EPERM. True if set.
@@ -598,6 +598,8 @@ def deny_unix_sockets() -> bool:
         err = ctypes.get_errno()
         raise LandlockError(err, f"seccomp filter refused: {os.strerror(err)}")
     return True
+
+
 _SIOCGIFFLAGS, _SIOCSIFFLAGS, _IFF_UP = 0x8913, 0x8914, 0x1
 
 

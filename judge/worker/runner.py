@@ -423,7 +423,7 @@ def confine(rules: dict[str, Any] | None) -> None:
         tcp = bool(rules.get("loopback_tcp")) or (bool(rules.get("private_net")) and bool(_private_net))
         _landlock.drop_capabilities()  # root in a container: a uid, not CAP_SYS_ADMIN (see there)
         _landlock.restrict(rules["read"], rules["write"], list_only=rules.get("list") or [], deny_tcp=not tcp)
-        _landlock.deny_unix_sockets()  # a socket with a path is a door Landlock leaves open (see there)
+        _landlock.seccomp_filter()  # unix sockets, and other processes' limits: doors Landlock leaves open
     except OSError as exc:
         print(f"grind-confine: {exc}", file=sys.stderr, flush=True)
         os._exit(71)
