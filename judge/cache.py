@@ -14,8 +14,9 @@ import os
 import shutil
 import sys
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterator
 
 import judge
 from judge import environment
@@ -31,13 +32,29 @@ RESULT = "result.json"
 OBSERVATIONS = "observations.safetensors"
 
 
+_ROOT: list[Path] = []  # set by ``rooted_at`` while the daemon grades a client's job
+
+
 def cache_root() -> Path:
+    if _ROOT:
+        return _ROOT[-1]
     env = os.environ.get("GRIND_CACHE_DIR")
     if env:
         return Path(env)
     import platformdirs
 
     return Path(platformdirs.user_cache_dir("grind", appauthor=False))
+
+
+@contextmanager
+def rooted_at(root: Path) -> Iterator[None]:
+    """The cache of another process's settings: the per-user daemon grades for clients whose
+    GRIND_CACHE_DIR may differ from its own (a course's folder, a test's), one job at a time."""
+    _ROOT.append(root)
+    try:
+        yield
+    finally:
+        _ROOT.pop()
 
 
 def torch_version() -> str:

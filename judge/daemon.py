@@ -2,17 +2,21 @@
 
 A cold ``grind run`` spends most of its time importing torch in the learner's child. The first
 ``grind run`` therefore starts this daemon, detached, and grades cold as before; every later run
-(in any workspace) sends its job over a unix socket, and the daemon grades it in its warm server
-(``judge.worker.sandbox.WarmWorker``, the same forkserver that ``grind watch`` and ``grind grade``
-use: there is one warm server implementation, and the daemon only owns one).
+(in any workspace) sends the submission over a unix socket, and the daemon grades it whole: the
+learner's job runs in its warm server (``judge.worker.sandbox.WarmWorker``, the same forkserver
+that ``grind watch`` and ``grind grade`` use: there is one warm server implementation, and the
+daemon only owns one), and the comparison and the diagnosis run in the daemon too, with the
+reference kept loaded. The client then neither imports numpy nor reads the reference: it sends
+the source, gets the verdict back, records it and renders it.
 
 Trust, in one place:
 
 - the socket lives in a folder of the user's own (mode 0700, checked, never followed through a
   link), is itself 0600, and both ends check the other's uid with SO_PEERCRED: another user can
   neither reach this daemon nor pose as it;
-- only JSON and safetensors cross the socket, both parsed strictly (protocol.parse_result and
-  sandbox.load_observations, exactly as for a child's files); nothing is ever unpickled;
+- only JSON crosses the socket, and the verdict is parsed field by field
+  (``models.verdict_from_wire``); nothing is ever unpickled. The learner's child reaches the
+  daemon's server through the server's own pipes and files, parsed as strictly as a cold run's;
 - every job is a fresh fork of the clean warm server, with the same rlimits, cgroup, user and
   sandbox (bubblewrap, Landlock) as a cold run, the same folders hidden; a submission cannot
   change the server, so it cannot influence the next job;
@@ -44,16 +48,19 @@ import threading
 import time
 from dataclasses import asdict, fields
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import judge
-from judge.worker import protocol
-from judge.worker.sandbox import OBSERVATIONS_CAP, RESULT_CAP, STARTUP_LIMIT_S, Limits, RunOutcome, run_job
+from judge.worker.sandbox import RESULT_CAP, STARTUP_LIMIT_S, Limits
+
+if TYPE_CHECKING:
+    from judge.models import Exercise, Verdict
 
 IDLE_S = 15 * 60.0
 CONNECT_S = 1.0  # a daemon that does not accept within this is unhealthy
 HEADER_CAP = RESULT_CAP + (4 << 20)  # the result document plus capped stdout, stderr and trace
-REQUEST_CAP = 64 << 20  # a job: the checks, the kit and the sources, as text
+REQUEST_CAP = 64 << 20  # a job: the learner's source and where the exercise and the cache are
+ANSWER_CAP = 64 << 20  # a verdict: checks, series, the learner's capped stdout and stderr
 SECRET_CAP = 256  # the first frame of every request: the secret alone, read before anything bigger
 BUSY_WAIT_S = 5.0  # another terminal's job runs: wait this long for it, then the client goes cold
 SANDBOX_ENV = ("GRIND_SANDBOX",)  # settings that change a child's isolation: part of the key
@@ -362,35 +369,6 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _outcome_to_wire(outcome: RunOutcome) -> tuple[dict[str, Any], bytes]:
-    from safetensors.numpy import save
-
-    head = {f.name: getattr(outcome, f.name) for f in fields(RunOutcome)
-            if f.name not in ("result", "observations")}
-    head["result"] = json.dumps(outcome.result.to_json()) if outcome.result is not None else None
-    return head, save(outcome.observations) if outcome.observations else b""
-
-
-def _outcome_from_wire(head: dict[str, Any], blob: bytes) -> RunOutcome:
-    """Rebuild the outcome, parsing the result and the observations as strictly as a child's."""
-    from judge.worker.sandbox import load_observations
-
-    status_ = head.get("status")
-    if status_ not in ("ok", "timeout", "crashed"):
-        raise ValueError("no status")
-    texts = {name: head.get(name) or "" for name in ("message", "stdout", "stderr", "timeout_trace", "isolation")}
-    if not all(isinstance(v, str) for v in texts.values()):
-        raise ValueError("a text field is not text")
-    code, last = head.get("returncode"), head.get("last_case")
-    if code is not None and type(code) is not int or last is not None and not isinstance(last, str):
-        raise ValueError("a malformed field")
-    raw_result = head.get("result")
-    result = protocol.parse_result(raw_result.encode()) if isinstance(raw_result, str) else None
-    observations = load_observations(blob) if blob else {}
-    return RunOutcome(status=status_, result=result, observations=observations, returncode=code,
-                      duration_s=float(head.get("duration_s") or 0.0), last_case=last, **texts)
-
-
 def spawn(hidden: list[Path]) -> None:
     """Start the daemon, detached (it double-forks, so no grind waits for it or reaps it). It
     warms its server for these hidden folders at once, so the next run finds torch imported."""
@@ -434,24 +412,40 @@ def _retire(path: Path, sock_info: os.stat_result | None) -> None:
 
 
 class DaemonWorker:
-    """A worker for ``judge.grade.grade`` that grades in the per-user daemon when one answers,
-    and cold (``sandbox.run_job``, the very same call as without a daemon) otherwise. When
+    """The client's side: ``judge.grade.grade`` asks it for the whole verdict (``verdict``), and
+    grades cold itself (the very same code as without a daemon) whenever it answers None. When
     there is no usable daemon it starts one for the next run."""
 
     def __init__(self, hidden: list[Path]) -> None:
         self.hidden = list(hidden)
-        self.served = 0  # jobs the daemon answered (the rest ran cold)
+        self.served = 0  # verdicts the daemon gave (the rest were graded cold)
         self._spawned = False
 
-    def run_job(self, job: dict[str, Any], limits: Limits) -> RunOutcome:
+    def verdict(self, exercise: Exercise, key: str, source: str, filename: str, limits: Limits | None,
+                speed: bool) -> Verdict | None:
+        """The daemon's verdict on a submission that passed the static checks, or None: then the
+        caller grades cold. The daemon loads the exercise from the same folders, checks that its
+        files hash to the client's ``key``, and grades with the client's cache."""
+        from judge.cache import cache_root
+        from judge.models import verdict_from_wire
+
+        message = {"op": "grade", "exercise_dir": str(exercise.exercise_dir.absolute()),
+                   "solutions_root": str(exercise.solution_dir.parent.absolute()), "exercise_key": key,
+                   "cache_root": str(cache_root().absolute()), "source": source, "filename": filename,
+                   "limits": asdict(limits) if limits is not None else None, "speed": speed}
+        # The daemon's own limits end the learner's job; the rest (a reference to compute, pairs
+        # of mistakes to run for a diagnosis) is trusted code, given room before the client
+        # decides the daemon is hung.
+        wall = limits.wall_s if limits is not None else exercise.time_limit
+        head = self._ask(message, STARTUP_LIMIT_S + wall * 10 + 120)
+        if head is None:
+            return None
         try:
-            outcome = self._remote(job, limits)
-        except Unavailable:
-            outcome = None
-        if outcome is not None:
-            self.served += 1
-            return outcome
-        return run_job(job, limits, self.hidden)
+            verdict = verdict_from_wire(head["verdict"])
+        except (KeyError, TypeError, ValueError):
+            return None
+        self.served += 1
+        return verdict
 
     def _start(self) -> None:
         if not self._spawned:
@@ -463,7 +457,9 @@ class DaemonWorker:
         _retire(path, sock_info)
         self._start()
 
-    def _remote(self, job: dict[str, Any], limits: Limits) -> RunOutcome | None:
+    def _ask(self, message: dict[str, Any], answer_s: float) -> dict[str, Any] | None:
+        """Send one job; the daemon's answer once it says ``ok``, else None (and a daemon that is
+        gone, hung or of another version is replaced on the way)."""
         path = socket_path()
         if path is None:
             return None
@@ -488,8 +484,8 @@ class DaemonWorker:
                 sock.settimeout(BUSY_WAIT_S + 10)
                 try:
                     _send(sock, _secret(path).encode())
-                    _send(sock, json.dumps({"op": "run", "key": key_of(identity()), "job": job,
-                                            "limits": asdict(limits), "hidden": [str(h) for h in self.hidden]}).encode())
+                    _send(sock, json.dumps({**message, "key": key_of(identity()),
+                                            "hidden": [str(h) for h in self.hidden]}).encode())
                 except BrokenPipeError:
                     # Refused after the secret's frame (a secret read just as a new daemon replaced
                     # it) closes the socket before the job is sent: that daemon is alive, so this
@@ -504,12 +500,9 @@ class DaemonWorker:
                     return None
                 if not head.get("accepted"):
                     return None  # busy: cold this time
-                sock.settimeout(STARTUP_LIMIT_S + limits.wall_s + 60)  # the server's own backstop, and more
-                head = _json(_recv(sock, HEADER_CAP))
-                if not head.get("ok"):
-                    return None  # it could not start its server, or the server failed: cold this time
-                blob = _recv(sock, OBSERVATIONS_CAP) if head.get("observations") else b""
-                return _outcome_from_wire(head["outcome"], blob)
+                sock.settimeout(answer_s)
+                head = _json(_recv(sock, ANSWER_CAP))
+                return head if head.get("ok") else None  # not ok: it could not grade this one, cold
             except socket.timeout:
                 _retire(path, sock_info)  # hung: replace it
                 return None
@@ -520,7 +513,7 @@ class DaemonWorker:
                 # a socket as a refused connect, and replaced the same way.
                 self._replace(path, sock_info)
                 return None
-            except (OSError, ValueError, KeyError, TypeError, struct.error, protocol.ProtocolError):
+            except (OSError, ValueError, KeyError, TypeError, struct.error):
                 return None
 
 
@@ -675,12 +668,12 @@ class Daemon:
                 elif op == "stop":
                     _send(conn, b'{"ok": true}')
                     self.stopping.set()
-                elif op == "run":
-                    self.run(conn, message)
+                elif op == "grade":
+                    self.grade(conn, message)
             except (OSError, ValueError, KeyError, TypeError, struct.error):
                 pass
 
-    def run(self, conn: socket.socket, message: dict[str, Any]) -> None:
+    def grade(self, conn: socket.socket, message: dict[str, Any]) -> None:
         if message.get("key") != self.key:
             _send(conn, json.dumps({"ok": False, "mismatch": True}).encode())
             self.stopping.set()  # the client starts the daemon it needs
@@ -697,27 +690,42 @@ class Daemon:
             if [str(h) for h in message.get("hidden", [])] != self.hidden:
                 self._rehide([Path(h) for h in message["hidden"]])
             _send(conn, b'{"ok": true, "accepted": true}')
-            limits = Limits(**{f.name: message["limits"][f.name] for f in fields(Limits) if f.name in message["limits"]})
-            job = message["job"]
-            if not isinstance(job, dict):
-                raise ValueError("the job is not an object")
             try:
-                outcome = self.worker.run_job(job, limits)
-            except Exception as exc:  # noqa: BLE001 - e.g. the sandbox could not start: the client runs cold
-                _send(conn, json.dumps({"ok": False, "error": str(exc)[:500]}).encode())
+                verdict = self._verdict(message)
+            except Exception as exc:  # noqa: BLE001 - a broken exercise, a sandbox that cannot start...:
+                # the client grades cold, and says what went wrong in grind's own words
+                _send(conn, json.dumps({"ok": False, "error": f"{type(exc).__name__}: {exc}"[:500]}).encode())
                 return
             if not self.worker.alive():  # the warm server itself failed: not the submission's verdict
                 _send(conn, json.dumps({"ok": False, "error": "the warm server stopped"}).encode())
                 return
             self.jobs += 1
-            head, blob = _outcome_to_wire(outcome)
             conn.settimeout(30)
-            _send(conn, json.dumps({"ok": True, "outcome": head, "observations": bool(blob)}).encode())
-            if blob:
-                _send(conn, blob)
+            from judge.models import verdict_to_wire
+
+            _send(conn, json.dumps({"ok": True, "verdict": verdict_to_wire(verdict)}).encode())
         finally:
             self.last = time.monotonic()
             self.job_lock.release()
+
+    def _verdict(self, message: dict[str, Any]) -> Verdict:
+        """Grade as the client would cold: its exercise folders and cache, our warm server. An
+        exercise whose files no longer hash to the client's key (edited in between) is refused."""
+        from judge import cache
+        from judge.catalog import load_exercise
+        from judge.grade import grade_source
+
+        exercise = load_exercise(Path(message["exercise_dir"]), Path(message["solutions_root"]))
+        raw = message.get("limits")
+        limits = None if raw is None else Limits(**{f.name: raw[f.name] for f in fields(Limits) if f.name in raw})
+        source, filename = message["source"], message["filename"]
+        if not isinstance(source, str) or not isinstance(filename, str):
+            raise ValueError("the source and its file name must be text")
+        with cache.rooted_at(Path(message["cache_root"])):
+            if cache.exercise_key(exercise) != message["exercise_key"]:
+                raise ValueError("the exercise's files changed while it was being graded")
+            return grade_source(exercise, message["exercise_key"], source, filename, limits, self.worker,
+                                bool(message.get("speed")))
 
     def _rehide(self, hidden: list[Path]) -> None:
         """Another set of hidden folders (another cache or solutions folder): bubblewrap fixes them

@@ -28,6 +28,7 @@ from judge.worker.sandbox import STARTUP_FAILED, Limits, RunOutcome, WarmWorker,
 
 if TYPE_CHECKING:
     from judge.compare import Observations
+    from judge.daemon import DaemonWorker
 
 # numpy (through judge.compare and judge.diagnose) is imported inside the functions that
 # compare: on a warm cache the parent then loads it only after the learner's child has exited,
@@ -598,7 +599,7 @@ def run_learner(exercise: Exercise, source: str, filename: str, limits: Limits |
 
 
 def verdict_from_outcome(exercise: Exercise, ref: Reference, outcome: RunOutcome, filename: str,
-                         worker: WarmWorker | None = None) -> Verdict:
+                         worker: WarmWorker | None = None, source: str | None = None) -> Verdict:
     if outcome.status == "timeout":
         line = _timeout_line(outcome.timeout_trace, filename)
         case = (outcome.last_case or "").split(" ", 1)[-1]
@@ -616,7 +617,7 @@ def verdict_from_outcome(exercise: Exercise, ref: Reference, outcome: RunOutcome
         verdict = _error_verdict(exercise, Status.CRASHED, f"The submission crashed the worker: {outcome.message}.")
     else:
         try:
-            verdict = _judge_learner(exercise, ref, outcome, filename, worker)
+            verdict = _judge_learner(exercise, ref, outcome, filename, worker, source)
         except (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError) as exc:
             # protocol.parse_result already refused every malformed shape; whatever still gets
             # here was forged from inside the child, so it is the submission's failure, as data.
@@ -690,7 +691,7 @@ def _run_pairs(exercise: Exercise, key: str, names: list[str],
 
 
 def _judge_learner(exercise: Exercise, ref: Reference, outcome: RunOutcome, filename: str,
-                   worker: WarmWorker | None = None) -> Verdict:
+                   worker: WarmWorker | None = None, source: str | None = None) -> Verdict:
     assert outcome.result is not None
     run = _split(outcome.result, outcome.observations).get(LEARNER)
     if run is None:
@@ -698,7 +699,8 @@ def _judge_learner(exercise: Exercise, ref: Reference, outcome: RunOutcome, file
     verdict = judge_subject(exercise, ref, run, pairs=pair_source(exercise, worker))
     speed = outcome.result.speed
     if verdict.passed and speed is not None and ref.speed is not None:
-        advice = speed_advice(dict(asdict(speed), reference_s=ref.speed.reference_s), source_of(filename))
+        advice = speed_advice(dict(asdict(speed), reference_s=ref.speed.reference_s),
+                              source_of(filename) if source is None else source)
         if advice:
             verdict.notices.append(advice)
     return verdict
@@ -714,12 +716,14 @@ def source_of(filename: str) -> str:
 
 
 def grade(exercise: Exercise, path: Path, *, source: str | None = None, limits: Limits | None = None,
-          worker: WarmWorker | None = None, speed: bool = False, data: bytes | None = None) -> Verdict:
+          worker: WarmWorker | DaemonWorker | None = None, speed: bool = False,
+          data: bytes | None = None) -> Verdict:
     """Grade the submission at ``path`` (or ``source``, reported as ``path``; or its bytes
     ``data``, read elsewhere: a Dask worker grades a file that lives on the instructor's machine).
 
     With a warm ``worker`` (watch mode, batch grading) the learner's child is a fork of a
-    process that already imported torch; without one, a fresh process starts. ``speed`` also
+    process that already imported torch; without one, a fresh process starts; with the per-user
+    daemon's client (``grind run``), the daemon grades and this process only asks. ``speed`` also
     times a passing submission on the exercise's larger SPEED case, against the reference's time
     kept with its observations (`grind run` and practice: advice, never a verdict)."""
     require_torch()  # before anything runs: a missing torch is not the learner's failure
@@ -737,16 +741,31 @@ def grade(exercise: Exercise, path: Path, *, source: str | None = None, limits: 
         early.submission, early.duration_s = str(path), time.monotonic() - started
         return early
     key = cache.exercise_key(exercise)
+    verdict = None
+    remote = getattr(worker, "verdict", None)
+    if remote is not None:  # the per-user daemon's client: the daemon grades the whole submission,
+        # or (None) it cannot, and this run is cold, exactly as without a daemon
+        verdict, worker = remote(exercise, key, source, filename, limits, speed), None
+    if verdict is None:
+        verdict = grade_source(exercise, key, source, filename, limits, worker, speed)
+    verdict.submission, verdict.duration_s = str(path), time.monotonic() - started
+    return verdict
+
+
+def grade_source(exercise: Exercise, key: str, source: str, filename: str, limits: Limits | None = None,
+                 worker: WarmWorker | None = None, speed: bool = False) -> Verdict:
+    """Grade a submission that passed the static checks: run it, compare, diagnose. This is
+    also what the per-user daemon runs for ``grind run`` (its warm server as ``worker``), so
+    that the client neither loads numpy nor reads the reference: it only renders the verdict."""
     if cache.has(exercise.slug, key):
         # Cached: read it after the learner's child is gone, so the two never share the peak.
         outcome = run_learner(exercise, source, filename, limits, worker, speed)
         ref = reference_for(exercise, key)
     elif isinstance(worker, WarmWorker):
-        # Not cached, with a warm server of our own (a class, watch, the corpus): the reference
-        # is one more fork of it, before the learner's job (a server runs one job at a time). A
-        # fork starts in milliseconds; a process of its own imports torch again, about 3.5 s of
-        # CPU on a 2-core laptop. Not through the daemon's client (a DaemonWorker): with no
-        # daemon answering, both jobs would run cold one after the other instead of side by side.
+        # Not cached, with a warm server of our own (a class, watch, the corpus, the daemon): the
+        # reference is one more fork of it, before the learner's job (a server runs one job at a
+        # time). A fork starts in milliseconds; a process of its own imports torch again, about
+        # 3.5 s of CPU on a 2-core laptop.
         ref = reference_for(exercise, key, worker)
         outcome = run_learner(exercise, source, filename, limits, worker, speed)
     else:
@@ -756,7 +775,6 @@ def grade(exercise: Exercise, path: Path, *, source: str | None = None, limits: 
             ref_future = pool.submit(reference_for, exercise, key)
             outcome = run_learner(exercise, source, filename, limits, worker, speed)
             ref = ref_future.result()
-    verdict = verdict_from_outcome(exercise, ref, outcome, filename, worker)
-    verdict.submission, verdict.duration_s = str(path), time.monotonic() - started
+    verdict = verdict_from_outcome(exercise, ref, outcome, filename, worker, source)
     verdict.isolation = outcome.isolation
     return verdict

@@ -6,7 +6,8 @@ progress, or written in a batch format without another translation layer.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+import json
+from dataclasses import asdict, dataclass, field, fields
 from enum import Enum
 from pathlib import Path
 from typing import Any
@@ -179,3 +180,81 @@ class Verdict:
             "isolation": self.isolation,
         }
         return {key: value if key == "checks" else json_ready(safe_data(value)) for key, value in data.items()}
+
+
+# ---------------------------------------------------------------------------------------------
+# The daemon's wire: a verdict crosses from the per-user daemon to the ``grind run`` that asked,
+# and must arrive exactly as it was computed (the learner's text, NaN and all), so that a verdict
+# over the daemon renders, records and exits the same as a cold one. ``to_json`` is not that: it
+# spells NaN as "nan" and escapes learner text for printing. Python's json keeps both (NaN as a
+# token, a lone surrogate as an escape); tuples become lists, which nothing downstream tells apart.
+# The daemon is grind's own (same user, and a secret only grind's processes can read), but its
+# answer is still parsed field by field: anything unexpected raises ValueError and the client
+# grades cold.
+
+
+def _fields(cls: type, data: Any) -> dict[str, Any]:
+    if not isinstance(data, dict):
+        raise ValueError(f"a {cls.__name__} is not an object")
+    known = {f.name for f in fields(cls)}
+    if not set(data) <= known:
+        raise ValueError(f"a {cls.__name__} has unknown fields {sorted(set(data) - known)}")
+    return data
+
+
+def _typed(value: Any, kinds: type | tuple[type, ...], what: str) -> Any:
+    if not isinstance(value, kinds):
+        raise ValueError(f"{what} has the wrong type")
+    return value
+
+
+def _diagnosis_from_wire(data: Any) -> Diagnosis:
+    raw = _fields(Diagnosis, data)
+    for name in ("slug", "name", "explanation", "hint", "explains", "library"):
+        _typed(raw.get(name, ""), str, name)
+    for name in ("complete", "convention"):
+        _typed(raw.get(name, False), bool, name)
+    return Diagnosis(**raw)
+
+
+def _check_from_wire(data: Any) -> CheckResult:
+    raw = dict(_fields(CheckResult, data))
+    raw["status"] = CheckStatus(raw.get("status"))
+    for name in ("name", "kind", "message"):
+        _typed(raw.get(name, ""), str, name)
+    for name in ("pitfall", "observation", "instance", "case"):
+        _typed(raw.get(name), (str, type(None)), name)
+    for name in ("max_abs_err", "max_rel_err"):
+        _typed(raw.get(name), (float, int, type(None)), name)
+    _typed(raw.get("series"), (dict, type(None)), "series")
+    return CheckResult(**raw)
+
+
+def verdict_to_wire(verdict: Verdict) -> str:
+    data = asdict(verdict)
+    data["status"] = verdict.status.value
+    for check in data["checks"]:
+        check["status"] = check["status"].value
+    return json.dumps(data)
+
+
+def verdict_from_wire(text: str | bytes) -> Verdict:
+    """The verdict ``verdict_to_wire`` wrote; ValueError for anything else."""
+    try:
+        return _verdict_from_wire(json.loads(text))
+    except TypeError as exc:  # a field missing, or of a type no check above expected
+        raise ValueError(f"not a verdict: {exc}") from None
+
+
+def _verdict_from_wire(data: Any) -> Verdict:
+    raw = dict(_fields(Verdict, data))
+    raw["status"] = Status(raw.get("status"))
+    for name in ("exercise", "message", "stdout", "stderr", "submission", "isolation", "unexplained"):
+        _typed(raw.get(name, ""), str, name)
+    _typed(raw.get("learner_line"), (int, type(None)), "learner_line")
+    raw["duration_s"] = float(_typed(raw.get("duration_s", 0.0), (float, int), "duration_s"))
+    raw["checks"] = [_check_from_wire(c) for c in _typed(raw.get("checks", []), list, "checks")]
+    raw["diagnoses"] = [_diagnosis_from_wire(d) for d in _typed(raw.get("diagnoses", []), list, "diagnoses")]
+    raw["diagnosis"] = None if raw.get("diagnosis") is None else _diagnosis_from_wire(raw["diagnosis"])
+    raw["notices"] = [_typed(n, str, "a notice") for n in _typed(raw.get("notices", []), list, "notices")]
+    return Verdict(**raw)

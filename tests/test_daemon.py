@@ -97,6 +97,41 @@ def _pitfall(verdict: Any) -> str | None:
     return verdict.diagnosis.slug if verdict.diagnosis else None
 
 
+def _same(verdict: Any, speed: bool = True) -> dict[str, Any]:
+    """A verdict as printed with --json, less what differs between two runs of one file (how long
+    it took; with ``speed`` False, the speed advice, which depends on the machine's load)."""
+    doc = dict(verdict.to_json(), duration_s=None)
+    return doc if speed else dict(doc, notices=None)
+
+
+def test_the_daemon_grades_with_the_clients_cache_and_never_an_exercise_edited_since(
+        daemons: Path, clipping: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The daemon serves every workspace and course of its user, each with its own settings: it
+    reads (and, when missing, computes in its warm server) the reference in the client's cache,
+    not its own. And it grades only the exercise whose files the client hashed: one edited in
+    between is refused, and that run is cold."""
+    from judge import cache
+
+    hidden = hidden_from_learners(clipping)
+    daemon.spawn(hidden)
+    warm_daemon()
+    ours = tmp_path / "another-cache"
+    monkeypatch.setenv("GRIND_CACHE_DIR", str(ours))  # after the daemon started: it runs with the old one
+    key = cache.exercise_key(clipping)
+    assert not cache.has("clipping", key)
+    worker = daemon.DaemonWorker(hidden_from_learners(clipping))
+    verdict = grade(clipping, CLIPPING / "pitfall_no_clamp.py", worker=worker)
+    assert worker.served == 1 and _pitfall(verdict) == "no-clamp"
+    assert cache.has("clipping", key)  # computed by the daemon, into the client's cache
+
+    source = (CLIPPING / "correct_loop.py").read_text()
+    jobs = daemon.status()["jobs"]
+    assert worker.verdict(clipping, "the key of an older version of the files", source, str(CLIPPING / "x.py"),
+                          None, False) is None
+    after = daemon.status()
+    assert after["jobs"] == jobs and after["pid"] == daemon.status()["pid"]  # refused, and still serving
+
+
 FAKE = textwrap.dedent('''
     """A stand-in on the daemon's socket: an older grind (mode "old") or a broken one ("garbage")."""
     import json, os, select, socket, struct, sys
@@ -143,7 +178,7 @@ FAKE = textwrap.dedent('''
             conn.sendall(struct.pack(">I", 2**31))
         else:
             send({"ok": True, "accepted": True})
-            send({"ok": True, "outcome": {"status": "ok", "result": "{not json"}, "observations": False})
+            send({"ok": True, "verdict": "{not json"})
         conn.close()
 ''')
 
@@ -193,10 +228,13 @@ def test_first_run_starts_the_daemon_and_later_runs_reuse_it(daemons: Path, clip
     assert warm.status in (Status.FAILED, Status.ERROR)
 
     pitfall = grade(clipping, CLIPPING / "pitfall_per_tensor.py", worker=again)
-    passed = grade(clipping, CLIPPING / "correct_loop.py", worker=again)
+    passed = grade(clipping, CLIPPING / "correct_loop.py", worker=again, speed=True)
     assert again.served >= 3
     assert pitfall.status is Status.FAILED and _pitfall(pitfall) == "per-tensor"
     assert passed.status is Status.PASSED
+    # The daemon grades whole (runs, compares, diagnoses): its verdict is the cold one, field by field.
+    assert _same(pitfall) == _same(grade(clipping, CLIPPING / "pitfall_per_tensor.py"))
+    assert _same(passed, speed=False) == _same(grade(clipping, CLIPPING / "correct_loop.py"), speed=False)
     later = daemon.status()
     assert later is not None and later["pid"] == info["pid"] and later["jobs"] >= 3
 
@@ -248,7 +286,7 @@ def test_a_submission_cannot_stop_probe_or_steer_the_daemon(daemons: Path, clipp
             return daemon._json(daemon._recv(sock, daemon.HEADER_CAP))
 
     # A process of this user that found the socket but not the secret: refused, whatever it asks.
-    run = {"op": "run", "key": info["key"], "hidden": [str(daemons / "planted")], "job": {}, "limits": {}}
+    run = {"op": "grade", "key": info["key"], "hidden": [str(daemons / "planted")], "source": ""}
     for message in ({"op": "hello"}, {"op": "stop"}, run):
         assert ask(json.dumps(message).encode()) == {"ok": False, "unauthorized": True}  # no secret frame
         assert ask(b"guess", json.dumps(message).encode()) == {"ok": False, "unauthorized": True}
@@ -415,7 +453,7 @@ def test_a_daemon_refuses_a_job_for_another_key_and_steps_aside(daemons: Path, c
     wait_for(daemon.status, 30)
     path = daemon.socket_path()
     assert path is not None
-    answer = daemon.request(path, {"op": "run", "key": "another grind", "job": {}, "limits": {}, "hidden": []})
+    answer = daemon.request(path, {"op": "grade", "key": "another grind", "source": "", "hidden": []})
     assert answer == {"ok": False, "mismatch": True}
     wait_for(lambda: not path.exists(), 10)
 
@@ -426,21 +464,21 @@ def test_a_daemon_refuses_a_job_for_another_key_and_steps_aside(daemons: Path, c
 
 @pytest.fixture()
 def cold(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
-    """Stand-ins for the cold path and for starting a daemon: what the client decided, quickly."""
+    """A stand-in for starting a daemon: what the client decided, quickly (a None verdict is the
+    client's word for "grade this cold", which ``grade`` then does, as without a daemon)."""
     calls: list[dict[str, Any]] = []
-
-    def run_cold(job: dict[str, Any], limits: Any, hidden: Any = None) -> RunOutcome:
-        calls.append({"cold": job})
-        return RunOutcome(status="crashed", message="cold stand-in")
-
-    monkeypatch.setattr(daemon, "run_job", run_cold)
     monkeypatch.setattr(daemon, "spawn", lambda hidden: calls.append({"spawn": hidden}))
     return calls
 
 
+def ask(source: str = "def clip_grad_norm(params, max_norm): ...\n") -> Any:
+    """The daemon's verdict on one submission, or None: then the run is graded cold."""
+    return daemon.DaemonWorker([]).verdict(Catalog().get("clipping"), "a key", source, "/nowhere/clipping.py",
+                                           None, False)
+
+
 def test_no_daemon_yet_means_cold_and_a_start(daemons: Path, cold: list[dict[str, Any]]) -> None:
-    outcome = daemon.DaemonWorker([]).run_job({"job": 1}, daemon.Limits())
-    assert outcome.message == "cold stand-in" and cold == [{"spawn": []}, {"cold": {"job": 1}}]
+    assert ask() is None and cold == [{"spawn": []}]
 
 
 def test_a_stale_socket_is_removed_and_the_job_runs_cold(daemons: Path, cold: list[dict[str, Any]]) -> None:
@@ -449,17 +487,15 @@ def test_a_stale_socket_is_removed_and_the_job_runs_cold(daemons: Path, cold: li
     stale = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     stale.bind(str(path))
     stale.close()  # the file stays, nobody listens: a daemon that died without cleaning up
-    outcome = daemon.DaemonWorker([]).run_job({"job": 1}, daemon.Limits())
-    assert outcome.message == "cold stand-in"
-    assert not path.exists() and cold == [{"spawn": []}, {"cold": {"job": 1}}]
+    assert ask() is None
+    assert not path.exists() and cold == [{"spawn": []}]
 
 
 def test_a_daemon_of_another_version_is_replaced_without_a_word(fake_daemon: Any, cold: list[dict[str, Any]]) -> None:
     old = fake_daemon("old")
-    outcome = daemon.DaemonWorker([]).run_job({"job": 1}, daemon.Limits())
-    assert outcome.message == "cold stand-in"
+    assert ask() is None
     assert old.wait(timeout=10) == 0  # asked to stop, and it did
-    assert cold == [{"spawn": []}, {"cold": {"job": 1}}]
+    assert cold == [{"spawn": []}]
 
 
 def test_a_hung_daemon_is_replaced_and_the_job_runs_cold(fake_daemon: Any, cold: list[dict[str, Any]],
@@ -468,8 +504,7 @@ def test_a_hung_daemon_is_replaced_and_the_job_runs_cold(fake_daemon: Any, cold:
     hung = fake_daemon("hung")
     path = daemon.socket_path()
     assert path is not None
-    outcome = daemon.DaemonWorker([]).run_job({"job": 1}, daemon.Limits())
-    assert outcome.message == "cold stand-in" and cold == [{"cold": {"job": 1}}]
+    assert ask() is None and cold == []
     assert not path.exists()  # its socket name taken away: the next run starts a fresh daemon
     hung.kill()
 
@@ -480,8 +515,7 @@ def test_a_daemon_that_dies_with_the_job_queued_is_replaced(fake_daemon: Any, co
     dying = fake_daemon("dying")
     path = daemon.socket_path()
     assert path is not None
-    outcome = daemon.DaemonWorker([]).run_job({"job": 1}, daemon.Limits())
-    assert outcome.message == "cold stand-in" and cold == [{"spawn": []}, {"cold": {"job": 1}}]
+    assert ask() is None and cold == [{"spawn": []}]
     assert dying.wait(timeout=10) == 0 and not path.exists()
 
 
@@ -493,19 +527,17 @@ def test_a_refusal_before_the_job_is_sent_runs_cold_and_keeps_the_daemon(fake_da
     server = fake_daemon("refuse")
     path = daemon.socket_path()
     assert path is not None
-    outcome = daemon.DaemonWorker([]).run_job({"job": "x" * (8 << 20)}, daemon.Limits())
-    assert outcome.message == "cold stand-in" and cold == [{"cold": {"job": "x" * (8 << 20)}}]
+    assert ask("x = 1\n" * (2 << 20)) is None and cold == []
     assert path.exists() and server.poll() is None
 
 
 def test_an_answer_over_the_cap_runs_cold_and_keeps_the_daemon(fake_daemon: Any, cold: list[dict[str, Any]]) -> None:
-    """A reply too big to take (a submission can forge a huge error record) is that job's problem,
-    not a dead daemon: the job runs cold and the daemon is neither stopped nor replaced."""
+    """A reply too big to take is that job's problem, not a dead daemon: the job runs cold and
+    the daemon is neither stopped nor replaced."""
     server = fake_daemon("oversize")
     path = daemon.socket_path()
     assert path is not None
-    outcome = daemon.DaemonWorker([]).run_job({"job": 1}, daemon.Limits())
-    assert outcome.message == "cold stand-in" and cold == [{"cold": {"job": 1}}]
+    assert ask() is None and cold == []
     assert path.exists() and server.poll() is None
 
 
@@ -582,7 +614,6 @@ def test_with_no_daemon_and_a_cold_cache_the_reference_and_the_learner_run_side_
         return run
 
     monkeypatch.setattr(grade_module, "run_job", timed(grade_module.run_job))
-    monkeypatch.setattr(daemon, "run_job", timed(daemon.run_job))
     exercise = Catalog().get("clipping")
     verdict = grade(exercise, CLIPPING / "correct_loop.py", worker=daemon.DaemonWorker(hidden_from_learners(exercise)))
     assert verdict.status is Status.PASSED, verdict.message
@@ -603,8 +634,8 @@ def test_a_job_for_other_folders_while_a_job_runs_is_told_busy_in_time(daemons: 
     first_server = served.worker
     served.job_lock.acquire()  # another terminal's job is running
     ours, theirs = socket.socketpair()
-    message = {"op": "run", "key": served.key, "job": {}, "limits": {}, "hidden": [str(daemons / "other-cache")]}
-    answered = threading.Thread(target=served.run, args=(theirs, message), daemon=True)
+    message = {"op": "grade", "key": served.key, "source": "", "hidden": [str(daemons / "other-cache")]}
+    answered = threading.Thread(target=served.grade, args=(theirs, message), daemon=True)
     answered.start()
     answered.join(timeout=5)
     try:
