@@ -207,6 +207,30 @@ def fake_daemon(daemons: Path, tmp_path: Path) -> Iterator[Any]:
 # A real daemon: start, reuse, the same isolation, sockets private to their user
 
 
+def test_a_broken_exercise_over_the_daemon_is_the_same_one_line_error_as_cold(daemons: Path, course: Path) -> None:
+    """The daemon cannot grade an exercise whose reference fails its own case: it says so, the
+    client grades cold and raises grind's error, word for word the cold run's. The daemon itself
+    goes on serving."""
+    from judge.errors import JudgeError
+
+    exercise = Catalog().get("clipping")
+    reference = course / "solutions" / "clipping" / "reference.py"
+    broken = reference.read_text().replace("    coef = ", "    raise RuntimeError('a broken reference')\n    coef = ", 1)
+    assert "a broken reference" in broken
+    reference.write_text(broken)
+    daemon.spawn(hidden_from_learners(exercise))
+    info = warm_daemon()
+    worker = daemon.DaemonWorker(hidden_from_learners(exercise))
+    with pytest.raises(JudgeError) as over_daemon:
+        grade(exercise, CLIPPING / "correct_loop.py", worker=worker)
+    with pytest.raises(JudgeError) as cold:
+        grade(exercise, CLIPPING / "correct_loop.py")
+    assert worker.served == 0 and str(over_daemon.value) == str(cold.value)
+    assert "the reference fails its own case" in str(cold.value)
+    after = daemon.status()
+    assert after is not None and after["pid"] == info["pid"] and after["jobs"] == info["jobs"]
+
+
 def test_first_run_starts_the_daemon_and_later_runs_reuse_it(daemons: Path, clipping: Any) -> None:
     hidden = hidden_from_learners(clipping)
     first = daemon.DaemonWorker(hidden)
