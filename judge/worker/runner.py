@@ -734,8 +734,12 @@ def _spare_child(job_r: int, go_r: int, pipes: list[tuple[int, int]], scoped: bo
     os.dup2(pipes[0][1], 1)
     os.dup2(pipes[1][1], 2)
     sys.stdin = open(os.devnull)
-    sys.stdout = os.fdopen(1, "w", buffering=1)
-    sys.stderr = os.fdopen(2, "w", buffering=1)
+    # As a fresh interpreter would write them (the server started like a cold child, with the
+    # same environment): stdout surrogateescape'd under C.UTF-8, stderr backslashreplace'd.
+    # Opened strictly, a correct answer that printed a file name holding a lone surrogate passed
+    # cold and failed warm with UnicodeEncodeError.
+    sys.stdout = os.fdopen(1, "w", buffering=1, encoding=sys.stdout.encoding, errors=sys.stdout.errors)
+    sys.stderr = os.fdopen(2, "w", buffering=1, encoding=sys.stderr.encoding, errors=sys.stderr.errors)
     if not scoped:
         shield_parent()
     chunks = []
