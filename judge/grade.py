@@ -585,7 +585,10 @@ def hidden_from_learners(exercise: Exercise, *extra: Path) -> list[Path]:
     from judge.daemon import runtime_dir
 
     daemons = runtime_dir(create=False)  # none yet: no socket to hide (a daemon's client makes it first)
-    return [exercise.solution_dir.parent, cache.cache_root(), *([daemons] if daemons else []), *extra]
+    # Absolute: the list also travels to the per-user daemon, which runs from / (a relative
+    # GRIND_CACHE_DIR would have hidden a folder of that name under / instead).
+    return [path.absolute() for path in
+            (exercise.solution_dir.parent, cache.cache_root(), *([daemons] if daemons else []), *extra)]
 
 
 def run_learner(exercise: Exercise, source: str, filename: str, limits: Limits | None = None,
