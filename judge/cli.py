@@ -561,9 +561,11 @@ def daemon_status(as_json: bool = typer.Option(False, "--json", help="Print the 
         return
     ident = info.get("identity") or {}
     stale = "" if info.get("current") else " (another grind or torch: the next 'grind run' replaces it)"
+    # Busy: grading a job now (another run then waits up to 5 s for it, and grades cold after that).
+    doing = ("grading a job now" if info.get("busy")
+             else f"idle {info.get('idle_s')} s of {info.get('idle_limit_s')} s")
     typer.echo(f"grind daemon running{stale}: pid {info.get('pid')}, {info.get('jobs')} job(s) graded, "
-               f"idle {info.get('idle_s')} s of {info.get('idle_limit_s')} s, server "
-               f"{'warm' if info.get('warm') else 'starting'}\n  socket {info.get('socket')}\n  grind "
+               f"{doing}, server {'warm' if info.get('warm') else 'starting'}\n  socket {info.get('socket')}\n  grind "
                f"{ident.get('grind')}, torch {ident.get('torch')}, python {ident.get('python')}")
 
 

@@ -63,6 +63,7 @@ REQUEST_CAP = 64 << 20  # a job: the learner's source and where the exercise and
 ANSWER_CAP = 64 << 20  # a verdict: checks, series, the learner's capped stdout and stderr
 SECRET_CAP = 256  # the first frame of every request: the secret alone, read before anything bigger
 BUSY_WAIT_S = 5.0  # another terminal's job runs: wait this long for it, then the client goes cold
+CODE_CHECK_S = 5.0  # how often an idle daemon checks that its own code is still the one on disk
 SANDBOX_ENV = ("GRIND_SANDBOX",)  # settings that change a child's isolation: part of the key
 
 
@@ -550,6 +551,7 @@ class Daemon:
         self.secret = secrets.token_hex(32)
         self.listener: socket.socket | None = None
         self.inode: tuple[int, int] | None = None
+        self._code_checked = time.monotonic()
 
     def bind(self) -> bool:
         """Listen on the socket path; False when a live daemon already does."""
@@ -608,6 +610,16 @@ class Daemon:
         except Exception:  # noqa: BLE001 - a job will try again, and fall back to cold if it fails
             pass
 
+    def _code_changed(self) -> bool:
+        """True once grind's files on disk are no longer the ones this daemon runs (an upgrade, or
+        a reinstall that moved the package: its socket name then changes too, so no client would
+        ever reach this daemon again to replace it, and it would idle on for 15 minutes)."""
+        now = time.monotonic()
+        if now - self._code_checked < CODE_CHECK_S:
+            return False
+        self._code_checked = now
+        return _code_fingerprint() != self.ident["code"]
+
     def serve_forever(self) -> None:
         assert self.listener is not None
         threading.Thread(target=self.warm, daemon=True).start()
@@ -617,6 +629,8 @@ class Daemon:
                     break
                 if not self._still_ours():
                     break  # replaced (or removed): a newer daemon answers there now
+                if not self.job_lock.locked() and self._code_changed():
+                    break
                 try:
                     conn, _ = self.listener.accept()
                 except socket.timeout:

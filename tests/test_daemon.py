@@ -472,6 +472,42 @@ def test_an_idle_daemon_exits_and_removes_its_socket(daemons: Path, clipping: An
         Path(f"/proc/{info['pid']}/stat").read_text().split()[2] == "Z"
 
 
+def test_the_folders_hidden_from_a_child_are_absolute_for_the_daemon_that_runs_from_root(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, clipping: Any) -> None:
+    """The hidden folders travel to the daemon, which runs from /: a relative GRIND_CACHE_DIR
+    (or content folder) made it hide a folder of that name under / and not the client's cache."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GRIND_CACHE_DIR", "relative-cache")
+    hidden = hidden_from_learners(clipping, Path("a-class-folder"))
+    assert all(path.is_absolute() for path in hidden), hidden
+    assert tmp_path / "relative-cache" in hidden and tmp_path / "a-class-folder" in hidden
+
+
+def test_a_daemon_whose_code_changed_on_disk_exits_by_itself(daemons: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Installing grind again in the same environment (the README's quickstart, then its test
+    setup: `pip install .`, then `pip install -e .`) moves the package, and with it the socket's
+    name: no client would ever reach the old daemon to replace it, and it idled on for 15 minutes
+    with its warm server. A daemon notices that its code on disk is no longer its own, and goes."""
+    import threading
+
+    monkeypatch.setattr(daemon, "CODE_CHECK_S", 0.1)
+    served = daemon.Daemon(daemons / "old.sock", [], idle_s=60)
+    monkeypatch.setattr(served, "warm", lambda: None)  # no server needed to watch the code
+    assert served.bind()
+    loop = threading.Thread(target=served.serve_forever, daemon=True)
+    loop.start()
+    try:
+        time.sleep(0.5)
+        assert loop.is_alive(), "the daemon stopped while its code was unchanged"
+        monkeypatch.setattr(daemon, "_code_fingerprint", lambda: "the code of the next install")
+        loop.join(timeout=5)
+        assert not loop.is_alive(), "the daemon kept running another version's code"
+        assert not (daemons / "old.sock").exists()
+    finally:
+        served.stopping.set()
+        loop.join(timeout=5)
+
+
 def test_a_daemon_refuses_a_job_for_another_key_and_steps_aside(daemons: Path, clipping: Any) -> None:
     daemon.spawn(hidden_from_learners(clipping))
     wait_for(daemon.status, 30)
@@ -600,6 +636,21 @@ def test_opting_out_never_uses_nor_starts_a_daemon(daemons: Path, monkeypatch: p
     runner.invoke(app, ["run", "clipping", "--file", str(CLIPPING / "correct_loop.py"), "--no-daemon"])
     runner.invoke(app, ["run", "clipping", "--file", str(CLIPPING / "correct_loop.py")])
     assert seen[0] is None and isinstance(seen[1], daemon.DaemonWorker)
+
+
+def test_daemon_status_says_when_the_daemon_is_grading(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run that waits for another terminal's job (up to BUSY_WAIT_S, then cold) is explained by
+    `grind daemon status`: it said "idle 1.5 s" while the daemon graded a looping submission."""
+    from typer.testing import CliRunner
+
+    from judge.cli import app
+
+    info = {"pid": 4242, "jobs": 3, "idle_s": 1.5, "idle_limit_s": 900.0, "warm": True, "current": True,
+            "socket": "/run/user/1000/grind/daemon-x.sock", "identity": {}}
+    for busy, said in ((True, "grading a job now"), (False, "idle 1.5 s of 900.0 s")):
+        monkeypatch.setattr(daemon, "status", lambda busy=busy: dict(info, busy=busy))
+        output = CliRunner().invoke(app, ["daemon", "status"]).output
+        assert said in output, output
 
 
 def test_daemon_status_and_stop_commands(daemons: Path, fake_daemon: Any) -> None:
