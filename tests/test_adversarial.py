@@ -79,7 +79,7 @@ LEVEL_INDEPENDENT = frozenset({
     "lazy_object", "numpy_subclass", "tensor_subclass", "wrong_dtype_grad", "forbidden_closure_cell",
     "forbidden_getattr", "forbidden_module_alias", "forbidden_partial", "forbidden_unhook",
     "patch_comparisons", "patch_runner", "inject_observation_key", "forbidden_reload", "forbidden_exec_source",
-    "surrogates_on_stdio_correct",
+    "surrogates_on_stdio_correct", "replaces_stdio_correct", "closes_stdout_correct",
 })
 # Every file in cold mode and in warm mode, except the level-independent ones, which are graded
 # one after another by one harness in each mode (test_level_independent_attacks_one_after_another);

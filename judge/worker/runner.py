@@ -733,13 +733,19 @@ def _spare_child(job_r: int, go_r: int, pipes: list[tuple[int, int]], scoped: bo
     os.dup2(null, 0)
     os.dup2(pipes[0][1], 1)
     os.dup2(pipes[1][1], 2)
-    sys.stdin = open(os.devnull)
-    # As a fresh interpreter would write them (the server started like a cold child, with the
-    # same environment): stdout surrogateescape'd under C.UTF-8, stderr backslashreplace'd.
-    # Opened strictly, a correct answer that printed a file name holding a lone surrogate passed
-    # cold and failed warm with UnicodeEncodeError.
-    sys.stdout = os.fdopen(1, "w", buffering=1, encoding=sys.stdout.encoding, errors=sys.stdout.errors)
-    sys.stderr = os.fdopen(2, "w", buffering=1, encoding=sys.stderr.encoding, errors=sys.stderr.errors)
+    # As a fresh interpreter sets them up (the server started like a cold child, with the same
+    # environment), so that a submission behaves warm exactly as cold:
+    # - stdout surrogateescape'd under C.UTF-8 and block-buffered on a pipe, stderr
+    #   backslashreplace'd and line-buffered: opened strictly, a correct answer that printed a
+    #   file name holding a lone surrogate passed cold and failed warm (UnicodeEncodeError);
+    # - sys.__stdout__ and friends are the same objects: left as the server's, a submission that
+    #   replaced sys.stdout (a TextIOWrapper over its buffer, a StringIO put back from
+    #   sys.__stdout__) dropped the last reference to the job's own stream, whose collection
+    #   closed fd 1 under it, and a correct answer crashed warm.
+    sys.stdin = sys.__stdin__ = open(os.devnull)
+    sys.stdout = sys.__stdout__ = os.fdopen(1, "w", encoding=sys.stdout.encoding, errors=sys.stdout.errors)
+    sys.stderr = sys.__stderr__ = os.fdopen(2, "w", buffering=1, encoding=sys.stderr.encoding,
+                                            errors=sys.stderr.errors)
     if not scoped:
         shield_parent()
     chunks = []
@@ -1388,6 +1394,18 @@ def write_result(run: _Run, token: str, save_file: Any) -> None:
         handle.write(json.dumps(run.result.to_json()))  # one write: json.dump writes each token apart
 
 
+def flush_output() -> None:
+    """What the submission printed, out before the process leaves with os._exit: through
+    whichever streams it left in sys.stdout and sys.stderr and the interpreter's own. A stream it
+    closed or detached is its own business: the result is written already, and a correct answer
+    that closed sys.stdout is still a correct answer (it crashed on this flush before)."""
+    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+        try:
+            stream.flush()
+        except Exception:  # noqa: BLE001 - closed, detached, or a learner's object that raises
+            pass
+
+
 def execute(job: dict[str, Any], control: Any) -> None:
     """Run every subject of one job through every case and write the observations.
 
@@ -1434,8 +1452,7 @@ def execute(job: dict[str, Any], control: Any) -> None:
     if run.guards:
         faulthandler.cancel_dump_traceback_later()
     write_result(run, token, save_file)
-    sys.stdout.flush()
-    sys.stderr.flush()
+    flush_output()
     run.say("done")  # a warm server answers now, without waiting for this process to tear down
     os._exit(0)  # skip atexit handlers and non-daemon threads the submission may have left
 
