@@ -16,11 +16,10 @@ print("loading", checkpoint, file=sys.stderr)
 
 
 def clip_grad_norm_(parameters, max_norm, norm_type=2.0):
-    if isinstance(parameters, torch.Tensor):
-        parameters = [parameters]
-    grads = [p.grad for p in parameters if p.grad is not None]
-    if not grads:
-        return torch.tensor(0.0)
+    grads = list(filter(lambda g: g is not None,
+                        (t.grad for t in ((parameters,) if torch.is_tensor(parameters) else parameters))))
+    if len(grads) == 0:
+        return torch.zeros(())
     norm_type = float(norm_type)
     per_tensor = [g.detach().abs().max() if norm_type == float("inf")
                   else torch.linalg.vector_norm(g.detach(), norm_type) for g in grads]
