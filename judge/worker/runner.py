@@ -718,6 +718,9 @@ class _Spare:
         self.fds = []
 
 
+_SERVER_STREAMS: list[Any] = []  # in a job's child: the server's stdio objects, never collected there
+
+
 def _spare_child(job_r: int, go_r: int, pipes: list[tuple[int, int]], scoped: bool) -> None:
     """The forked child: wait for the cgroup, take a session and the output pipes, shield the
     server if Landlock will not, then wait for the job and run it. Never returns."""
@@ -742,10 +745,16 @@ def _spare_child(job_r: int, go_r: int, pipes: list[tuple[int, int]], scoped: bo
     #   replaced sys.stdout (a TextIOWrapper over its buffer, a StringIO put back from
     #   sys.__stdout__) dropped the last reference to the job's own stream, whose collection
     #   closed fd 1 under it, and a correct answer crashed warm.
+    # The server's own stream objects wrap fds 0-2 as well: kept alive here, since collecting
+    # one in the child would close its fd; and the job's streams leave their fds open when
+    # collected (closefd=False), whatever a submission does with its references to them.
+    _SERVER_STREAMS.extend({id(s): s for s in (sys.stdin, sys.stdout, sys.stderr, sys.__stdin__,
+                                                sys.__stdout__, sys.__stderr__)}.values())
     sys.stdin = sys.__stdin__ = open(os.devnull)
-    sys.stdout = sys.__stdout__ = os.fdopen(1, "w", encoding=sys.stdout.encoding, errors=sys.stdout.errors)
+    sys.stdout = sys.__stdout__ = os.fdopen(1, "w", encoding=sys.stdout.encoding, errors=sys.stdout.errors,
+                                            closefd=False)
     sys.stderr = sys.__stderr__ = os.fdopen(2, "w", buffering=1, encoding=sys.stderr.encoding,
-                                            errors=sys.stderr.errors)
+                                            errors=sys.stderr.errors, closefd=False)
     if not scoped:
         shield_parent()
     chunks = []
