@@ -51,14 +51,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 import judge
-from judge.worker.sandbox import RESULT_CAP, STARTUP_LIMIT_S, Limits
+from judge.worker.sandbox import STARTUP_LIMIT_S, Limits
 
 if TYPE_CHECKING:
     from judge.models import Exercise, Verdict
 
 IDLE_S = 15 * 60.0
 CONNECT_S = 1.0  # a daemon that does not accept within this is unhealthy
-HEADER_CAP = RESULT_CAP + (4 << 20)  # the result document plus capped stdout, stderr and trace
+HEADER_CAP = 1 << 20  # a short answer: hello (with the daemon's identity), accepted, busy, a mismatch
 REQUEST_CAP = 64 << 20  # a job: the learner's source and where the exercise and the cache are
 ANSWER_CAP = 64 << 20  # a verdict: checks, series, the learner's capped stdout and stderr
 SECRET_CAP = 256  # the first frame of every request: the secret alone, read before anything bigger

@@ -748,8 +748,7 @@ def _spare_child(job_r: int, go_r: int, pipes: list[tuple[int, int]], scoped: bo
     # The server's own stream objects wrap fds 0-2 as well: kept alive here, since collecting
     # one in the child would close its fd; and the job's streams leave their fds open when
     # collected (closefd=False), whatever a submission does with its references to them.
-    _SERVER_STREAMS.extend({id(s): s for s in (sys.stdin, sys.stdout, sys.stderr, sys.__stdin__,
-                                                sys.__stdout__, sys.__stderr__)}.values())
+    _SERVER_STREAMS.extend((sys.stdin, sys.stdout, sys.stderr, sys.__stdin__, sys.__stdout__, sys.__stderr__))
     sys.stdin = sys.__stdin__ = open(os.devnull)
     sys.stdout = sys.__stdout__ = os.fdopen(1, "w", encoding=sys.stdout.encoding, errors=sys.stdout.errors,
                                             closefd=False)
