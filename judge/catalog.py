@@ -23,10 +23,11 @@ else:  # pragma: no cover - exercised on 3.10 only
 
 DIFFICULTIES = ("easy", "medium", "hard")
 TOLERANCE_DTYPES = ("float16", "float32", "float64", "default")
+WITNESS_COUNTERS = ("traffic", "writes")  # what judge/worker/witness.py counts
 SLUG_RE = re.compile(r"^[a-z][a-z0-9-]*$")
 KNOWN_KEYS = {
     "title", "topic", "difficulty", "entry", "hints", "time_limit", "tolerance", "forbidden",
-    "memory_mb", "interview_minutes", "order", "step_base",
+    "memory_mb", "interview_minutes", "order", "step_base", "witness",
 }
 
 
@@ -132,6 +133,12 @@ def load_exercise(exercise_dir: Path, solutions_root: Path) -> Exercise:
     if step_base not in (0, 1):
         raise m.fail("step_base", "must be 0 or 1: the number the statement gives the first step")
 
+    witness = m.get("witness", dict, {})
+    if witness and (set(witness) != {"case", "counter"} or not isinstance(witness.get("case"), str)
+                    or witness.get("counter") not in WITNESS_COUNTERS):
+        raise m.fail("witness", "must be a table with exactly 'case' (a case name) and 'counter' "
+                     f"(one of {', '.join(WITNESS_COUNTERS)})")
+
     solution_dir = solutions_root / slug
     exercise = Exercise(
         slug=slug,
@@ -148,6 +155,7 @@ def load_exercise(exercise_dir: Path, solutions_root: Path) -> Exercise:
         exercise_dir=exercise_dir,
         solution_dir=solution_dir,
         step_base=step_base,
+        witness=(witness["case"], witness["counter"]) if witness else None,
     )
     for required in (exercise.statement_path, exercise.stub_path):
         if not required.is_file():

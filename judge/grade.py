@@ -21,6 +21,7 @@ from judge import cache
 from judge.environment import require_torch
 from judge.errors import JudgeError
 from judge.kit import kit_dir, kit_modules
+from judge import witnessed
 from judge.speed import speed_advice
 from judge.models import CheckResult, CheckStatus, Diagnosis, Exercise, Status, Tolerance, Verdict
 from judge.worker import protocol
@@ -72,6 +73,7 @@ class Reference:
     subjects: dict[str, SubjectRun]
     unresolved: list[str] = field(default_factory=list)  # forbidden names that name nothing in torch
     speed: protocol.SpeedSample | None = None  # the reference's time on the checks' SPEED case
+    witness_raw: float | None = None  # its own count on the witnessed case (judge/witnessed.py)
 
     @property
     def instance_names(self) -> list[str]:
@@ -132,6 +134,7 @@ def _job(exercise: Exercise, subjects: list[dict[str, Any]], **extra: Any) -> di
         "kit": kit_modules(kit_dir(exercise)),  # grind_kit, for the checks and pitfalls
         "entry": list(exercise.entry),
         "subjects": subjects,
+        **({"witness": {"case": exercise.witness[0], "counter": exercise.witness[1]}} if exercise.witness else {}),
         **extra,
     }
 
@@ -192,10 +195,13 @@ def with_oracle(exercise: Exercise, ref: Reference, worker: WarmWorker | None = 
     outcome = _trusted_job(exercise, _job(exercise, [_file_subject(ORACLE, exercise.oracle_path)]), "running the oracle",
                            worker)
     assert outcome.result is not None
-    oracle = _split(outcome.result, outcome.observations).get(ORACLE)
+    runs = _split(outcome.result, outcome.observations)
+    witnessed.trusted(exercise, runs, ref.instances, ref.witness_raw)
+    oracle = runs.get(ORACLE)
     if oracle is None:
         raise JudgeError(f"{exercise.slug}: running the oracle failed: it left no record")
-    return Reference(ref.instances, ref.pitfalls, {**ref.subjects, ORACLE: oracle}, ref.unresolved, ref.speed)
+    return Reference(ref.instances, ref.pitfalls, {**ref.subjects, ORACLE: oracle}, ref.unresolved, ref.speed,
+                     ref.witness_raw)
 
 
 def compute_reference(exercise: Exercise, seeds: int | None = None, with_oracle: bool = False,
@@ -233,8 +239,10 @@ def _reference_from(exercise: Exercise, result: protocol.Result, observations: O
     problem = reference_problem(result, observations)
     if problem is not None:
         raise JudgeError(f"{exercise.checks_path}: the reference's observations are incomplete ({problem})")
-    ref = Reference(result.instances, result.pitfalls, _split(result, observations), list(result.unresolved),
-                    result.speed)
+    runs = _split(result, observations)
+    raw = witnessed.reference_raw(exercise, runs, result.instances)
+    witnessed.trusted(exercise, runs, result.instances, raw)
+    ref = Reference(result.instances, result.pitfalls, runs, list(result.unresolved), result.speed, raw)
     own = ref.subjects[REFERENCE]
     for name in ref.instance_names:
         record = own.cases[name]
@@ -653,6 +661,9 @@ def pair_source(exercise: Exercise, worker: WarmWorker | None = None) -> PairSou
                 found.update(_split(*hit))
         if missing:
             found.update(_run_pairs(exercise, key, missing, worker))
+        if exercise.witness and found:
+            ref = reference_for(exercise, key, worker)
+            witnessed.trusted(exercise, found, ref.instances, ref.witness_raw)
         return found
 
     return fetch
@@ -699,7 +710,10 @@ def _judge_learner(exercise: Exercise, ref: Reference, outcome: RunOutcome, file
     run = _split(outcome.result, outcome.observations).get(LEARNER)
     if run is None:
         return _error_verdict(exercise, Status.CRASHED, "The worker returned no observations for the submission.")
+    not_counted = witnessed.learner(exercise, ref, run, outcome.witness)
     verdict = judge_subject(exercise, ref, run, pairs=pair_source(exercise, worker))
+    if not_counted:
+        verdict.notices.append(not_counted)
     speed = outcome.result.speed
     if verdict.passed and speed is not None and ref.speed is not None:
         advice = speed_advice(dict(asdict(speed), reference_s=ref.speed.reference_s),

@@ -57,6 +57,9 @@ class Exercise:
     exercise_dir: Path
     solution_dir: Path
     step_base: int = 1  # verdicts number steps as the statement does: from 1 (updates) or 0 (an index)
+    # (case, counter): a case whose run grind counts from outside the learner's process, with a
+    # counter of witness.py ("traffic" between ranks, or file "writes"); see judge/witnessed.py
+    witness: tuple[str, str] | None = None
 
     @property
     def stub_path(self) -> Path:

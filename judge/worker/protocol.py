@@ -28,6 +28,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, TypedDict
 
 SEP = "::"
+# The raw figures a trusted job keeps for the exercise's witnessed case ("witnessed: traffic"),
+# which the parent turns into a figure relative to the reference (see judge/witnessed.py).
+WITNESSED = "witnessed: "
 PITFALL = "pitfall:"
 MAX_TEXT = 20_000  # any one string the child sends back (messages, tracebacks, previews)
 MAX_ITEMS = 100_000  # entries in any one list or mapping
@@ -327,6 +330,7 @@ class Reply:
     stdout: str = ""
     stderr: str = ""
     last_case: str | None = None
+    witness: dict[str, int | None] | None = None  # the job's traffic and writes (witness.py)
 
     @classmethod
     def parse(cls, raw: bytes) -> Reply:
@@ -341,7 +345,22 @@ class Reply:
         return cls(code, d.get("timed_out") is True, d.get("ready") is True,
                    _text(d, "stdout", "reply", default="", limit=1 << 20),
                    _text(d, "stderr", "reply", default="", limit=1 << 20),
-                   _str(last, "reply.last_case")[:200] if last is not None else None)
+                   _str(last, "reply.last_case")[:200] if last is not None else None,
+                   parse_witness(d.get("witness")))
+
+
+def parse_witness(raw: Any) -> dict[str, int | None] | None:
+    """The witness's figures ({"traffic": bytes, "writes": bytes}, either may be null), or None
+    when absent or not of that shape: a figure that cannot be read is never a zero."""
+    if type(raw) is not dict:
+        return None
+    figures: dict[str, int | None] = {}
+    for key in ("traffic", "writes"):
+        value = raw.get(key)
+        if value is not None and (type(value) is not int or not 0 <= value < 1 << 62):
+            return None
+        figures[key] = value
+    return figures
 
 
 # ---------------------------------------------------------------------------------------------

@@ -57,6 +57,7 @@ _guards = _sibling("guards")
 _landlock = _sibling("landlock")
 _protocol = _sibling("protocol")
 _ranks = _sibling("ranks")
+_witness = _sibling("witness")
 ForbiddenAPI = _guards.ForbiddenAPI
 Guards = _guards.Guards
 
@@ -315,17 +316,24 @@ def time_call(case: dict[str, Any], subject: Any, budget: float | None) -> float
     return min(samples)
 
 
-def shield_parent() -> None:
+def shield_parent(witness_fd: int | None = None) -> None:
     """Fork once, so that the process the submission sees as its parent is this small waiter and
     not the judge: ``os.kill(os.getppid(), SIGKILL)`` then only ends the run (a crash verdict)
     instead of killing grind. The waiter is also a child subreaper: every process the run leaves
     behind (a ``setsid()`` grandchild, a double fork) is re-parented to it and killed when the
     worker ends. Under Landlock the worker confines itself after this fork, so it cannot signal
-    the waiter. The waiter mirrors the worker's exit status, signals included."""
+    the waiter. The waiter mirrors the worker's exit status, signals included.
+
+    With ``witness_fd`` (a pipe to grind that only the waiter keeps: the worker closes it before
+    any learner code exists), the waiter is also the run's witness: once it has reaped every
+    process of the run, it reports the run's traffic and writes there (see witness.py)."""
     _become_subreaper()
+    before = _witness.sample() if witness_fd is not None else {}
     pid = os.fork()
     if pid == 0:
         die_with_parent()
+        if witness_fd is not None:
+            os.close(witness_fd)
         return
     status = None
     while status is None:
@@ -336,6 +344,8 @@ def shield_parent() -> None:
         if done == pid:
             status = code
     reap_children()
+    if witness_fd is not None:
+        _witness.report(witness_fd, _witness.since(before))
     code = os.waitstatus_to_exitcode(status) if status is not None else 70
     if code < 0:
         import signal
@@ -406,6 +416,13 @@ def reap_children() -> None:
 _private_net: bool | None = None  # this process tree's own network namespace: None until tried
 
 
+def private_network(rules: dict[str, Any] | None) -> None:
+    """This process tree's own network namespace, where the rules ask for one: made once."""
+    global _private_net
+    if rules and rules.get("private_net") and _private_net is None:
+        _private_net = _landlock.private_network()
+
+
 def confine(rules: dict[str, Any] | None) -> None:
     """Confine this process (and what it starts) with Landlock before any submission runs. A
     kernel that refuses is not a reason to run unconfined: exit, and grind says why."""
@@ -417,9 +434,7 @@ def confine(rules: dict[str, Any] | None) -> None:
         # once per process tree: a warm server makes it before its own Landlock layer (which
         # would deny writing a new namespace's uid map), and its jobs, forks run one at a time
         # and killed to the last process after each, share it.
-        global _private_net
-        if rules.get("private_net") and _private_net is None:
-            _private_net = _landlock.private_network()
+        private_network(rules)
         tcp = bool(rules.get("loopback_tcp")) or (bool(rules.get("private_net")) and bool(_private_net))
         _landlock.drop_capabilities()  # root in a container: a uid, not CAP_SYS_ADMIN (see there)
         _landlock.restrict(rules["read"], rules["write"], list_only=rules.get("list") or [], deny_tcp=not tcp)
@@ -514,7 +529,13 @@ def main() -> None:
     """Cold mode: one job on stdin, in this process (after the shielding fork, confined)."""
     die_with_parent()
     job = json.loads(sys.stdin.read())
-    if job.get("shield", True):
+    witness_fd = job.get("witness_fd")
+    if isinstance(witness_fd, int):
+        # The waiter counts the run's traffic, so it must live in the run's network namespace:
+        # made here, before the fork, rather than by the worker as it confines itself.
+        private_network(job.get("confine"))
+        shield_parent(witness_fd)
+    elif job.get("shield", True):
         shield_parent()
     confine(job.get("confine"))
     control = os.fdopen(job["control_fd"], "w", buffering=1) if job.get("control_fd") else None
@@ -618,12 +639,21 @@ def serve() -> None:
             spare.finish()
             spare = _Spare(cgroup, scoped and bool(job.get("confine")))
             spare.send(line)
+        before = _witness.sample() if job.get("witness") else None
         reply = spare.supervise(request)
+        printed = reply.pop("printed", 0)
+        if before is not None:
+            # The server is this job's witness (see witness.py): everything the job started is
+            # reaped first, so that its writes are folded into the server's own count.
+            spare.finish()
+            spare = None
+            reply["witness"] = _witness.since(before, printed)
         try:
             print(json.dumps(reply), file=out, flush=True)
         except BrokenPipeError:
             break
-        spare.finish()  # the verdict is on its way; the next job waits for this one to be gone
+        if spare is not None:
+            spare.finish()  # the verdict is on its way; the next job waits for this one to be gone
         spare = None
         precompile(job)
     if spare is not None:
@@ -910,7 +940,7 @@ def _supervise(pid: int, fds: list[int], wall_s: float, startup_s: float, cap: i
             body += f"\n[... output truncated: {totals[index] - cap} more bytes not shown]"
         texts.append(body)
     return {"exit": os.waitstatus_to_exitcode(status), "timed_out": timed_out, "ready": ready_at is not None,
-            "stdout": texts[0], "stderr": texts[1], "last_case": last_case}
+            "stdout": texts[0], "stderr": texts[1], "last_case": last_case, "printed": totals[0] + totals[1]}
 
 
 def kill_cgroup(path: str) -> None:
@@ -1354,14 +1384,36 @@ def run_subject(run: _Run, subject_id: str, spec: dict[str, Any], record_inputs:
         return None
     if record.load_error is not None:
         return None
+    # A trusted subject (the reference, a pitfall) is measured here, by the judge's own code: no
+    # learner code runs in a trusted job. A learner's figures come from the witness outside.
+    witness = run.job.get("witness") if not run.job.get("guard") else None
+    before = _witness.sample() if isinstance(witness, dict) else None
     try:
         for instance in run.instances:
             record.cases[instance["name"]] = observe_case(run, subject_id, subject, instance, filename, record_inputs)
     finally:
-        close_rank_pools(run, subject_id)
+        close_rank_pools(run, subject_id)  # its ranks reaped: their writes are folded into ours
+    if before is not None:
+        record_witnessed(run, subject_id, str(witness.get("case")), _witness.since(before))
     record.forbidden = run.hits()
     record.elapsed_s = time.perf_counter() - started
     return subject
+
+
+def record_witnessed(run: _Run, subject_id: str, case_name: str, figures: dict[str, Any]) -> None:
+    """A trusted subject's traffic and writes, kept as observations of the exercise's witnessed
+    case (``WITNESSED`` keys): the parent turns them into "x the reference's" figures."""
+    np = run.np
+    record = run.result.subjects[subject_id]
+    for instance in run.instances:
+        case = record.cases.get(instance["name"])
+        if instance["case"].get("name") != case_name or case is None or case.status != "ok":
+            continue
+        for counter, value in figures.items():
+            if isinstance(value, int):
+                key = _protocol.WITNESSED + counter
+                run.observed[_protocol.obs_name(subject_id, instance["name"], key)] = np.array(value, dtype=np.int64)
+                case.keys.append(key)
 
 
 SPEED_BUDGET_S = 1.0  # a learner's timed call stopped here is "more than N x slower", never a timeout

@@ -92,6 +92,7 @@ class RunOutcome:
     last_case: str | None = None
     timeout_trace: str = ""
     isolation: str = ""
+    witness: dict[str, int | None] | None = None  # traffic and writes, counted outside (witness.py)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -290,6 +291,30 @@ class _ControlReader(threading.Thread):
                         self.last_case = line[5:].strip()[:200]
 
 
+def _witnessed(fd: int, printed: int) -> dict[str, int | None] | None:
+    """The waiter's figures from its witness pipe (it wrote them, after reaping the whole run,
+    and is gone now), less what grind itself drained as the run's output; None when it said
+    nothing (a run killed with its waiter, or none was asked for)."""
+    if fd < 0:
+        return None
+    try:
+        os.set_blocking(fd, False)
+        raw = os.read(fd, 4096)
+    except OSError:
+        return None
+    figures = protocol.parse_witness(_json_or_none(raw))
+    if figures is not None and figures.get("writes") is not None:
+        figures["writes"] = max(int(figures["writes"] or 0) - printed, 0)
+    return figures
+
+
+def _json_or_none(raw: bytes) -> Any:
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
+
+
 def remove_tree(path: str) -> None:
     """Delete a run's folder whatever the submission left in it, and never raise.
 
@@ -438,11 +463,15 @@ def run_job(job: dict[str, Any], limits: Limits, hidden: list[Path] | None = Non
     workdir = _make_workdir(iso)
     token = secrets.token_hex(16)
     control_r, control_w = os.pipe()
+    # A witnessed exercise: the waiter in front of the run reports its traffic and writes on a
+    # pipe of its own, which the worker closes before any learner code exists (witness.py).
+    witness_r, witness_w = os.pipe() if job.get("witness") else (-1, -1)
     confine = confinement(hidden or [], workdir) if iso.landlock_abi else None
     # Inside bubblewrap's PID namespace the child's parent is the namespace's init, which it
     # cannot kill; the waiter that shields (and reaps for) grind is only needed without it.
     job = dict(stage_job(job, workdir, iso), token=token, out_dir=workdir, control_fd=control_w,
-               time_limit=limits.wall_s, shield=not iso.bwrap, confine=confine)
+               time_limit=limits.wall_s, shield=not iso.bwrap, confine=confine,
+               **({"witness_fd": witness_w} if witness_w >= 0 else {}))
     macos = confinement(hidden or [], workdir) if iso.macos and not iso.bwrap else None
     cgroup = PidsCgroup.create(limits.processes)
     proc = None
@@ -451,11 +480,14 @@ def run_job(job: dict[str, Any], limits: Limits, hidden: list[Path] | None = Non
             proc = spawn(
                 command(iso, workdir, hidden or [], confine=macos),
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                cwd=workdir, env=scrubbed_env(workdir), start_new_session=True, pass_fds=(control_w,),
+                cwd=workdir, env=scrubbed_env(workdir), start_new_session=True,
+                pass_fds=(control_w,) + ((witness_w,) if witness_w >= 0 else ()),
                 preexec_fn=lambda: limit_child(limits, iso.drop_to, cgroup),
             )
         finally:
             os.close(control_w)
+            if witness_w >= 0:
+                os.close(witness_w)
         dispatched = time.monotonic()
         out, err = _CappedReader(proc.stdout, limits.output_bytes), _CappedReader(proc.stderr, limits.output_bytes)
         control = _ControlReader(control_r)
@@ -489,13 +521,16 @@ def run_job(job: dict[str, Any], limits: Limits, hidden: list[Path] | None = Non
         for reader in (out, err, control):
             reader.join(timeout=2)
         outcome = RunOutcome(status="ok", stdout=out.text(), stderr=err.text(), returncode=proc.returncode,
-                             duration_s=time.monotonic() - dispatched, last_case=control.last_case)
+                             duration_s=time.monotonic() - dispatched, last_case=control.last_case,
+                             witness=_witnessed(witness_r, out.total + err.total))
         if iso.bwrap and outcome.returncode is not None and outcome.returncode > 128:
             outcome.returncode = 128 - outcome.returncode  # bwrap reports a signal as 128 + N
         _confine_failed(outcome)
         return _conclude(outcome, workdir, token, limits, timed_out, started=control.ready_at is not None
                          or not timed_out)
     finally:
+        if witness_r >= 0:
+            os.close(witness_r)
         if proc is not None and proc.returncode is None:  # interrupted (Ctrl-C): nothing may stay
             _kill_group(proc.pid)
             proc.wait()
@@ -650,7 +685,8 @@ class WarmWorker:
                                   message="the warm worker stopped answering; it was restarted",
                                   isolation=iso.level)
             outcome = RunOutcome(status="ok", stdout=reply.stdout, stderr=reply.stderr, returncode=reply.exit,
-                                 duration_s=time.monotonic() - dispatched, last_case=reply.last_case)
+                                 duration_s=time.monotonic() - dispatched, last_case=reply.last_case,
+                                 witness=reply.witness if job.get("witness") else None)
             _confine_failed(outcome)
             return _conclude(outcome, workdir, token, limits, reply.timed_out, started=reply.ready or not reply.timed_out)
         except (BrokenPipeError, OSError, ValueError):  # ValueError: stdin closed by close() meanwhile

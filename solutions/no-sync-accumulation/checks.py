@@ -13,12 +13,19 @@ and the model's gradients. The oracle's gradients are the single-process gradien
 loss over the concatenation of every rank's microbatches (the full-group gradient).
 """
 
+import inspect
+
 import torch
 import torch.distributed as dist
 from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
 from torch.nn.parallel import DistributedDataParallel
 
 from grind_kit import case
+
+
+WIDE = 512  # the large model: WIDE x WIDE weights in float64
+# init_sync appeared in torch 2.1; older versions broadcast at construction (a larger baseline).
+SYNC_OFF = {"init_sync": False} if "init_sync" in inspect.signature(DistributedDataParallel.__init__).parameters else {}
 
 
 class Scale(torch.nn.Module):
@@ -37,24 +44,29 @@ def build(model):
         return Scale()
     if model == "linear":
         return torch.nn.Linear(3, 2, dtype=torch.float64)
+    if model == "large":  # 2 MB of gradients: its all-reduces dwarf every other case's traffic
+        return torch.nn.Linear(WIDE, WIDE, dtype=torch.float64)
     return torch.nn.Sequential(torch.nn.Linear(3, 4, dtype=torch.float64), torch.nn.Tanh(),
                                torch.nn.Linear(4, 2, dtype=torch.float64))
 
 
-def microbatches(seed, rank, k, batch, targets):
+def microbatches(seed, rank, k, batch, targets, model=None):
     """Rank ``rank``'s k microbatches: the worked example's targets (inputs all 1), or seeded data."""
     if targets is not None:
         return [(torch.ones(len(t), dtype=torch.float64), torch.tensor(t, dtype=torch.float64))
                 for t in targets[rank]]
     gen = torch.Generator().manual_seed(1000 * seed + rank)
-    return [(torch.randn(batch, 3, generator=gen, dtype=torch.float64),
-             torch.randn(batch, 2, generator=gen, dtype=torch.float64)) for _ in range(k)]
+    width_in, width_out = (WIDE, WIDE) if model == "large" else (3, 2)
+    return [(torch.randn(batch, width_in, generator=gen, dtype=torch.float64),
+             torch.randn(batch, width_out, generator=gen, dtype=torch.float64)) for _ in range(k)]
 
 
 def run(subject, model, k, seed=0, batch=2, targets=None):
     rank = dist.get_rank()
     torch.manual_seed(seed)  # the same initial weights on every rank (DDP also broadcasts rank 0's)
-    ddp = DistributedDataParallel(build(model))
+    # No broadcast of the weights at construction (every rank built the same ones from the same
+    # seed): the traffic grind counts is then the gradients' all-reduces and little else.
+    ddp = DistributedDataParallel(build(model), **SYNC_OFF)
     seen = {"all": 0, "no_sync": 0}
 
     def counting_allreduce(state, bucket):
@@ -63,7 +75,8 @@ def run(subject, model, k, seed=0, batch=2, targets=None):
         return default_hooks.allreduce_hook(state, bucket)
 
     ddp.register_comm_hook(None, counting_allreduce)
-    subject.accumulate_gradients(ddp, microbatches(seed, rank, k, batch, targets), torch.nn.functional.mse_loss)
+    subject.accumulate_gradients(ddp, microbatches(seed, rank, k, batch, targets, model),
+                                   torch.nn.functional.mse_loss)
     grads = []
     for name, p in ddp.module.named_parameters():
         if p.grad is None:
@@ -86,4 +99,6 @@ CASES = [
     case("worked_example", "example", inputs=fixed(model="scale", k=2, targets=EXAMPLE), call=run, world_size=2),
     case("single_microbatch", inputs=fixed(model="linear", k=1, seed=2, batch=3), call=run, world_size=2),
     case("hidden_layer_four_microbatches", inputs=fixed(model="mlp", k=4, seed=3), call=run, world_size=2),
+    # The witnessed case (exercise.toml): grind counts its traffic from outside the ranks.
+    case("large_model_four_microbatches", inputs=fixed(model="large", k=4, seed=4), call=run, world_size=2),
 ]
