@@ -29,6 +29,7 @@ mistakes apart is who wrote, when the file was there and what it holds. Observed
 """
 
 import functools
+import inspect
 import math
 import os
 import shutil
@@ -42,6 +43,8 @@ from torch.nn.parallel import DistributedDataParallel
 
 from grind_kit import case
 
+# init_sync appeared in torch 2.1; older versions broadcast at construction (a larger baseline).
+SYNC_OFF = {"init_sync": False} if "init_sync" in inspect.signature(DistributedDataParallel.__init__).parameters else {}
 # The longest a save waits for the other ranks to settle (see the module's docstring): longer
 # than gloo's timeout, so that a rank told to sleep instead of waiting in a collective wakes up
 # and returns first (and finds no file); shorter than the exercise's time_limit.
@@ -180,8 +183,27 @@ class TwoLayers(torch.nn.Module):
         return self.norm(self.body(x))
 
 
+class Large(torch.nn.Module):
+    """The witnessed case's model: about 4 MB of state, so that writing the checkpoint once more
+    dwarfs every other file the run writes (grind counts the run's writes from outside)."""
+
+    def __init__(self):
+        super().__init__()
+        self.body = torch.nn.Linear(LARGE, LARGE)
+        self.norm = torch.nn.BatchNorm1d(LARGE)
+
+    def forward(self, x):
+        return self.norm(self.body(x))
+
+
+LARGE = 1024
+
+
 def build(model):
     """The model of a case, the same on every rank."""
+    if model == "large":
+        torch.manual_seed(11)
+        return Large(), torch.randn(4, LARGE)
     if model == "example":
         net = torch.nn.Linear(2, 1)
         with torch.no_grad():
@@ -219,7 +241,9 @@ def save_once(subject, nodes, model):
     os.environ.update(RANK=str(rank), LOCAL_RANK=str(local_rank), WORLD_SIZE=str(world),
                       LOCAL_WORLD_SIZE=str(per_node), GROUP_RANK=str(rank // per_node))
     net, x = build(model)
-    ddp = DistributedDataParallel(net)
+    # No broadcast of the weights at construction (every rank built the same ones): a socket's
+    # bytes are write(2)'s too, and grind counts the run's writes (see the witnessed case).
+    ddp = DistributedDataParallel(net, **SYNC_OFF)
     ddp(x)
     # The run's working directory is its private temp folder (a warm server's TMPDIR is not).
     folder = [tempfile.mkdtemp(prefix="checkpoint-", dir=os.getcwd()) if rank == 0 else None]
@@ -241,8 +265,11 @@ def save_once(subject, nodes, model):
     saved = _read(path)
     expected = net.state_dict()
     bare = isinstance(saved, dict) and set(saved) == set(expected)
+    state = _state(saved, expected)
+    if model == "large":  # a summary: 4 MB of observations per rank would be writes of their own
+        state = torch.stack([state.sum(), (state * state).sum(), state[:: max(len(state) // 64, 1)].sum()])
     observed = {"torch.save calls": saves, "readable at return": int(ready), "bare keys": int(bare),
-                "saved state": _state(saved, expected)}
+                "saved state" if model != "large" else "saved state (sum, sum of squares, sampled sum)": state}
     dist.barrier()  # every rank has read the file before rank 0 removes the folder
     if rank == 0:
         shutil.rmtree(folder[0], ignore_errors=True)
@@ -251,6 +278,8 @@ def save_once(subject, nodes, model):
 
 def state_entries(inputs):
     """'saved state' named by key ("norm.running_mean[1]"), not by offset."""
+    if inputs["model"] == "large":
+        return {}
     net, _ = build(inputs["model"])
     return {"saved state": [(key, list(value.shape)) for key, value in net.state_dict().items()]}
 
@@ -268,4 +297,6 @@ CASES = [
     # Two nodes of one rank each; a model whose state_dict holds nested keys and BatchNorm buffers.
     case("buffers_two_nodes", inputs=layout(2, "two_layers"), call=save_once, entries=state_entries,
          world_size=2),
+    # The witnessed case (exercise.toml): grind counts the bytes the run writes, from outside.
+    case("large_checkpoint_two_nodes", inputs=layout(2, "large"), call=save_once, world_size=4),
 ]
