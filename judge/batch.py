@@ -54,7 +54,7 @@ def grade_many(
 
     def one(path: Path) -> tuple[Path, Verdict]:
         try:
-            verdict = grade(exercise, path, limits=limits, worker=worker())
+            verdict = grade(exercise, path, limits=limits, worker=worker(), marked=True)
         except Exception as exc:  # noqa: BLE001 - one bad file must not stop a class
             verdict = Verdict(exercise=exercise.slug, status=Status.CRASHED, submission=str(path),
                               message=f"grind could not grade this submission: {exc}")

@@ -178,7 +178,7 @@ class GradingPlugin(WorkerPlugin):
         exercise = self._prepared()
         try:
             verdict = grade(exercise, Path(resolved), data=data, limits=Limits(**limits) if limits else None,
-                            worker=self._warm_worker(exercise))
+                            worker=self._warm_worker(exercise), marked=True)
         except Exception as exc:  # noqa: BLE001 - as in grade_many: one bad file must not stop a class
             verdict = Verdict(exercise=exercise.slug, status=Status.CRASHED,
                               message=f"grind could not grade this submission: {exc}")

@@ -21,7 +21,7 @@ from judge import cache
 from judge.environment import require_torch
 from judge.errors import JudgeError
 from judge.kit import kit_dir, kit_modules
-from judge import witnessed
+from judge import introspection, witnessed
 from judge.speed import speed_advice
 from judge.models import CheckResult, CheckStatus, Diagnosis, Exercise, Status, Tolerance, Verdict
 from judge.worker import protocol
@@ -734,7 +734,7 @@ def source_of(filename: str) -> str:
 
 def grade(exercise: Exercise, path: Path, *, source: str | None = None, limits: Limits | None = None,
           worker: WarmWorker | DaemonWorker | None = None, speed: bool = False,
-          data: bytes | None = None) -> Verdict:
+          data: bytes | None = None, marked: bool = False) -> Verdict:
     """Grade the submission at ``path`` (or ``source``, reported as ``path``; or its bytes
     ``data``, read elsewhere: a Dask worker grades a file that lives on the instructor's machine).
 
@@ -742,7 +742,9 @@ def grade(exercise: Exercise, path: Path, *, source: str | None = None, limits: 
     process that already imported torch; without one, a fresh process starts; with the per-user
     daemon's client (``grind run``), the daemon grades and this process only asks. ``speed`` also
     times a passing submission on the exercise's larger SPEED case, against the reference's time
-    kept with its observations (`grind run` and practice: advice, never a verdict)."""
+    kept with its observations (`grind run` and practice: advice, never a verdict). ``marked``
+    (`grind grade`, the Gradescope bundle, a Dask worker): a submission whose source reaches into
+    the judge's frames or objects is refused before it runs (judge/introspection.py)."""
     require_torch()  # before anything runs: a missing torch is not the learner's failure
     started = time.monotonic()
     filename = str(path.resolve())
@@ -754,6 +756,10 @@ def grade(exercise: Exercise, path: Path, *, source: str | None = None, limits: 
             return Verdict(exercise=exercise.slug, status=Status.ERROR, message=unreadable,
                            submission=str(path), duration_s=time.monotonic() - started)
     early = static_verdict(exercise, source, filename)
+    if early is None and marked:
+        refused = introspection.refusal(source, bool(exercise.forbidden))
+        if refused is not None:
+            early = _error_verdict(exercise, Status.FORBIDDEN, *refused)
     if early is not None:
         early.submission, early.duration_s = str(path), time.monotonic() - started
         return early

@@ -1,0 +1,87 @@
+"""The marking modes' static check for code that reaches into the judge (judge/introspection.py).
+
+Frame walking inside the learner's process can switch the forbidden-API guards off and rewrite
+what the checks observe there; for marks, grind reads the source in its own process first and
+refuses the doors. Proven here: each door is found, with its line; ordinary answers (every
+corpus answer and golden file that is not itself an attack) are not refused; and `grind grade`'s
+path (``marked=True``) refuses a frame-walking answer that plain practice grades as usual.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from judge.catalog import Catalog
+from judge.introspection import reaches_into_judge, refusal
+from judge.models import Status
+
+from .conftest import ROOT
+
+
+@pytest.mark.parametrize("source, door", [
+    ("import sys\nf = sys._getframe(1)\n", "._getframe"),
+    ("import gc\n", "import gc"),
+    ("from ctypes import pythonapi\n", "from ctypes import ..."),
+    ("def f(g):\n    return g.__closure__\n", ".__closure__"),
+    ("def f(frame):\n    return frame.f_back.f_locals\n", ".f_back"),
+    ("exec('x = 1')\n", "exec()"),
+    ("m = __import__('s' + 'ys')\n", "__import__()"),
+    ("import inspect\n", "import inspect"),
+    ("from sys import _getframe\n", "from sys import ..."),
+])
+def test_each_door_is_found_with_its_line(source: str, door: str) -> None:
+    found = reaches_into_judge(source, dynamic=False)
+    assert door in [what for what, _ in found], found
+    message, line = refusal(source, False)
+    assert door in message and line == found[0][1]
+
+
+def test_computed_names_are_doors_only_where_the_exercise_forbids_apis() -> None:
+    source = "import torch\ndef f(model, names):\n    return [getattr(model, n) for n in names]\n"
+    assert reaches_into_judge(source, dynamic=False) == []
+    assert reaches_into_judge(source, dynamic=True) == [("getattr() with a computed name", 3)]
+    assert reaches_into_judge("x = getattr(obj, 'weight')\n", dynamic=True) == []
+
+
+def _answers() -> list[tuple[str, Path]]:
+    found = []
+    for exercise in Catalog().all():
+        for folder in (ROOT / "tests" / "corpus" / exercise.slug, ROOT / "tests" / "submissions" / exercise.slug):
+            for path in sorted(folder.glob("*.py")) if folder.is_dir() else []:
+                found.append((exercise.slug, path))
+    return found
+
+
+def test_no_ordinary_answer_is_refused_for_marks() -> None:
+    """Every corpus answer and golden file that is not an attack on the judge (its expectation
+    is not 'forbidden', and its own header does not call it hostile) compiles to no door."""
+    refused = []
+    catalog = Catalog()
+    for slug, path in _answers():
+        text = path.read_text(encoding="utf-8", errors="replace")
+        head = text.split("\n", 2)[:2]
+        if "forbidden" in head[0] or any("hostile" in line for line in head):
+            continue
+        try:
+            compile(text, str(path), "exec")
+        except (SyntaxError, ValueError):
+            continue
+        if refusal(text, bool(catalog.get(slug).forbidden)):
+            refused.append(path.relative_to(ROOT))
+    assert not refused, refused
+    assert len(_answers()) > 100  # the corpus was really read
+
+
+def test_grading_for_marks_refuses_a_frame_walk_that_practice_grades() -> None:
+    from judge.grade import grade, static_verdict
+
+    exercise = Catalog().get("clipping")
+    path = ROOT / "tests" / "adversarial" / "witness" / "forge_allreduce_count.py"
+    source = "import sys\n\n\ndef clip_grad_norm(parameters, max_norm, norm_type=2.0):\n" \
+             "    return sys._getframe(1)\n"
+    marked = grade(exercise, path, source=source, marked=True)
+    assert marked.status is Status.FORBIDDEN and "._getframe at line 5" in marked.message
+    assert marked.learner_line == 5
+    assert static_verdict(exercise, source, str(path)) is None  # practice runs it (and the guards watch)
