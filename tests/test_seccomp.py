@@ -313,6 +313,19 @@ def test_landlock_scoping_alone_keeps_abstract_sockets_out_of_reach() -> None:
     assert results["after"] == {"stream": EPERM, "dgram_sendto": EPERM}, results
 
 
+def test_doctor_says_which_layer_stops_the_side_doors() -> None:
+    from judge.worker.isolation import doctor, isolation
+
+    info = doctor()
+    stops = {line.split(":", 1)[0]: line for line in info["stops"]}
+    assert set(stops) <= set(info["layers"]), (stops, info["layers"])
+    if isolation().landlock_abi and MACHINE in ll._SECCOMP_ARCHES:
+        assert "seccomp" in info["layers"]
+        assert all(word in stops["seccomp"] for word in ("unix sockets", "io_uring", "namespaces", "UDP"))
+        network = "no private network" if "no private network" in info["layers"] else "private network"
+        assert info["level"] == "bubblewrap" or network in stops, info["layers"]
+
+
 # --- Hostile submissions, graded by grind ---------------------------------------------------------
 
 

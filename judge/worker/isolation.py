@@ -106,8 +106,11 @@ STOPPED_BY = {
                "processes' descriptors, memory, limits and scheduling (pidfd_getfd, process_vm_*, ptrace, "
                "kcmp, prlimit), new namespaces and mounts, keyrings, bpf, perf events, userfaultfd, fanotify, "
                "file handles, and system calls newer than its table",
-    "private network": "at the landlock level, the child's own network namespace (where the kernel lets a user "
-                       "make one): the host's 127.0.0.1 and every other interface, for TCP and UDP",
+    "private network": "the child's own network namespace, whose only interface is its own loopback: the "
+                       "host's 127.0.0.1 and every other interface, for TCP and UDP",
+    "no private network": "nothing: this kernel does not let a user make a network namespace, so Landlock "
+                          "refuses TCP and the seccomp filter every IP socket instead (distributed cases "
+                          "cannot run here)",
     "sandbox-exec": "as its profile says: reads and writes outside the allowed folders, the network, signals "
                     "beyond its own children",
 }
@@ -190,14 +193,32 @@ class Isolation:
         return self.level == "limits-only"
 
 
+def _private_network_here(drop: int | None) -> bool:
+    """Can a child make the network namespace of its own that the landlock level relies on? The
+    child's own call (landlock.private_network), tried once in a throwaway interpreter as the
+    child's user: whether the kernel allows it depends on the machine and on the user."""
+    code = ("import importlib.util as u,sys\n"
+            f"s=u.spec_from_file_location('ll',{str(Path(landlock.__file__))!r});m=u.module_from_spec(s)\n"
+            "s.loader.exec_module(m);sys.exit(0 if m.private_network() else 3)\n")
+    try:
+        done = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, timeout=20,
+                              preexec_fn=(lambda: drop_user(drop)) if drop is not None else None)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0
+
+
 def doctor() -> dict[str, Any]:
-    """What ``grind doctor`` reports, as data: the level in force, its layers, what each level
-    guarantees, and how to get a stronger one here."""
+    """What ``grind doctor`` reports, as data: the level in force, its layers (and what each one
+    stops), what each level guarantees, and how to get a stronger one here."""
     iso = isolation()
+    layers = iso.layers
+    if "private network" in layers and not _private_network_here(iso.drop_to):
+        layers[layers.index("private network")] = "no private network"
     return {
         "level": iso.level,
-        "layers": iso.layers,
-        "stops": [f"{layer}: {STOPPED_BY[layer.split(' (')[0]]}" for layer in iso.layers
+        "layers": layers,
+        "stops": [f"{layer}: {STOPPED_BY[layer.split(' (')[0]]}" for layer in layers
                   if layer.split(" (")[0] in STOPPED_BY],
         "landlock_abi": iso.landlock_abi,
         "notes": list(iso.notes),
