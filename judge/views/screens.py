@@ -237,7 +237,8 @@ def doctor_view(info: dict[str, Any]) -> DoctorView:
         after.append("grind grade refuses this level unless given --allow-weak-isolation.")
     return DoctorView(
         level=info["level"], grading_allowed=info["grading_allowed"],
-        lines=["Layers: " + " + ".join(info["layers"]), "Submissions run as: " + info["child_user"]],
+        lines=["Layers: " + " + ".join(info["layers"]), *("  " + line for line in info.get("stops", [])),
+               "Submissions run as: " + info["child_user"]],
         torch=torch, torch_ok=bool(info.get("torch")),
         notes=["Note: " + note for note in info["notes"]],
         levels=[DoctorLevel(level, level == info["level"], list(lines)) for level, lines in info["guarantees"].items()],

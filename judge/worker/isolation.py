@@ -26,6 +26,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import os
+import platform
 import secrets
 import shutil
 import signal
@@ -60,15 +61,20 @@ GUARANTEES: dict[str, list[str]] = {
         "writes: only the run's temp folder",
         "no network but its own loopback (TCP on lo only, for distributed cases); its own PID namespace: "
         "grind and other runs cannot be seen or signalled",
-        "Landlock inside as well, where the kernel has it",
+        "Landlock inside as well, where the kernel has it, and with it the seccomp filter: no unix socket "
+        "(tmux's, ssh-agent's, a grind daemon's), no io_uring, no other process's descriptors or memory, no "
+        "new namespace",
     ],
     "landlock": [
         "reads: only Python, site-packages, system libraries and the run's folder (not the "
         "solutions, the reference cache, your workspace or a class folder)",
         "writes: only the run's temp folder",
-        "TCP only on a loopback of its own (a private network namespace, where the kernel lets a user "
-        "make one; otherwise no TCP); cannot signal or ptrace grind or any process outside the run "
+        "TCP and UDP only on a loopback of its own (a private network namespace, where the kernel lets a user "
+        "make one; otherwise no IP socket at all); cannot signal or ptrace grind or any process outside the run "
         "(kernel ABI >= 6)",
+        "a seccomp filter (x86_64, aarch64): no unix socket, path or abstract (tmux's, ssh-agent's, a grind "
+        "daemon's), no io_uring, no other process's descriptors, memory or limits, no new namespace or mount, "
+        "no keyring, bpf, perf event or userfaultfd",
     ],
     "macos-sandbox": [
         "reads and writes limited as with landlock, network denied, signals only to its own "
@@ -81,6 +87,32 @@ GUARANTEES: dict[str, list[str]] = {
         "solutions and the reference cache, so a determined submission can fake a pass; and it "
         "can signal your other processes",
     ],
+}
+
+# Which layer stops what, for `grind doctor`: a door is named under every layer that shuts it, so
+# a reader can see which doors rest on one layer only. Keep in step with the README's security model.
+STOPPED_BY = {
+    "rlimits": "running too long or too big: time, CPU, memory, file sizes, open files, processes",
+    "subreaper": "processes that outlive their run (setsid, double forks): found and killed",
+    "unprivileged user": "root's files and capabilities: the child runs as nobody",
+    "bubblewrap": "reads of the solutions, the cache and the class folder (empty folders in their place); "
+                  "writes outside the run folder; seeing or signalling grind and other runs (own PID "
+                  "namespace); every network but the run's own loopback, abstract unix sockets included",
+    "landlock": "opening files outside Python, site-packages, system folders and the run folder; writes "
+                "outside the run folder; TCP except on a loopback of the run's own; signals to, ptrace of "
+                "and /proc reads of processes outside the run, and abstract unix sockets outside it (ABI >= 6)",
+    "seccomp": "unix sockets with a path or an abstract name (only a connected stream pair is left), io_uring, "
+               "IP sockets where the run has no loopback of its own (UDP to the host's 127.0.0.1), other "
+               "processes' descriptors, memory, limits and scheduling (pidfd_getfd, process_vm_*, ptrace, "
+               "kcmp, prlimit), new namespaces and mounts, keyrings, bpf, perf events, userfaultfd, fanotify, "
+               "file handles, and system calls newer than its table",
+    "private network": "the child's own network namespace, whose only interface is its own loopback: the "
+                       "host's 127.0.0.1 and every other interface, for TCP and UDP",
+    "no private network": "nothing: this kernel does not let a user make a network namespace, so Landlock "
+                          "refuses TCP and the seccomp filter every IP socket instead (distributed cases "
+                          "cannot run here)",
+    "sandbox-exec": "as its profile says: reads and writes outside the allowed folders, the network, signals "
+                    "beyond its own children",
 }
 
 HOW_TO_STRENGTHEN = {
@@ -144,6 +176,10 @@ class Isolation:
             parts.append("bubblewrap")
         if self.landlock_abi:
             parts.append(f"landlock (ABI {self.landlock_abi})")
+            if platform.machine() in landlock._SECCOMP_ARCHES:
+                parts.append("seccomp")  # installed by the same confine() step, after Landlock
+            if not self.bwrap:
+                parts.append("private network")
         if self.macos:
             parts.append("sandbox-exec")
         return parts
@@ -157,13 +193,33 @@ class Isolation:
         return self.level == "limits-only"
 
 
+def _private_network_here(drop: int | None) -> bool:
+    """Can a child make the network namespace of its own that the landlock level relies on? The
+    child's own call (landlock.private_network), tried once in a throwaway interpreter as the
+    child's user: whether the kernel allows it depends on the machine and on the user."""
+    code = ("import importlib.util as u,sys\n"
+            f"s=u.spec_from_file_location('ll',{str(Path(landlock.__file__))!r});m=u.module_from_spec(s)\n"
+            "s.loader.exec_module(m);sys.exit(0 if m.private_network() else 3)\n")
+    try:
+        done = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, timeout=20,
+                              preexec_fn=(lambda: drop_user(drop)) if drop is not None else None)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0
+
+
 def doctor() -> dict[str, Any]:
-    """What ``grind doctor`` reports, as data: the level in force, its layers, what each level
-    guarantees, and how to get a stronger one here."""
+    """What ``grind doctor`` reports, as data: the level in force, its layers (and what each one
+    stops), what each level guarantees, and how to get a stronger one here."""
     iso = isolation()
+    layers = iso.layers
+    if "private network" in layers and not _private_network_here(iso.drop_to):
+        layers[layers.index("private network")] = "no private network"
     return {
         "level": iso.level,
-        "layers": iso.layers,
+        "layers": layers,
+        "stops": [f"{layer}: {STOPPED_BY[layer.split(' (')[0]]}" for layer in layers
+                  if layer.split(" (")[0] in STOPPED_BY],
         "landlock_abi": iso.landlock_abi,
         "notes": list(iso.notes),
         "guarantees": {level: GUARANTEES[level] for level in LEVELS},
