@@ -534,10 +534,27 @@ def _diagnose(ref: Reference, run: SubjectRun, failing: list[str], tol: Callable
     return diagnoses, by_instance, _where(found.unexplained, ref.instances), ""
 
 
+def _distinct_texts(would: float, gave: float, expected: float | None) -> tuple[str, str, str | None]:
+    """Three values written alike, with as many digits as it takes for the ones that differ to
+    read differently ("would give -0.100000 where you gave -0.0999999; expected -0.100000" hides
+    that the pitfall's value is not the expected one)."""
+    from judge.compare import pair_text
+
+    values = [would, gave] + ([expected] if expected is not None else [])
+    texts = list(pair_text(would, gave))
+    if expected is not None:
+        texts.append(pair_text(expected, gave)[0])
+        for digits in (9, 12, 17):
+            if len(set(texts)) >= len(set(values)):
+                break
+            texts = [f"{v:.{digits}g}" for v in values]
+    return texts[0], texts[1], texts[2] if expected is not None else None
+
+
 def _closest_text(near: Any, instances: list[protocol.Instance], step_base: int) -> str:
     """"No known mistake matches; the closest is X, which would give 0.5 where you gave 0.47 ...":
     said instead of a name when no pitfall fits the learner's answer (see judge.diagnose)."""
-    from judge.compare import index_text, pair_text
+    from judge.compare import index_text
 
     if near is None:
         return ""
@@ -549,8 +566,7 @@ def _closest_text(near: Any, instances: list[protocol.Instance], step_base: int)
         return f"{head}, which would fail {case} in another way than yours."
     where = index_text(near.index, near.key, step_base, instance.entries.get(near.key) if instance and
                        instance.entries else None)
-    would, gave = pair_text(near.would_give, near.gave)
-    expected = pair_text(near.expected, near.gave)[0] if near.expected is not None else None
+    would, gave, expected = _distinct_texts(near.would_give, near.gave, near.expected)
     place = f"{case}, {near.key}" + (f", {where}" if where else "")
     text = f"{head}, which would give {would} where you gave {gave} ({place}"
     text += f"; expected {expected})." if expected is not None else ")."
