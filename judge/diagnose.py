@@ -14,14 +14,17 @@ non-data. A pitfall *explains* a difference when it behaves exactly like the lea
    one of its own, or two known mistakes that show on different checks; a diagnosis that
    demanded every difference at once would name neither.
 
-   A partial name must *fit*: where the pitfall predicts a difference from the reference, the
-   learner must mostly have made that very difference. Each observation where the pitfall
-   differs from the reference and the learner does something else (another wrong value, or
-   the reference's own value) counts *against* it, and it is named only when it explains more
-   observations than count against it. A mistake that merely coincides with the learner's on a
-   degenerate input (RMSprop's mean square started at the first g^2 equals Adam's bias
-   correction under a constant gradient, and nowhere else) would otherwise be named for the
-   one check where they agree, and send the learner after a mistake they did not make.
+   A partial name must *fit*: wherever the pitfall predicts a difference from the reference,
+   the learner must have made that very difference, within the exercise's tolerance. An
+   observation where the pitfall differs from the reference and the learner does something
+   else (another wrong value, or the reference's own value) counts *against* it, and one
+   against it is enough to leave it unnamed. Where the pitfall agrees with the reference it
+   predicts nothing, so the learner's other mistakes there are what the name "does not cover"
+   (reported as unexplained). A mistake that merely coincides with the learner's on some
+   inputs (RMSprop's mean square started at the first g^2 equals Adam's bias correction under
+   a constant gradient; minGPT's whitelist exempts a 1-D scale as the shape rule does, but not
+   a 2-D LayerNorm gain) would otherwise be named for the checks where they agree, and send
+   the learner after a mistake they did not make.
 3. **Closest**: when no pitfall fits, none is named; :class:`Near` says which one came closest
    and what it would have given where the learner's answer differs from it, so the verdict can
    say "no known mistake matches; the closest is X, which would give 0.5 where you gave 0.47".
@@ -199,10 +202,10 @@ def explain(
                 covers.append((metas, explained, sum(agrees(cases, obs, name) for name in instances)))
         covers.sort(key=lambda c: (-len(c[1]), -c[2]))
         suspects = [c[0][0].slug for c in covers]
-        # Only a pitfall that fits may be named: more observations explained than against it.
-        against = {id(c): contradictions(diffs, c[1], *_runs(candidates, c[0]), ref_obs, instances, tolerance)
-                   for c in covers}
-        fitting = [c for c in covers if len(c[1]) > len(against[id(c)])]
+        # Only a pitfall that fits may be named: nowhere does it predict a difference the learner
+        # does not make.
+        fitting = [c for c in covers
+                   if not contradictions(diffs, c[1], *_runs(candidates, c[0]), ref_obs, instances, tolerance)]
         remaining = set(diffs)
         findings: list[Finding] = []
         while remaining and fitting and len(findings) < MAX_FINDINGS:
