@@ -14,17 +14,17 @@ non-data. A pitfall *explains* a difference when it behaves exactly like the lea
    one of its own, or two known mistakes that show on different checks; a diagnosis that
    demanded every difference at once would name neither.
 
-   A partial name must *fit*: wherever the pitfall predicts a difference from the reference,
-   the learner must have made that very difference, within the exercise's tolerance. An
-   observation where the pitfall differs from the reference and the learner does something
-   else (another wrong value, or the reference's own value) counts *against* it, and one
-   against it is enough to leave it unnamed. Where the pitfall agrees with the reference it
-   predicts nothing, so the learner's other mistakes there are what the name "does not cover"
-   (reported as unexplained). A mistake that merely coincides with the learner's on some
-   inputs (RMSprop's mean square started at the first g^2 equals Adam's bias correction under
-   a constant gradient; minGPT's whitelist exempts a 1-D scale as the shape rule does, but not
-   a 2-D LayerNorm gain) would otherwise be named for the checks where they agree, and send
-   the learner after a mistake they did not make.
+   A partial name must *fit*: where the pitfall predicts a difference from the reference, the
+   learner should have made that very difference, within the exercise's tolerance. Each
+   observation where the pitfall differs from the reference and the learner does something else
+   (another wrong value, or the reference's own value) counts *against* it, unless another
+   mistake named with it explains that observation; it is named only when the observations it
+   explains outnumber those against it ``FIT`` times over. Where the pitfall agrees with the
+   reference it predicts nothing, so the learner's other mistakes there are what the name does
+   not cover (reported as unexplained). A mistake that merely coincides with the learner's on
+   some inputs (RMSprop's mean square started at the first g^2 equals Adam's bias correction
+   under a constant gradient, and nowhere else) would otherwise be named for the checks where
+   they agree, and send the learner after a mistake they did not make.
 3. **Closest**: when no pitfall fits, none is named; :class:`Near` says which one came closest
    and what it would have given where the learner's answer differs from it, so the verdict can
    say "no known mistake matches; the closest is X, which would give 0.5 where you gave 0.47".
@@ -42,6 +42,9 @@ from judge.models import Tolerance
 from judge.worker.protocol import CaseRecord, PitfallMeta
 
 MAX_FINDINGS = 3
+# A partial name fits when the observations it explains outnumber, FIT times over, those where it
+# predicts a difference the learner does not make (and no other named mistake explains).
+FIT = 2
 Difference = tuple[str, str]  # (instance, observation key | "<raised X>" | "<not data>" | "<not run>")
 
 
@@ -202,23 +205,37 @@ def explain(
                 covers.append((metas, explained, sum(agrees(cases, obs, name) for name in instances)))
         covers.sort(key=lambda c: (-len(c[1]), -c[2]))
         suspects = [c[0][0].slug for c in covers]
-        # Only a pitfall that fits may be named: nowhere does it predict a difference the learner
-        # does not make.
-        fitting = [c for c in covers
-                   if not contradictions(diffs, c[1], *_runs(candidates, c[0]), ref_obs, instances, tolerance)]
-        remaining = set(diffs)
-        findings: list[Finding] = []
-        while remaining and fitting and len(findings) < MAX_FINDINGS:
-            metas, explained, _ = max(fitting, key=lambda c: (len(c[1] & remaining), c[2]))
-            gained = explained & remaining
-            if not gained:
-                break
-            findings.append(Finding(metas, [d for d in diffs if d in gained]))
-            remaining -= gained
-        if not findings:
+        against = {id(c): set(contradictions(diffs, c[1], *_runs(candidates, c[0]), ref_obs, instances, tolerance))
+                   for c in covers}
+
+        def cover(pool: list[tuple[list[PitfallMeta], set[Difference], int]]):
+            remaining = set(diffs)
+            chosen = []
+            while remaining and pool and len(chosen) < MAX_FINDINGS:
+                best = max(pool, key=lambda c: (len(c[1] & remaining), c[2]))
+                if not best[1] & remaining:
+                    break
+                chosen.append((best, best[1] & remaining))
+                remaining -= best[1]
+            return chosen, remaining
+
+        # A compound fits when whatever each of its mistakes predicts and the learner does not do
+        # is explained by another of them (per-tensor clipping explains the gradients, a summed
+        # norm the returned total: each predicts the other's observation wrong). Otherwise only
+        # pitfalls that fit on their own are named: nowhere do they predict a difference the
+        # learner does not make.
+        def fits(c, others) -> bool:
+            unexplained_against = against[id(c)] - set().union(*(o[1] for o in others))
+            return len(c[1]) > FIT * len(unexplained_against)
+
+        chosen, remaining = cover(covers)
+        if not all(fits(c, [o for o, _ in chosen if o is not c]) for c, _ in chosen):
+            chosen, remaining = cover([c for c in covers if fits(c, [])])
+        if not chosen:
             if not suspects:
                 return None
             return Explanation([], list(diffs), complete=False, suspects=suspects)
+        findings = [Finding(c[0], [d for d in diffs if d in gained]) for c, gained in chosen]
         return Explanation(findings, [d for d in diffs if d in remaining], complete=not remaining, suspects=suspects)
 
     strict = attempt(True)
