@@ -250,7 +250,12 @@ def explain(
     found = strict if strict is not None else loose
     if found is None:
         found = Explanation([], list(diffs), complete=False)
-    found.closest = closest(diffs, ref_obs, learner_cases, learner_obs, candidates, instances, tolerance)
+    try:
+        found.closest = closest(diffs, ref_obs, learner_cases, learner_obs, candidates, instances, tolerance)
+    except (ValueError, TypeError, IndexError, ArithmeticError):
+        # The sentence is a courtesy; a learner's odd data (an object array, a ragged shape) must
+        # leave the verdict a verdict, with its failures, and never turn it into grind's error.
+        found.closest = None
     return found if found.closest is not None or found.suspects else None
 
 

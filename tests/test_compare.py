@@ -211,3 +211,20 @@ def test_the_closest_text_says_what_the_pitfall_would_give_and_where() -> None:
                            "(adam-bias-correction), which would give 0.500000 where you gave 0.470000"), text
     assert "(random, params per step, step 2, entry 0; expected 0.400000)" in text, text
     assert "agrees with yours on 3 of the observations that differ, and predicts something else on 29" in text
+
+
+def test_the_closest_mistake_is_found_on_scalars_and_flags_too() -> None:
+    """A 0-d observation and a True/False one: the closest pitfall is still reported, with the
+    element's values, and nothing raises."""
+    from judge.diagnose import explain
+    from judge.worker.protocol import CaseRecord, PitfallMeta
+
+    ok = CaseRecord("ok")
+    ref = {"a": {"total": np.array(5.0), "accepted": np.array(True)}}
+    learner = {"a": {"total": np.array(4.0), "accepted": np.array(False)}}
+    near = ([PitfallMeta(slug="near", name="near", explanation="", hint="")], {"a": ok},
+            {"a": {"total": np.array(3.0), "accepted": np.array(True)}})
+    found = explain(["a"], ["a"], ref, {"a": ok}, learner, [near], lambda a, b: Tolerance(1e-9, 1e-12))
+    assert found is not None and found.findings == [] and found.closest is not None
+    assert (found.closest.key, found.closest.index, found.closest.would_give, found.closest.gave) == \
+        ("total", (), 3.0, 4.0)
