@@ -103,12 +103,13 @@ PITFALLS = MISTAKES.pitfalls([
         "convention": True,
         "delta": {"scheduler": False, "counter": False, "position": "epoch", "best": False, "rng": ()},
         "explanation": "The checkpoint held what timm's train script saves: the model, the optimizer, the AMP "
-                       "loss scaler and the epoch (with the metric). timm resumes at an epoch boundary and "
-                       "re-derives its schedulers from the epoch number; it restores no scheduler state, no "
-                       "update counter, no batch position, no random generators and no best-so-far record. "
-                       "Here the schedule is a LambdaLR stepped per successful update, so it restarts its "
-                       "warmup; the epoch's batches are read again, with other random numbers. An exact "
-                       "resume needs all of those too.",
+                       "loss scaler and the epoch (with the metric), and the run went on from an epoch's first "
+                       "batch (timm checkpoints at the end of an epoch and resumes at the next one; saved in "
+                       "the middle of one, this restarts it). timm re-derives its schedulers from the epoch "
+                       "number, so it keeps no scheduler state, no update counter, no batch position, no random "
+                       "generators and no best-so-far record. Here the schedule is a LambdaLR stepped per "
+                       "successful update, so it restarts its warmup, and the epoch's batches are read again "
+                       "with other random numbers. An exact resume needs all of those too.",
         "hint": "Besides the model, optimizer and scaler: the scheduler's state_dict, run.update, run.epoch and "
                 "run.batch, best_loss/best_state and the three generators.",
     },

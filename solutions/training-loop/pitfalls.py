@@ -317,7 +317,7 @@ PITFALLS = MISTAKES.pitfalls([
         "convention": True,
         "explanation": "The schedule's length was epochs * (microbatches per epoch // accumulation): the short "
                        "last group of each epoch was not counted, although the loop does make that update. The "
-                       "transformers Trainer computes its number of training steps this way. The cosine then "
+                       "transformers Trainer has long computed its number of training steps this way. The cosine then "
                        "reaches min_ratio before the run ends and the last updates of the run all sit at the "
                        "floor. Count every group: ceil(ceil(n / micro_size) / accumulation) updates per epoch.",
         "hint": "total = epochs * ceil(ceil(n / micro_size) / accumulation).",
@@ -329,8 +329,9 @@ PITFALLS = MISTAKES.pitfalls([
         "explanation": "Each microbatch's mean loss was divided by the number of microbatches in its group, so the "
                        "group's loss was the average of the microbatch means. When the microbatches hold "
                        "different numbers of examples (the epoch's last one is shorter) every example of the "
-                       "short microbatch weighs more than the others. This is the gradient-accumulation loss "
-                       "bug the transformers Trainer fixed in late 2024. The group's loss is the sum of every "
+                       "short microbatch weighs more than the others (the same unequal weighting, there across "
+                       "sequences of different token counts, was the gradient-accumulation loss issue the "
+                       "transformers Trainer fixed in late 2024). The group's loss is the sum of every "
                        "example's loss divided by the number of examples in the group.",
         "hint": "Backward losses.sum() / examples_in_group for every microbatch of the group.",
     },

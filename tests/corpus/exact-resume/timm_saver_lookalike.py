@@ -1,5 +1,5 @@
 # expect: failed pitfall=timm-checkpoint
-# source: look-alike of what timm's train script checkpoints and how it resumes (written for this corpus): 'state_dict', 'optimizer', the loss scaler under its own key, 'epoch' and 'metric'; resume at the start of the saved epoch, the scheduler left to be re-derived from the epoch, no generators, the best-metric tracker starting over
+# source: look-alike of what timm's train script checkpoints and how it resumes (written for this corpus): 'state_dict', 'optimizer', the loss scaler under its own key, 'epoch' and 'metric'; saved mid-epoch here, so resuming at an epoch's first batch restarts the saved one; the scheduler left to be re-derived from the epoch, no generators, the best-metric tracker starting over
 import copy
 
 

@@ -4,51 +4,61 @@ import copy
 import math
 
 import torch
-from torch import nn
-
-NORMS = (nn.LayerNorm, nn.GroupNorm, nn.RMSNorm, nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d,
-         nn.InstanceNorm1d, nn.InstanceNorm2d, nn.InstanceNorm3d)
+import torch.nn as nn
 
 
-def get_lr(it, learning_rate, warmup_iters, lr_decay_iters, min_lr):
-    if it < warmup_iters:
-        return learning_rate * (it + 1) / warmup_iters
-    decay_ratio = (it - warmup_iters) / max(1, lr_decay_iters - warmup_iters - 1)
-    coeff = 0.5 * (1.0 + math.cos(math.pi * min(1.0, decay_ratio)))
-    return min_lr + coeff * (learning_rate - min_lr)
+class Trainer:
+    NO_DECAY_TYPES = (nn.LayerNorm, nn.GroupNorm, nn.RMSNorm, nn.modules.batchnorm._BatchNorm,
+                      nn.modules.instancenorm._InstanceNorm)
+
+    def __init__(self, model, make_optimizer, loss_fn, cfg):
+        self.model, self.loss_fn, self.cfg = model, loss_fn, cfg
+        plain, special = [], []
+        for module in model.modules():
+            for key, value in module._parameters.items():
+                if value is None:
+                    continue
+                bucket = special if key == "bias" or isinstance(module, self.NO_DECAY_TYPES) else plain
+                bucket.append(value)
+        self.opt = make_optimizer([{"params": plain, "weight_decay": cfg["weight_decay"]},
+                                   {"params": special, "weight_decay": 0.0}], cfg["lr"])
+        self.t = 0
+
+    def factor(self, total):
+        w = self.cfg["warmup"]
+        if self.t < w:
+            return (self.t + 1) / w
+        p = min(1.0, (self.t - w) / max(1, total - w - 1))
+        m = self.cfg["min_ratio"]
+        return m + (1 - m) * (1 + math.cos(math.pi * p)) / 2
+
+    def update(self, pieces, total):
+        self.opt.zero_grad()
+        for xs, ys in pieces:
+            per_example = self.loss_fn(self.model(xs), ys)
+            (per_example.mean() / len(pieces)).backward()
+        torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.cfg["max_norm"])
+        for g in self.opt.param_groups:
+            g["lr"] = self.cfg["lr"] * self.factor(total)
+        self.opt.step()
+        self.t += 1
 
 
-def fit(model, train, val, make_optimizer, loss_fn, *, epochs, micro_size, accumulation, lr, weight_decay,
-        warmup, min_ratio, max_norm):
-    decay, no_decay = [], []
-    for mod in model.modules():
-        for pname, p in mod.named_parameters(recurse=False):
-            (no_decay if pname == "bias" or isinstance(mod, NORMS) else decay).append(p)
-    optimizer = make_optimizer([{"params": decay, "weight_decay": weight_decay},
-                                {"params": no_decay, "weight_decay": 0.0}], lr)
-    X, Y = train
-    n = len(X)
-    micro = [(s, min(s + micro_size, n)) for s in range(0, n, micro_size)]
-    chunks = [micro[i:i + accumulation] for i in range(0, len(micro), accumulation)]
-    max_iters = epochs * len(chunks)
-    it = 0
-    best_val, best = float("inf"), None
-    for _ in range(epochs):
+def fit(model, train, val, make_optimizer, loss_fn, **cfg):
+    trainer = Trainer(model, make_optimizer, loss_fn, cfg)
+    x, y = train
+    size, acc = cfg["micro_size"], cfg["accumulation"]
+    pieces = [(x[i:i + size], y[i:i + size]) for i in range(0, x.shape[0], size)]
+    groups = [pieces[i:i + acc] for i in range(0, len(pieces), acc)]
+    total = cfg["epochs"] * len(groups)
+    best, kept = math.inf, None
+    for _ in range(cfg["epochs"]):
         model.train()
-        for chunk in chunks:
-            count = sum(b - a for a, b in chunk)
-            optimizer.zero_grad(set_to_none=True)
-            for a, b in chunk:
-                (loss_fn(model(X[a:b]), Y[a:b]).mean() / len(chunk)).backward()
-            nn.utils.clip_grad_norm_(model.parameters(), max_norm)
-            lr_now = get_lr(it, lr, warmup, max_iters, lr * min_ratio)
-            for g in optimizer.param_groups:
-                g["lr"] = lr_now
-            optimizer.step()
-            it += 1
+        for g in groups:
+            trainer.update(g, total)
         model.eval()
         with torch.no_grad():
-            v = loss_fn(model(val[0]), val[1]).mean().item()
-        if v < best_val:
-            best_val, best = v, copy.deepcopy(model.state_dict())
-    return best
+            score = float(loss_fn(model(val[0]), val[1]).mean())
+        if score < best:
+            best, kept = score, {k: v.detach().clone() for k, v in model.state_dict().items()}
+    return kept
