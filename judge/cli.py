@@ -635,7 +635,7 @@ def validate(
                                           "submissions per exercise (default: the repository's tests/corpus)."),
 ) -> None:
     """Prove exercises adequate: schema, reference (twice), stub, every pitfall caught and named,
-    and the share of the exercise's corpus named right."""
+    and the share of the exercise's corpus named right, beside the share named wrongly."""
     from judge.adequacy import AdequacyReport, check_adequacy, golden_root
     from judge.corpus import default_root
     from judge.errors import ManifestError

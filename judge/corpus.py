@@ -14,6 +14,11 @@ says what grind must answer, line 2 where the behaviour comes from:
 
 ``grind validate`` grades an exercise's corpus when it has one and reports the share of wrong
 submissions named right; below ``TARGET``, or with a correct file rejected, it is a problem.
+
+It reports the **wrong-name rate** beside it: the share of the rejected wrong files whose
+verdict names a mistake their header does not give (a file expecting no name that gets one
+included). A missing name leaves the learner where they were; a wrong one sends them after a
+mistake they did not make, so any wrong name is a problem, whatever the share.
 """
 
 from __future__ import annotations
@@ -74,7 +79,18 @@ class CorpusReport:
     rejected: int = 0
     to_name: int = 0  # wrong files whose header names the pitfall(s)
     named_right: int = 0
+    wrongly_named: int = 0  # rejected wrong files named with a pitfall their header does not give
     misses: list[str] = field(default_factory=list)  # one line per file grind got wrong
+
+    @property
+    def wrong_name_rate(self) -> float | None:
+        return self.wrongly_named / self.rejected if self.rejected else None
+
+    def wrong_name_text(self) -> str:
+        """"1/19 (5.3%)": rounded up, so a rate over zero never reads as zero."""
+        if self.wrong_name_rate is None:
+            return "none rejected"
+        return f"{self.wrongly_named}/{self.rejected} ({math.ceil(self.wrong_name_rate * 1000) / 10:g}%)"
 
     @property
     def share(self) -> float | None:
@@ -87,12 +103,14 @@ class CorpusReport:
         return f"{self.named_right}/{self.to_name} ({math.floor(self.share * 1000) / 10:g}%)"
 
     def summary(self) -> str:
-        return (f"{self.share_text()} of the wrong submissions named right, {self.accepted}/{self.correct} correct "
-                f"ones accepted, {self.rejected}/{self.wrong} wrong ones rejected")
+        return (f"{self.share_text()} of the wrong submissions named right, {self.wrong_name_text()} named wrongly, "
+                f"{self.accepted}/{self.correct} correct ones accepted, {self.rejected}/{self.wrong} wrong ones "
+                "rejected")
 
     def problems(self) -> list[str]:
-        """A verdict the wrong way round is always a problem; names missed are, below TARGET."""
-        out = [m for m in self.misses if "must pass" in m or "must fail" in m]
+        """A verdict the wrong way round is always a problem, and so is a wrong name; names missed
+        are, below TARGET."""
+        out = [m for m in self.misses if "must pass" in m or "must fail" in m or "wrong name" in m]
         if self.share is not None and self.share < TARGET:
             out.append(f"corpus: only {self.summary()}; the target is {TARGET:.0%}")
             out += [m for m in self.misses if "should be" in m]
@@ -116,12 +134,16 @@ def judge_corpus(exercise: Exercise, verdicts: dict[Path, Verdict]) -> CorpusRep
             report.rejected += 1
         else:
             report.misses.append(f"corpus {path.name}: must fail, but passed")
+        got = named(verdict)
+        if verdict.status is not Status.PASSED and got - (want or frozenset()):
+            report.wrongly_named += 1
+            report.misses.append(f"corpus {path.name}: wrong name {'+'.join(sorted(got))}, "
+                                 f"should be {'+'.join(sorted(want)) if want else 'no name'}")
         if want:
             report.to_name += 1
-            got = named(verdict)
             if got == want:
                 report.named_right += 1
-            else:
+            elif not got - want:
                 report.misses.append(f"corpus {path.name}: named {'+'.join(sorted(got)) or 'nothing'}, "
                                      f"should be {'+'.join(sorted(want))}")
     return report

@@ -13,6 +13,21 @@ non-data. A pitfall *explains* a difference when it behaves exactly like the lea
    pitfall explains is reported as unexplained. Real code often makes one known mistake plus
    one of its own, or two known mistakes that show on different checks; a diagnosis that
    demanded every difference at once would name neither.
+
+   A partial name must *fit*: where the pitfall predicts a difference from the reference, the
+   learner should have made that very difference, within the exercise's tolerance. Each
+   observation where the pitfall differs from the reference and the learner does something else
+   (another wrong value, or the reference's own value) counts *against* it, unless another
+   mistake named with it explains that observation; it is named only when the observations it
+   explains outnumber those against it ``FIT`` times over. Where the pitfall agrees with the
+   reference it predicts nothing, so the learner's other mistakes there are what the name does
+   not cover (reported as unexplained). A mistake that merely coincides with the learner's on
+   some inputs (RMSprop's mean square started at the first g^2 equals Adam's bias correction
+   under a constant gradient, and nowhere else) would otherwise be named for the checks where
+   they agree, and send the learner after a mistake they did not make.
+3. **Closest**: when no pitfall fits, none is named; :class:`Near` says which one came closest
+   and what it would have given where the learner's answer differs from it, so the verdict can
+   say "no known mistake matches; the closest is X, which would give 0.5 where you gave 0.47".
 """
 
 from __future__ import annotations
@@ -20,11 +35,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
+import numpy as np
+
 from judge.compare import Observations, matches
 from judge.models import Tolerance
 from judge.worker.protocol import CaseRecord, PitfallMeta
 
 MAX_FINDINGS = 3
+# A partial name fits when the observations it explains outnumber, FIT times over, those where it
+# predicts a difference the learner does not make (and no other named mistake explains).
+FIT = 2
 Difference = tuple[str, str]  # (instance, observation key | "<raised X>" | "<not data>" | "<not run>")
 
 
@@ -37,12 +57,33 @@ class Finding:
 
 
 @dataclass
+class Near:
+    """The pitfall that came closest when none fits, and one place where it parts from the learner.
+
+    ``index`` is the element's index in ``key`` of ``instance`` (the first where the two differ);
+    ``would_give`` and ``gave`` are the pitfall's and the learner's values there, ``expected`` the
+    reference's. ``explains`` and ``against`` count the observations it agrees with the learner on
+    and those where it predicts a difference the learner does not make."""
+
+    pitfall: PitfallMeta
+    instance: str
+    key: str
+    index: tuple[int, ...] = ()
+    would_give: float | None = None
+    gave: float | None = None
+    expected: float | None = None
+    explains: int = 0
+    against: int = 0
+
+
+@dataclass
 class Explanation:
     findings: list[Finding]
     unexplained: list[Difference] = field(default_factory=list)
     complete: bool = True  # every difference is explained
     exact: bool = False  # one candidate behaves like the learner on every failing instance
     suspects: list[str] = field(default_factory=list)  # slugs explaining any difference, most first
+    closest: Near | None = None  # when nothing is named: the pitfall nearest the learner's answer
 
 
 def same_behaviour(
@@ -164,17 +205,37 @@ def explain(
                 covers.append((metas, explained, sum(agrees(cases, obs, name) for name in instances)))
         covers.sort(key=lambda c: (-len(c[1]), -c[2]))
         suspects = [c[0][0].slug for c in covers]
-        remaining = set(diffs)
-        findings: list[Finding] = []
-        while remaining and covers and len(findings) < MAX_FINDINGS:
-            metas, explained, _ = max(covers, key=lambda c: (len(c[1] & remaining), c[2]))
-            gained = explained & remaining
-            if not gained:
-                break
-            findings.append(Finding(metas, [d for d in diffs if d in gained]))
-            remaining -= gained
-        if not findings:
-            return None
+        against = {id(c): set(contradictions(diffs, c[1], *_runs(candidates, c[0]), ref_obs, instances, tolerance))
+                   for c in covers}
+
+        def cover(pool: list[tuple[list[PitfallMeta], set[Difference], int]]):
+            remaining = set(diffs)
+            chosen = []
+            while remaining and pool and len(chosen) < MAX_FINDINGS:
+                best = max(pool, key=lambda c: (len(c[1] & remaining), c[2]))
+                if not best[1] & remaining:
+                    break
+                chosen.append((best, best[1] & remaining))
+                remaining -= best[1]
+            return chosen, remaining
+
+        # A compound fits when whatever each of its mistakes predicts and the learner does not do
+        # is explained by another of them (per-tensor clipping explains the gradients, a summed
+        # norm the returned total: each predicts the other's observation wrong). Otherwise only
+        # pitfalls that fit on their own are named: nowhere do they predict a difference the
+        # learner does not make.
+        def fits(c, others) -> bool:
+            unexplained_against = against[id(c)] - set().union(*(o[1] for o in others))
+            return len(c[1]) > FIT * len(unexplained_against)
+
+        chosen, remaining = cover(covers)
+        if not all(fits(c, [o for o, _ in chosen if o is not c]) for c, _ in chosen):
+            chosen, remaining = cover([c for c in covers if fits(c, [])])
+        if not chosen:
+            if not suspects:
+                return None
+            return Explanation([], list(diffs), complete=False, suspects=suspects)
+        findings = [Finding(c[0], [d for d in diffs if d in gained]) for c, gained in chosen]
         return Explanation(findings, [d for d in diffs if d in remaining], complete=not remaining, suspects=suspects)
 
     strict = attempt(True)
@@ -183,4 +244,130 @@ def explain(
     loose = attempt(False)
     if loose is not None and loose.exact:
         return loose
-    return strict if strict is not None else loose
+    for found in (strict, loose):
+        if found is not None and found.findings:
+            return found
+    found = strict if strict is not None else loose
+    if found is None:
+        found = Explanation([], list(diffs), complete=False)
+    try:
+        found.closest = closest(diffs, ref_obs, learner_cases, learner_obs, candidates, instances, tolerance)
+    except (ValueError, TypeError, IndexError, ArithmeticError):
+        # The sentence is a courtesy; a learner's odd data (an object array, a ragged shape) must
+        # leave the verdict a verdict, with its failures, and never turn it into grind's error.
+        found.closest = None
+    return found if found.closest is not None or found.suspects else None
+
+
+def _runs(candidates: list[tuple[list[PitfallMeta], dict[str, CaseRecord], dict[str, Observations]]],
+          metas: list[PitfallMeta]) -> tuple[dict[str, CaseRecord], dict[str, Observations]]:
+    for their, cases, obs in candidates:
+        if their is metas:
+            return cases, obs
+    raise KeyError(metas)
+
+
+def _differs(want: np.ndarray, got: np.ndarray | None, key: str, tolerance: Callable[[str, str], Tolerance]) -> bool:
+    return got is None or not matches({key: want}, {key: got}, tolerance)
+
+
+def contradictions(
+    diffs: list[Difference],
+    explained: set[Difference],
+    cases: dict[str, CaseRecord],
+    obs: dict[str, Observations],
+    ref_obs: dict[str, Observations],
+    instances: list[str],
+    tolerance: Callable[[str, str], Tolerance],
+) -> list[Difference]:
+    """The observations where a pitfall predicts a difference from the reference that the
+    learner does not make: the learner matches the reference there, or differs in another way.
+    Where the pitfall agrees with the reference it predicts nothing, so a learner's other mistake
+    there does not count against it. A pitfall that raises (or returns no data) predicts the whole
+    instance, and counts once against it unless the learner did the same there."""
+    found: list[Difference] = []
+    for name in instances:
+        case = cases.get(name)
+        if case is None:
+            continue
+        if case.status != "ok":
+            if not any(d in explained for d in diffs if d[0] == name):
+                found.append((name, "<instance>"))
+            continue
+        have = obs.get(name, {})
+        for key, array in ref_obs.get(name, {}).items():
+            if (name, key) not in explained and _differs(array, have.get(key), key, tolerance):
+                found.append((name, key))
+    return found
+
+
+def closest(
+    diffs: list[Difference],
+    ref_obs: dict[str, Observations],
+    learner_cases: dict[str, CaseRecord],
+    learner_obs: dict[str, Observations],
+    candidates: list[tuple[list[PitfallMeta], dict[str, CaseRecord], dict[str, Observations]]],
+    instances: list[str],
+    tolerance: Callable[[str, str], Tolerance],
+) -> Near | None:
+    """The single pitfall nearest the learner's answer when none fits, and where it parts from it.
+
+    Only a pitfall that predicts a difference somewhere the learner has one qualifies. The one
+    explaining the most observations wins, then the one differing from the reference in the most
+    of the places where the learner does (a narrow pitfall that shows on one check is not the
+    closest to an answer wrong everywhere), then, on the first observation where the two
+    disagree, the one whose value is nearer the learner's, relative to the learner's own
+    distance from the reference."""
+    best: tuple[tuple[float, ...], Near] | None = None
+    for order, (metas, cases, obs) in enumerate(candidates):
+        if len(metas) != 1:
+            continue
+        explained = {d for d in diffs if _explains(d, cases.get(d[0]), obs.get(d[0], {}), learner_cases.get(d[0]),
+                                                   learner_obs.get(d[0], {}), tolerance, True)}
+        where = None
+        overlap = 0
+        for name, key in diffs:
+            case, want = cases.get(name), ref_obs.get(name, {}).get(key)
+            if case is not None and (case.status != "ok" or (want is not None and _differs(
+                    want, obs.get(name, {}).get(key), key, tolerance))):
+                overlap += 1
+        for name, key in diffs:
+            if key.startswith("<") or (name, key) in explained:
+                continue
+            case = cases.get(name)
+            if case is None or case.status != "ok" or key not in obs.get(name, {}):
+                continue
+            want = ref_obs.get(name, {}).get(key)
+            mine = obs[name][key]
+            yours = learner_obs.get(name, {}).get(key)
+            if want is None or yours is None or mine.shape != want.shape or yours.shape != want.shape:
+                continue
+            if not _differs(want, mine, key, tolerance) or mine.dtype.kind not in "biuf" or yours.dtype.kind not in "biuf":
+                continue
+            where = (name, key, want, mine, yours)
+            break
+        if where is None and not explained:
+            continue
+        against = contradictions(diffs, explained, cases, obs, ref_obs, instances, tolerance)
+        if where is None:
+            near = Near(metas[0], diffs[0][0], diffs[0][1], explains=len(explained), against=len(against))
+            distance = float("inf")
+        else:
+            name, key, want, mine, yours = where
+            tol = tolerance(str(want.dtype), str(yours.dtype))
+            w, m, y = (a.astype(np.float64) for a in (want, mine, yours))
+            with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+                apart = ~np.isclose(m, y, rtol=tol.rtol, atol=tol.atol, equal_nan=True)
+                if not apart.any():
+                    apart = ~np.isclose(m, w, rtol=tol.rtol, atol=tol.atol, equal_nan=True)
+                index = tuple(int(i) for i in np.argwhere(apart)[0]) if apart.ndim else ()
+                gap, spread = np.abs(m - y), np.abs(y - w)
+                gap, spread = gap[np.isfinite(gap)], spread[np.isfinite(spread)]
+                distance = float(gap.max() / spread.max()) if gap.size and spread.size and spread.max() > 0 \
+                    else float("inf")
+            near = Near(metas[0], name, key, index, float(m[index]), float(y[index]), float(w[index]),
+                        len(explained), len(against))
+        score = (len(explained), overlap, -(distance if distance == distance else float("inf")), -order)
+        if best is None or score > best[0]:
+            best = (score, near)
+    return best[1] if best is not None else None

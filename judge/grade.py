@@ -428,7 +428,8 @@ def judge_subject(exercise: Exercise, ref: Reference, run: SubjectRun, pairs: Pa
         if failure:
             failures[name] = failure
 
-    diagnoses, by_instance, unexplained = _diagnose(ref, run, list(failures), tol, pairs)
+    diagnoses, by_instance, unexplained, closest = _diagnose(ref, run, list(failures), tol, pairs,
+                                                             exercise.step_base)
     diagnosis = diagnoses[0] if diagnoses else None
 
     checks: list[CheckResult] = []
@@ -462,7 +463,8 @@ def judge_subject(exercise: Exercise, ref: Reference, run: SubjectRun, pairs: Pa
     passed = sum(c.status is CheckStatus.PASSED for c in checks)
     message = "All checks passed." if not failures else f"{passed} of {len(checks)} checks passed."
     return Verdict(exercise=exercise.slug, status=status, checks=checks, message=message,
-                   diagnosis=diagnosis, learner_line=line, diagnoses=diagnoses, unexplained=unexplained)
+                   diagnosis=diagnosis, learner_line=line, diagnoses=diagnoses, unexplained=unexplained,
+                   closest=closest)
 
 
 def _candidates(ref: Reference) -> list[tuple[list[protocol.PitfallMeta], dict[str, protocol.CaseRecord],
@@ -495,8 +497,9 @@ def _where(diffs: list[tuple[str, str]], instances: list[protocol.Instance]) -> 
 
 
 def _diagnose(ref: Reference, run: SubjectRun, failing: list[str], tol: Callable[[str, str], Tolerance],
-              pairs: PairSource | None = None) -> tuple[list[Diagnosis], dict[str, str], str]:
-    """The named mistakes, the name to show on each failing instance, and what is unexplained.
+              pairs: PairSource | None = None, step_base: int = 0) -> tuple[list[Diagnosis], dict[str, str], str, str]:
+    """The named mistakes, the name to show on each failing instance, what is unexplained, and,
+    when nothing is named, the sentence saying which known mistake came closest and how far.
 
     Single pitfalls first; when none explains everything and several explain something, the
     pairs among the strongest suspects are run together (once, then cached) and tried too."""
@@ -523,7 +526,9 @@ def _diagnose(ref: Reference, run: SubjectRun, failing: list[str], tol: Callable
                 found = paired
                 break
     if found is None:
-        return [], {}, ""
+        return [], {}, "", ""
+    if not found.findings:
+        return [], {}, "", _closest_text(found.closest, ref.instances, step_base)
     diagnoses: list[Diagnosis] = []
     by_instance: dict[str, str] = {}
     for finding in found.findings:
@@ -534,7 +539,49 @@ def _diagnose(ref: Reference, run: SubjectRun, failing: list[str], tol: Callable
                                        found.complete, meta.library, meta.convention))
         for instance, _ in finding.explains:
             by_instance.setdefault(instance, names)
-    return diagnoses, by_instance, _where(found.unexplained, ref.instances)
+    return diagnoses, by_instance, _where(found.unexplained, ref.instances), ""
+
+
+def _distinct_texts(would: float, gave: float, expected: float | None) -> tuple[str, str, str | None]:
+    """Three values written alike, with as many digits as it takes for the ones that differ to
+    read differently ("would give -0.100000 where you gave -0.0999999; expected -0.100000" hides
+    that the pitfall's value is not the expected one)."""
+    from judge.compare import pair_text
+
+    values = [would, gave] + ([expected] if expected is not None else [])
+    texts = list(pair_text(would, gave))
+    if expected is not None:
+        texts.append(pair_text(expected, gave)[0])
+        for digits in (9, 12, 17):
+            if len(set(texts)) >= len(set(values)):
+                break
+            texts = [f"{v:.{digits}g}" for v in values]
+    return texts[0], texts[1], texts[2] if expected is not None else None
+
+
+def _closest_text(near: Any, instances: list[protocol.Instance], step_base: int) -> str:
+    """"No known mistake matches; the closest is X, which would give 0.5 where you gave 0.47 ...":
+    said instead of a name when no pitfall fits the learner's answer (see judge.diagnose)."""
+    from judge.compare import index_text
+
+    if near is None:
+        return ""
+    meta = near.pitfall
+    head = f"No known mistake matches your answer; the closest is {meta.name} ({meta.slug})"
+    instance = next((i for i in instances if i.name == near.instance), None)
+    case = instance.case if instance is not None else near.instance
+    if near.would_give is None or near.gave is None:
+        return f"{head}, which would fail {case} in another way than yours."
+    where = index_text(near.index, near.key, step_base, instance.entries.get(near.key) if instance and
+                       instance.entries else None)
+    would, gave, expected = _distinct_texts(near.would_give, near.gave, near.expected)
+    place = f"{case}, {near.key}" + (f", {where}" if where else "")
+    text = f"{head}, which would give {would} where you gave {gave} ({place}"
+    text += f"; expected {expected})." if expected is not None else ")."
+    if near.explains:
+        text += (f" It agrees with yours on {near.explains} of the observations that differ, and predicts "
+                 f"something else on {near.against}.")
+    return text
 
 
 def _partners(ref: Reference, top: list[str], unexplained: list[tuple[str, str]],

@@ -155,6 +155,7 @@ class Verdict:
     isolation: str = ""  # the isolation level the submission ran under (see grind doctor)
     diagnoses: list[Diagnosis] = field(default_factory=list)  # every mistake named; diagnosis is the first
     unexplained: str = ""  # differences no known mistake explains, when some are named
+    closest: str = ""  # when none is named: the known mistake nearest the answer, and how it differs
 
     @property
     def passed(self) -> bool:
@@ -175,6 +176,7 @@ class Verdict:
             "pitfall": asdict(self.diagnosis) if self.diagnosis else None,
             "pitfalls": [asdict(d) for d in self.diagnoses],
             "unexplained": self.unexplained,
+            "closest": self.closest,
             "checks": [c.to_json() for c in self.checks],
             "stdout": self.stdout,
             "stderr": self.stderr,
@@ -252,7 +254,7 @@ def verdict_from_wire(text: str | bytes) -> Verdict:
 def _verdict_from_wire(data: Any) -> Verdict:
     raw = dict(_fields(Verdict, data))
     raw["status"] = Status(raw.get("status"))
-    for name in ("exercise", "message", "stdout", "stderr", "submission", "isolation", "unexplained"):
+    for name in ("exercise", "message", "stdout", "stderr", "submission", "isolation", "unexplained", "closest"):
         _typed(raw.get(name, ""), str, name)
     _typed(raw.get("learner_line"), (int, type(None)), "learner_line")
     raw["duration_s"] = float(_typed(raw.get("duration_s", 0.0), (float, int), "duration_s"))

@@ -132,3 +132,99 @@ def test_an_error_in_the_learners_own_words_is_named_by_its_type_when_no_pitfall
     assert named([([pitfall("unrelated")], unrelated, {})]) == []
     exact = raised("ValueError", "my own words: shapes differ")
     assert named([([pitfall("broadcast")], other, {}), ([pitfall("exact")], exact, {})]) == ["exact"]
+
+
+def _fit_case():
+    """Three instances; the learner differs from the reference on each."""
+    from judge.worker.protocol import CaseRecord, PitfallMeta
+
+    ok = CaseRecord("ok")
+    names = ["a", "b", "c"]
+    ref = {n: {"x": np.array([1.0, 2.0])} for n in names}
+    learner = {"a": {"x": np.array([1.0, 2.5])}, "b": {"x": np.array([1.0, 3.0])}, "c": {"x": np.array([0.5, 2.0])}}
+
+    def candidate(slug: str, values: dict[str, list[float]]):
+        return ([PitfallMeta(slug=slug, name=slug, explanation="", hint="")], {n: ok for n in names},
+                {n: {"x": np.array(values.get(n, ref[n]["x"].tolist()))} for n in names})
+
+    return names, ref, {n: ok for n in names}, learner, candidate
+
+
+def test_a_pitfall_that_only_coincides_on_one_check_is_not_named() -> None:
+    """Near a known mistake but not it: the pitfall agrees with the learner on one instance and
+    predicts other wrong values on the two others. Naming it would send the learner after a
+    mistake they did not make; the explanation names nothing and says which came closest and
+    what it would have given where the learner's answer parts from it."""
+    from judge.diagnose import explain
+
+    names, ref, cases, learner, candidate = _fit_case()
+    tolerance = lambda a, b: Tolerance(1e-9, 1e-12)  # noqa: E731
+    near = candidate("near", {"a": [1.0, 2.5], "b": [1.0, 2.7], "c": [0.7, 2.0]})
+    found = explain(names, names, ref, cases, learner, [near], tolerance)
+    assert found is not None and found.findings == []
+    assert found.closest is not None and found.closest.pitfall.slug == "near"
+    assert (found.closest.instance, found.closest.index) == ("b", (1,))
+    assert (found.closest.would_give, found.closest.gave, found.closest.expected) == (2.7, 3.0, 2.0)
+    assert (found.closest.explains, found.closest.against) == (1, 2)
+
+
+def test_a_pitfall_that_fits_where_it_shows_is_named_for_what_it_explains() -> None:
+    """One known mistake plus one of the learner's own: the pitfall agrees on two instances and
+    equals the reference on the third (where the learner's other mistake shows). It fits, and is
+    named as explaining part of the answer, the rest left unexplained."""
+    from judge.diagnose import explain
+
+    names, ref, cases, learner, candidate = _fit_case()
+    tolerance = lambda a, b: Tolerance(1e-9, 1e-12)  # noqa: E731
+    fits = candidate("fits", {"a": [1.0, 2.5], "b": [1.0, 3.0]})
+    found = explain(names, names, ref, cases, learner, [fits], tolerance)
+    assert found is not None and [p.slug for f in found.findings for p in f.pitfalls] == ["fits"]
+    assert found.findings[0].explains == [("a", "x"), ("b", "x")]
+    assert found.unexplained == [("c", "x")] and not found.complete
+
+
+def test_within_the_tolerance_is_agreement_and_outside_it_is_not() -> None:
+    """The same near pitfall fits once the exercise's tolerance covers its distance from the
+    learner (0.3 on 3.0 and 0.2 on 0.5 are inside rtol 0.5), and not at a tight one."""
+    from judge.diagnose import explain
+
+    names, ref, cases, learner, candidate = _fit_case()
+    near = candidate("near", {"a": [1.0, 2.5], "b": [1.0, 2.7], "c": [0.7, 2.0]})
+    loose = explain(names, names, ref, cases, learner, [near], lambda a, b: Tolerance(0.5, 0.0))
+    assert loose is not None and loose.exact  # agrees on every failing instance, within the tolerance
+    tight = explain(names, names, ref, cases, learner, [near], lambda a, b: Tolerance(1e-3, 0.0))
+    assert tight is not None and not tight.findings
+
+
+def test_the_closest_text_says_what_the_pitfall_would_give_and_where() -> None:
+    """The sentence a learner reads when nothing is named: the pitfall's name, its value, theirs,
+    and the check, observation and element, with the expected value."""
+    from judge.diagnose import Near
+    from judge.grade import _closest_text
+    from judge.worker.protocol import Instance, PitfallMeta
+
+    meta = PitfallMeta(slug="adam-bias-correction", name="Adam's bias correction", explanation="", hint="")
+    near = Near(meta, "random[0]", "params per step", (2, 0), 0.5, 0.47, 0.4, explains=3, against=29)
+    instances = [Instance(name="random[0]", case="random", kind="random", params={}, input=None)]
+    text = _closest_text(near, instances, 0)
+    assert text.startswith("No known mistake matches your answer; the closest is Adam's bias correction "
+                           "(adam-bias-correction), which would give 0.500000 where you gave 0.470000"), text
+    assert "(random, params per step, step 2, entry 0; expected 0.400000)" in text, text
+    assert "agrees with yours on 3 of the observations that differ, and predicts something else on 29" in text
+
+
+def test_the_closest_mistake_is_found_on_scalars_and_flags_too() -> None:
+    """A 0-d observation and a True/False one: the closest pitfall is still reported, with the
+    element's values, and nothing raises."""
+    from judge.diagnose import explain
+    from judge.worker.protocol import CaseRecord, PitfallMeta
+
+    ok = CaseRecord("ok")
+    ref = {"a": {"total": np.array(5.0), "accepted": np.array(True)}}
+    learner = {"a": {"total": np.array(4.0), "accepted": np.array(False)}}
+    near = ([PitfallMeta(slug="near", name="near", explanation="", hint="")], {"a": ok},
+            {"a": {"total": np.array(3.0), "accepted": np.array(True)}})
+    found = explain(["a"], ["a"], ref, {"a": ok}, learner, [near], lambda a, b: Tolerance(1e-9, 1e-12))
+    assert found is not None and found.findings == [] and found.closest is not None
+    assert (found.closest.key, found.closest.index, found.closest.would_give, found.closest.gave) == \
+        ("total", (), 3.0, 4.0)

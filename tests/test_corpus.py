@@ -61,6 +61,21 @@ def test_corpus_file_gets_its_status(path: Path) -> None:
     assert verdict.status.value == status, f"{verdict.status.value}: {verdict.message} {verdict.first_failure}"
 
 
+@pytest.mark.parametrize("path", [p for p in corpus_files() if expectation(p)[0] == "failed"],
+                         ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_no_corpus_file_gets_a_wrong_name(path: Path) -> None:
+    """A wrong name is worse than none: it sends the learner after a mistake they did not make.
+    Every pitfall a verdict names must be among those the file's header gives; a file whose
+    header gives none (a mistake no pitfall describes) must get no name at all."""
+    from judge.corpus import named
+
+    _, want = expectation(path)
+    verdict = graded(path.parent.name)[path]
+    extra = named(verdict) - (want or frozenset())
+    assert not extra, (f"named {sorted(named(verdict))}, header gives {sorted(want or [])}: "
+                       f"{[d.explains for d in verdict.diagnoses]}")
+
+
 def test_the_corpus_is_large_enough_to_measure_a_rate() -> None:
     """Each exercise is held to the target below; a share of each at least TARGET makes the share of
     all of them at least TARGET too (a weighted mean), so only the size is checked overall."""
@@ -85,6 +100,18 @@ def test_a_share_under_the_target_never_reads_as_the_target() -> None:
     assert "18/19 (94.7%)" in report.summary()
     assert report.problems()[0].startswith("corpus: only 18/19 (94.7%)")
     assert "corpus a.py: named x, should be y" in report.problems()
+
+
+def test_any_wrong_name_is_a_problem_whatever_the_share() -> None:
+    """One wrong name in twenty keeps the share at 95%, yet validate must still report it, with
+    the rate beside the share (rounded up, so that it never reads as zero)."""
+    from judge.corpus import CorpusReport
+
+    report = CorpusReport("x", wrong=20, rejected=20, to_name=20, named_right=19, wrongly_named=1,
+                          misses=["corpus a.py: wrong name x, should be y"])
+    assert "19/20 (95%) of the wrong submissions named right, 1/20 (5%) named wrongly" in report.summary()
+    assert report.problems() == ["corpus a.py: wrong name x, should be y"]
+    assert CorpusReport("x", wrong=3, rejected=3, wrongly_named=1).wrong_name_text() == "1/3 (33.4%)"
 
 
 def test_an_exercises_graded_tests_form_one_xdist_unit() -> None:

@@ -69,7 +69,8 @@ def test_validate_passes_an_adequate_exercise(course: Path) -> None:
 
 def test_validate_reports_the_share_of_the_corpus_it_names(course: Path) -> None:
     """Three corpus files, one with a header naming the wrong pitfall: validate grades them all,
-    reports 1 of 2 named (50%, under the 95% target) and says which file it missed."""
+    reports 1 of 2 named (50%, under the 95% target), 1 of 2 named wrongly beside it, and says
+    which file got the wrong name."""
     folder = course / "tests" / "corpus" / "clipping"
     folder.mkdir(parents=True)
     corpus = ROOT / "tests" / "corpus" / "clipping"
@@ -80,9 +81,10 @@ def test_validate_reports_the_share_of_the_corpus_it_names(course: Path) -> None
     result = runner.invoke(app, ["validate", "clipping"])
     assert result.exit_code == ExitStatus.FAILED, result.output
     output = " ".join(result.output.split())
-    assert "1/2 (50%) of the wrong submissions named right, 1/1 correct ones accepted, 2/2 wrong ones rejected" \
-        in output, output
-    assert "corpus mislabelled.py: named per-tensor, should be sum-of-norms" in output
+    assert ("1/2 (50%) of the wrong submissions named right, 1/2 (50%) named wrongly, 1/1 correct ones accepted, "
+            "2/2 wrong ones rejected") in output, output
+    assert "corpus mislabelled.py: wrong name per-tensor, should be sum-of-norms" in output
+    assert "named wrongly" in output.split("Exercise validation")[1].split("clipping")[0]  # the column
 
 
 @pytest.mark.parametrize("kind", KINDS)

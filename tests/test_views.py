@@ -119,6 +119,18 @@ def test_verdict_plain_and_rich_carry_the_same_facts(clipping: Any) -> None:
     plain_text, rich_text = assert_same_facts(view, extra=["FAILED", "Looks like numpy's convention: numpy's norm"])
 
 
+def test_a_verdict_with_no_fitting_mistake_says_which_came_closest(clipping: Any) -> None:
+    """No name, but the honest sentence: no known mistake matches, and the closest one's value
+    where the learner's differs. Plain and rich show the same words."""
+    verdict = failed_verdict()
+    verdict.diagnosis, verdict.diagnoses, verdict.unexplained = None, [], ""
+    verdict.closest = ("No known mistake matches your answer; the closest is per-tensor clipping (per-tensor), "
+                       "which would give 0.5 where you gave 0.47 (worked_example, grad[0], index 0; expected 0.25).")
+    view = verdict_view(verdict, clipping, HintInfo(1, 5))
+    assert [(b.label, b.name) for b in view.diagnoses] == [("Diagnosis", "no known mistake matches")]
+    assert_same_facts(view, extra=["which would give 0.5 where you gave 0.47"])
+
+
 def test_a_passed_verdict_plain_and_rich_agree(clipping: Any) -> None:
     verdict = Verdict("clipping", Status.PASSED, [CheckResult("worked_example", "example", CheckStatus.PASSED)],
                       "all 1 checks passed")
@@ -156,6 +168,9 @@ def test_doctor_validation_and_class_plain_and_rich_agree() -> None:
     class Corpus:
         def share_text(self) -> str:
             return "18/19"
+
+        def wrong_name_text(self) -> str:
+            return "1/19 (5.3%)"
 
         def summary(self) -> str:
             return "18 of 19 named right"

@@ -133,7 +133,7 @@ def _doctor(view: DoctorView, width: int = 80) -> str:
 def _validation(view: ValidationView, width: int = 80) -> str:
     from judge.views.screens import VALIDATION_COLUMNS
 
-    cells = [list(VALIDATION_COLUMNS)] + [[r.exercise, r.cases, r.caught, r.corpus, r.time, r.result]
+    cells = [list(VALIDATION_COLUMNS)] + [[r.exercise, r.cases, r.caught, r.corpus, r.wrong_names, r.time, r.result]
                                           for r in view.rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(VALIDATION_COLUMNS))]
     table = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in cells]

@@ -228,7 +228,7 @@ def _validation(view: ValidationView, console: Console) -> Any:
     for column in VALIDATION_COLUMNS:
         table.add_column(column)
     for r in view.rows:
-        table.add_row(Text(r.exercise), r.cases, r.caught, Text(r.corpus), r.time,
+        table.add_row(Text(r.exercise), r.cases, r.caught, Text(r.corpus), Text(r.wrong_names), r.time,
                       Text(r.result, style="green" if r.ok else "red"))
     return Group(table, *(Text(line) for line in view.lines))
 

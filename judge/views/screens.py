@@ -251,6 +251,7 @@ class ValidationRow(NamedTuple):
     cases: str
     caught: str
     corpus: str
+    wrong_names: str  # rejected corpus files named with a mistake their header does not give
     time: str
     result: str
     ok: bool
@@ -261,16 +262,18 @@ class ValidationView(NamedTuple):
     lines: list[str]  # each corpus summary, then every problem
 
 
-VALIDATION_COLUMNS = ("exercise", "cases", "pitfalls caught", "corpus named", "time", "result")
+VALIDATION_COLUMNS = ("exercise", "cases", "pitfalls caught", "corpus named", "named wrongly", "time", "result")
 
 
 def validation_view(reports: list[Any]) -> ValidationView:
-    """One row per exercise (cases, pitfalls caught, time), then every problem on its own line."""
+    """One row per exercise (cases, pitfalls caught, the corpus named right and named wrongly,
+    time), then every problem on its own line."""
     rows, lines = [], []
     for r in reports:
         corpus = getattr(r, "corpus", None)
         rows.append(ValidationRow(r.exercise, str(r.cases), f"{r.caught}/{r.pitfalls}",
-                                  "no corpus" if corpus is None else corpus.share_text(), f"{r.seconds:.1f} s",
+                                  "no corpus" if corpus is None else corpus.share_text(),
+                                  "" if corpus is None else corpus.wrong_name_text(), f"{r.seconds:.1f} s",
                                   "adequate" if r.ok else f"{len(r.problems)} problem(s)", r.ok))
     lines += [f"{r.exercise} corpus: {r.corpus.summary()}" for r in reports if getattr(r, "corpus", None) is not None]
     lines += [f"{r.exercise}: {problem}" for r in reports for problem in r.problems]

@@ -191,6 +191,8 @@ def diagnosis_lines(verdict: Verdict) -> list[DiagnosisBlock]:
     if blocks and verdict.unexplained:
         blocks.append(DiagnosisBlock("And more", "differences that are not among the known mistakes",
                                      [f"{verdict.unexplained}."]))
+    if not blocks and verdict.closest:
+        blocks.append(DiagnosisBlock("Diagnosis", "no known mistake matches", [verdict.closest]))
     return blocks
 
 

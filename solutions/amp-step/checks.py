@@ -214,5 +214,19 @@ CASES = [
     case("fp16_overflow_at_start", call=run,
          inputs=net_inputs(8, groups=8, accum_steps=2, max_norm=1e4, fp16=True, target_scale=8.0,
                            growth_interval=3)),
+    # every group overflows (an all-inf group, then an all-NaN one): no update at all, no
+    # scheduler step, and the scale halves after each group
+    case("every_group_overflows", call=run,
+         inputs=probe_inputs([[1.0, 1.0, 1.0]] * 4, accum_steps=2, max_norm=1.0, lr=0.1, gamma=0.5,
+                             bad=[(0, "inf"), (1, "inf"), (2, "nan"), (3, "nan")], init_scale=256.0)),
+    # a group whose true gradient is exactly zero (x = 0): the clip must leave it at zero, not NaN
+    case("zero_gradient_group", call=run,
+         inputs=probe_inputs([[2.0, 4.0, 10.0], [4.0, 4.0, 14.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0],
+                              [0.5, 0.2, 0.0], [0.1, 0.6, 0.0]], accum_steps=2, max_norm=1.0, lr=0.1, gamma=0.5,
+                             init_scale=64.0)),
+    # tensors of very different sizes of gradient: only a global clip keeps their ratio
+    case("one_tensor_dominates", call=run,
+         inputs=probe_inputs([[0.1, 0.1, 20.0], [0.1, 0.2, 30.0], [0.3, 0.1, 5.0], [0.2, 0.1, 15.0]],
+                             accum_steps=2, max_norm=2.0, lr=0.1, gamma=0.5, init_scale=128.0)),
     case("random", "random", call=run, inputs=random_inputs, sizes=[2, 4, 8], seeds=2),
 ]

@@ -16,9 +16,28 @@ import torch
 from grind_kit import Deltas
 
 
+def _clip(model, max_norm, how):
+    """The clipping step as each mistake writes it ("global" is clip_grad_norm_ itself)."""
+    params = [p for p in model.parameters() if p.grad is not None]
+    if how == "global":
+        torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)
+    elif how == "per-tensor":
+        for p in params:
+            torch.nn.utils.clip_grad_norm_(p, max_norm)   # one norm per tensor, not one for all
+    elif how == "value":
+        torch.nn.utils.clip_grad_value_(model.parameters(), max_norm)   # each entry to [-c, c]
+    elif how == "raise":
+        torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm, error_if_nonfinite=True)
+    elif how == "ratio":
+        total = torch.linalg.vector_norm(torch.stack([torch.linalg.vector_norm(p.grad) for p in params]))
+        coef = torch.clamp(total, max=max_norm) / total   # 0 / 0 on a zero gradient
+        for p in params:
+            p.grad.mul_(coef)
+
+
 def _loop(model, microbatches, loss_fn, optimizer, scaler, scheduler, accum_steps, max_norm, *,
           divide=True, unscale="group", clip_scaled=False, update="group", direct_step=False,
-          zero="group", schedule="taken", scaled_backward=True):
+          zero="group", schedule="taken", scaled_backward=True, clip="global", update_first=False):
     if zero == "group":
         optimizer.zero_grad()
     for i, (x, y) in enumerate(microbatches):
@@ -44,17 +63,19 @@ def _loop(model, microbatches, loss_fn, optimizer, scaler, scheduler, accum_step
             torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)   # still S times too large
         elif unscale == "group":
             scaler.unscale_(optimizer)
-            torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)
+            _clip(model, max_norm, clip)
         else:
-            torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)
+            _clip(model, max_norm, clip)
         before = scaler.get_scale()
+        if update_first:
+            scaler.update()        # resets the per-optimizer state: step() unscales a second time
         if direct_step:
             if clip_scaled or unscale == "none":
                 scaler.unscale_(optimizer)
             optimizer.step()                          # bypasses the scaler's inf check
         else:
             scaler.step(optimizer)
-        if update != "never":
+        if update != "never" and not update_first:
             scaler.update()
         after = scaler.get_scale()
         if schedule == "taken" and after >= before:
@@ -94,6 +115,8 @@ COMBINE = [
     ("never-zero-grad", "scheduler-on-skipped-step"),
     ("optimizer-step-bypasses-scaler", "scheduler-on-skipped-step"),
     ("optimizer-step-bypasses-scaler", "clip-scaled-grads"),
+    ("per-tensor-clipping", "scheduler-on-skipped-step"),
+    ("per-tensor-clipping", "loss-not-divided"),
 ]
 
 PITFALLS = MISTAKES.pitfalls([
@@ -250,5 +273,62 @@ PITFALLS = MISTAKES.pitfalls([
                        "off again, and the scale ends up lower than in a loop whose bad steps were skipped.",
         "hint": "Replace optimizer.step() with scaler.step(optimizer): it steps only when the gradients are "
                 "finite.",
+    },
+    {
+        "slug": "per-tensor-clipping",
+        "name": "each tensor clipped by its own norm inside the AMP step",
+        "delta": {"clip": "per-tensor"},
+        "explanation": "After unscale_, every parameter's gradient was clipped on its own (clip_grad_norm_ called "
+                       "once per tensor, or a hand-written loop over p.grad with one norm each). The order around "
+                       "the scaler was right, but the clip was not a global one: a tensor with a large gradient "
+                       "is scaled down while a small one is left alone, so the update no longer points where the "
+                       "gradient did. max_norm is a bound on the norm of all gradients together: one norm over "
+                       "every parameter, one factor for all of them.",
+        "hint": "Call torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm) once per group, with every "
+                "parameter at once.",
+    },
+    {
+        "slug": "clip-by-value",
+        "name": "clip_grad_value_ instead of clipping the norm",
+        "delta": {"clip": "value"},
+        "explanation": "The gradients were clipped entry by entry to [-max_norm, max_norm] "
+                       "(torch.nn.utils.clip_grad_value_), not rescaled to a global norm of max_norm. Value "
+                       "clipping changes the direction of the update (large entries are cut, small ones kept) "
+                       "and does not bound the norm: with 12 entries of 1 the norm is still 3.46 when max_norm "
+                       "is 1. The statement asks for norm clipping, one factor for every gradient.",
+        "hint": "torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm), after unscale_.",
+    },
+    {
+        "slug": "clip-raises-on-overflow",
+        "name": "clip_grad_norm_ with error_if_nonfinite=True",
+        "delta": {"clip": "raise"},
+        "explanation": "The clip was asked to raise on a non-finite norm (error_if_nonfinite=True). In an AMP loop "
+                       "an overflowing group is expected: its unscaled gradients hold inf or NaN, and it is "
+                       "scaler.step's job to skip it and update()'s to back the scale off. Raising instead stops "
+                       "training at the first overflow, which with fp16 happens in the first steps of almost every "
+                       "run. Let the clip compute its inf or NaN norm and let the scaler decide.",
+        "hint": "Leave error_if_nonfinite at its default (False) inside the AMP step.",
+    },
+    {
+        "slug": "clip-nan-on-zero-gradient",
+        "name": "hand-written clip that divides by a zero norm",
+        "delta": {"clip": "ratio"},
+        "explanation": "The clip was written by hand as min(norm, max_norm) / norm. When a group's gradients are "
+                       "all zero that is 0 / 0, and the gradients become NaN after unscale_ has already checked "
+                       "them, so scaler.step applies the NaN update and the parameters are lost. "
+                       "clip_grad_norm_ computes max_norm / (norm + 1e-6), clamped at 1, which is 1 for a zero "
+                       "gradient.",
+        "hint": "Use clip_grad_norm_, or max_norm / (total + 1e-6) clamped to at most 1.",
+    },
+    {
+        "slug": "update-before-step",
+        "name": "scaler.update() before scaler.step()",
+        "delta": {"update_first": True},
+        "explanation": "scaler.update() ran before scaler.step(optimizer). update() adjusts the scale from the inf "
+                       "check unscale_ recorded and then forgets that this optimizer was unscaled, so step() "
+                       "unscales the gradients a second time (divides by the scale again) before stepping: every "
+                       "update is the scale times too small, and after an overflow the new, smaller scale "
+                       "divides the inf gradients again. The order is unscale_, clip, step, then update.",
+        "hint": "scaler.step(optimizer) first, scaler.update() right after it.",
     },
 ])

@@ -215,3 +215,20 @@ PITFALLS = [
         "hint": "Keep the signature clip_grad_norm_(parameters, max_norm, norm_type=2.0).",
     },
 ]
+
+
+def _sum_of_norms_no_clamp(parameters, max_norm, norm_type=2.0):
+    grads = _grads(parameters)
+    total = torch.stack([torch.linalg.vector_norm(g, float(norm_type)) for g in grads]).sum()
+    for g in grads:
+        g.mul_(max_norm / (total + 1e-6))  # the summed norm, and the factor never capped at 1
+    return total
+
+
+# Pairs of known mistakes made together. These pitfalls are whole functions, not deltas, so a
+# pair is written out: a learner who sums the norms and forgets the cap scales every gradient by
+# max_norm / sum, which neither pitfall predicts alone (and a diagnosis names a pitfall only
+# where its prediction agrees with the learner's numbers).
+COMBINATIONS = [
+    {"of": ["sum-of-norms", "no-clamp"], "impl": _sum_of_norms_no_clamp},
+]

@@ -307,4 +307,13 @@ CASES = [
     # late in the cosine decay, mid-epoch in epoch 3
     case("late_resume", inputs=config(seed=2, lr=0.1, save_after=10, lost_steps=1), call=resume,
          entries=_entries),
+    # saved right after the very first step: the counters barely moved, the generators already have
+    case("after_the_first_step", inputs=config(save_after=0, lost_steps=2), call=resume, entries=_entries),
+    # saved right after a step the scaler skipped (the overflow of before_a_backoff), the scale
+    # just halved and the update counter not advanced
+    case("after_a_skipped_step", inputs=config(seed=1, save_after=10, lost_steps=1), call=resume,
+         entries=_entries),
+    # saved mid-streak of clean steps (growth_interval 4): the scaler's growth count matters
+    case("mid_growth_streak", inputs=config(seed=3, growth_interval=4, init_scale=2.0 ** 6, save_after=5,
+                                            lost_steps=2), call=resume, entries=_entries),
 ]

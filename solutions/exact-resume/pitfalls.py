@@ -37,6 +37,8 @@ def _implementation(options):
             state["scheduler"] = run.scheduler.state_dict()
         if keep["scaler"]:
             state["scaler"] = run.scaler.state_dict()
+        if options.get("scaler_scale_only"):
+            state["scaler"] = {"scale": run.scaler.get_scale()}  # the number, not the growth streak
         state["rng"] = {
             "torch": torch.get_rng_state(),
             "numpy": np.random.get_state(),
@@ -53,8 +55,11 @@ def _implementation(options):
             run.optimizer.load_state_dict(state["optimizer"])
         if keep["scheduler"]:
             run.scheduler.load_state_dict(state["scheduler"])
-        if keep["scaler"]:
+        if keep["scaler"] and not options.get("scaler_scale_only"):
             run.scaler.load_state_dict(state["scaler"])
+        elif options.get("scaler_scale_only"):
+            fresh = run.scaler.state_dict()
+            run.scaler.load_state_dict({**fresh, "scale": state["scaler"]["scale"], "_growth_tracker": 0})
         if keep["counter"]:
             run.update = state["update"]
         if position in ("batch", "epoch"):
@@ -91,6 +96,35 @@ _NOTHING_BUT_WEIGHTS = {"optimizer": False, "scheduler": False, "scaler": False,
                         "position": "none", "set_epoch": False, "best": False, "rng": ()}
 
 PITFALLS = MISTAKES.pitfalls([
+    {
+        "slug": "timm-checkpoint",
+        "name": "timm's checkpoint: model, optimizer, loss scaler and epoch, resumed at an epoch start",
+        "library": "timm (CheckpointSaver / resume_checkpoint)",
+        "convention": True,
+        "delta": {"scheduler": False, "counter": False, "position": "epoch", "best": False, "rng": ()},
+        "explanation": "The checkpoint held what timm's train script saves: the model, the optimizer, the AMP "
+                       "loss scaler and the epoch (with the metric), and the run went on from an epoch's first "
+                       "batch (timm checkpoints at the end of an epoch and resumes at the next one; saved in "
+                       "the middle of one, this restarts it). timm re-derives its schedulers from the epoch "
+                       "number, so it keeps no scheduler state, no update counter, no batch position, no random "
+                       "generators and no best-so-far record. Here the schedule is a LambdaLR stepped per "
+                       "successful update, so it restarts its warmup, and the epoch's batches are read again "
+                       "with other random numbers. An exact resume needs all of those too.",
+        "hint": "Besides the model, optimizer and scaler: the scheduler's state_dict, run.update, run.epoch and "
+                "run.batch, best_loss/best_state and the three generators.",
+    },
+    {
+        "slug": "growth-tracker-reset",
+        "name": "only the loss scale's value saved, not the scaler's state",
+        "delta": {"scaler": False, "scaler_scale_only": True},
+        "explanation": "The loss scale was saved as a number (scaler.get_scale()) and written back into the fresh "
+                       "scaler, whose growth tracker starts at 0. GradScaler also counts the clean steps since "
+                       "its last change and grows the scale after growth_interval of them; with the count reset "
+                       "the resumed run grows the scale later than the uninterrupted one, and the overflows and "
+                       "skipped steps that follow fall on other steps. scaler.state_dict() holds the scale and "
+                       "the count; save and load it whole.",
+        "hint": "state['scaler'] = run.scaler.state_dict(), and run.scaler.load_state_dict(...) when loading.",
+    },
     {
         "slug": "weights-only",
         "name": "only the model's weights were saved",

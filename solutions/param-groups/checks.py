@@ -299,6 +299,23 @@ def nothing_to_decay():
     return model
 
 
+class RelativeBias(nn.Module):
+    """T5-style attention with a learned relative position bias: an nn.Embedding whose qualified
+    name ends in 'relative_attention_bias.weight'. It is an embedding table (it decays), though
+    'bias' is in its name."""
+
+    def __init__(self, dim, heads=2, buckets=8):
+        super().__init__()
+        self.q = nn.Linear(dim, dim, bias=False)
+        self.o = nn.Linear(dim, dim, bias=False)
+        self.relative_attention_bias = nn.Embedding(buckets, heads)
+        self.layer_norm = nn.RMSNorm(dim)
+
+
+def relative_attention_bias():
+    return nn.Sequential(nn.Embedding(10, 4), RelativeBias(4), nn.Linear(4, 10))
+
+
 def transformer_stack():
     return TinyLM(vocab=13, dim=4, blocks=2, norm=nn.RMSNorm, final_norm=nn.RMSNorm, layer_scale=True)
 
@@ -326,6 +343,7 @@ CASES = [
          inputs=model_case(Nested, note="stages.body.1.0 and again are one Linear, registered twice"), call=run),
     case("nothing_to_decay", inputs=model_case(nothing_to_decay, note="frozen: 1.weight"), call=run),
     case("transformer_stack", inputs=model_case(transformer_stack), call=run),
+    case("relative_attention_bias", inputs=model_case(relative_attention_bias), call=run),
 ]
 
 

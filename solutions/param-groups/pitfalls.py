@@ -13,10 +13,12 @@ from grind_kit import Deltas
 # The five classes the course's experiment lists, and the ones it leaves out.
 FIVE = (nn.LayerNorm, nn.GroupNorm, nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d)
 NORMS = FIVE + (nn.RMSNorm, nn.InstanceNorm1d, nn.InstanceNorm2d, nn.InstanceNorm3d)
+WHITELIST = (nn.Linear, nn.Conv1d, nn.Conv2d, nn.Conv3d)  # minGPT's idea: the layers whose weights decay
 
 CORRECT = {
     "norms": "every class",  # which parameters count as normalization ones: "five", "layernorm", "ndim", "none"
-    "bias": "by name",  # parameters registered as "bias" are exempt; "none": no such rule
+    "bias": "by name",  # parameters registered as "bias" are exempt; "none": no such rule; "substring":
+    # "bias" anywhere in the qualified name (relative_attention_bias.weight included)
     "frozen": "skip",  # "include": frozen parameters go into the groups too
     "ties": "once",  # "per module": a tensor is listed under every module that registers it
     "decay_key": True,  # False: the decay group has no "weight_decay" key
@@ -27,10 +29,16 @@ CORRECT = {
 def _implementation(delta):
     o = {**CORRECT, **delta}
 
-    def exempt(module, local_name, param):
+    whitelisted = set()
+
+    def exempt(module, local_name, param, qualified):
         if o["bias"] == "by name" and local_name == "bias":
             return True
+        if o["bias"] == "substring" and "bias" in qualified:
+            return True
         rule = o["norms"]
+        if rule == "whitelist":  # only the weights of linear and convolution layers decay (any owner)
+            return id(param) not in whitelisted
         if rule == "every class":
             return isinstance(module, NORMS)
         if rule == "five":
@@ -42,8 +50,10 @@ def _implementation(delta):
         return False
 
     def param_groups(model, weight_decay):
+        nonlocal whitelisted
+        whitelisted = {id(m.weight) for m in model.modules() if isinstance(m, WHITELIST)}
         decay, no_decay, seen = [], [], set()
-        for module in model.modules():
+        for prefix, module in model.named_modules():
             for local_name, param in module.named_parameters(recurse=False):
                 if o["ties"] == "once":
                     if id(param) in seen:
@@ -51,7 +61,8 @@ def _implementation(delta):
                     seen.add(id(param))
                 if not param.requires_grad and o["frozen"] == "skip":
                     continue
-                (no_decay if exempt(module, local_name, param) else decay).append(param)
+                qualified = f"{prefix}.{local_name}" if prefix else local_name
+                (no_decay if exempt(module, local_name, param, qualified) else decay).append(param)
         groups = [{"params": decay, "weight_decay": weight_decay} if o["decay_key"] else {"params": decay}]
         if o["exempt_group"] == "explicit":
             groups.append({"params": no_decay, "weight_decay": 0.0})
@@ -183,5 +194,58 @@ PITFALLS = MISTAKES.pitfalls([
                        "whole run. 'No weight decay' means trained without decay, in a group of their own with "
                        "weight_decay=0.0.",
         "hint": "Return a second group, {\"params\": no_decay, \"weight_decay\": 0.0}.",
+    },
+    {
+        "slug": "bias-substring",
+        "name": "exempt when 'bias' appears anywhere in the name",
+        "delta": {"bias": "substring"},
+        "explanation": "A parameter was exempt when 'bias' occurred anywhere in its qualified name, not when its "
+                       "module registered it as 'bias'. Names are chosen by model authors: T5-style models keep a "
+                       "relative position bias as an nn.Embedding called relative_attention_bias, whose "
+                       "'relative_attention_bias.weight' is an embedding table that must decay, and the substring "
+                       "rule exempts it. Compare the registered name, the last part of the qualified name, with "
+                       "'bias'.",
+        "hint": "Use the name a module registered the parameter under (named_parameters(recurse=False) on each "
+                "module, or name.rsplit('.', 1)[-1]) and compare it with 'bias' exactly.",
+    },
+    {
+        "slug": "transformers-decay-names",
+        "name": "transformers' rule: outside nn.LayerNorm and without 'bias' in the name",
+        "library": "transformers (Trainer.get_decay_parameter_names)",
+        "convention": True,
+        "delta": {"norms": "layernorm", "bias": "substring"},
+        "explanation": "Decay went to every parameter outside an nn.LayerNorm whose qualified name does not contain "
+                       "'bias': the rule of the transformers Trainer (ALL_LAYERNORM_LAYERS, then 'bias' not in "
+                       "name). It misses the other normalization layers (GroupNorm, BatchNorm, InstanceNorm, "
+                       "RMSNorm: their gains decay), and its substring test exempts weights whose module name "
+                       "contains 'bias', such as a T5-style relative_attention_bias embedding. The exercise exempts "
+                       "every normalization class it lists and the parameters registered as 'bias'.",
+        "hint": "Decide per module: isinstance(module, <every norm class>) or the registered name == 'bias'.",
+    },
+    {
+        "slug": "bert-no-decay-substrings",
+        "name": "BERT's no_decay list matched as substrings: norms missed",
+        "library": "the BERT fine-tuning examples (no_decay = ['bias', 'LayerNorm.weight'])",
+        "convention": True,
+        "delta": {"norms": "none", "bias": "substring"},
+        "explanation": "Parameters were exempt when their qualified name contained 'bias' or 'LayerNorm.weight', "
+                       "the no_decay list of the BERT fine-tuning scripts. It works for BERT, whose norms are "
+                       "attributes named LayerNorm. Elsewhere norms are called norm1, ln_f or final_norm, so their "
+                       "gains decay, and any weight whose module name contains 'bias' (a relative_attention_bias "
+                       "embedding) is exempted. Decide by the owning module's class and the registered name.",
+        "hint": "isinstance(module, <norm classes>) instead of a name pattern, and the registered name == 'bias'.",
+    },
+    {
+        "slug": "mingpt-whitelist",
+        "name": "only Linear and Conv weights decay (minGPT's whitelist)",
+        "library": "minGPT (configure_optimizers)",
+        "convention": True,
+        "delta": {"norms": "whitelist"},
+        "explanation": "Only the weights of whitelisted layers (nn.Linear, and the convolutions) decayed; every "
+                       "other parameter was exempt. That is minGPT's configure_optimizers: Linear weights decay, "
+                       "LayerNorm and Embedding weights do not, biases do not. It exempts embedding tables and "
+                       "learned scales on custom modules, which the exercise decays: every trainable parameter "
+                       "decays unless it is registered as 'bias' or owned by a normalization layer.",
+        "hint": "Start from 'everything decays', then exempt biases and normalization layers' parameters.",
     },
 ])

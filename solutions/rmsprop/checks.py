@@ -94,6 +94,15 @@ CASES = [
     case("float32_parameters", call=lockstep,
          inputs=seeded([(3, 2), (4,)], 17, dtype=torch.float32, lr=0.01, momentum=0.9, centered=True,
                        weight_decay=0.01)),
+    # A zero gradient is a gradient, not a missing one: the first parameter's gradients stop at
+    # step 3 and it keeps coasting on its velocity while its mean square decays; the second gets
+    # exact zeros from the start (0 / (0 + eps): it stays put, and no NaN).
+    case("zero_gradients_keep_momentum", call=lockstep,
+         inputs=script([[1.0, -1.0], [0.5]], [[[0.5, -2.0], [0.0]]] * 3 + [[[0.0, 0.0], [0.0]]] * 4,
+                       lr=0.01, momentum=0.9)),
+    case("zero_gradients_centered", call=lockstep,
+         inputs=script([[1.0, -1.0], [0.5]], [[[0.0, 0.0], [0.0]], [[0.5, -2.0], [0.0]], [[0.0, 0.0], [0.0]],
+                                              [[1.0, 1.0], [0.0]]], lr=0.01, centered=True, weight_decay=0.1)),
     case("training_loop", call=training_loop, inputs=training_inputs(18, steps=30, lr=0.01)),
     case("training_loop_momentum_centered", call=training_loop,
          inputs=training_inputs(19, steps=30, lr=0.005, momentum=0.9, centered=True, weight_decay=1e-3)),

@@ -148,6 +148,39 @@ def _none_as_zero(self, p):
     return torch.zeros_like(p) if p.grad is None else p.grad
 
 
+def _averages_start_at_first_sample(self, state, g):
+    if state["t"] == 1:
+        state["square_avg"].copy_(g * g)  # seeded with the first sample instead of decaying from zero
+    else:
+        state["square_avg"].mul_(self.alpha).addcmul_(g, g, value=1 - self.alpha)
+
+
+def _mean_starts_at_first_sample(self, state, g):
+    if self.centered:
+        if state["t"] == 1:
+            state["grad_avg"].copy_(g)
+        else:
+            state["grad_avg"].mul_(self.alpha).add_(g, alpha=1 - self.alpha)
+
+
+def _decay_in_numerator_only(self, p, state, g, denom):
+    g = g + self.weight_decay * p if self.weight_decay else g  # the averages above saw the raw gradient
+    if self.momentum > 0:
+        state["buf"].mul_(self.momentum).add_(g / denom)
+        p.sub_(self.lr * state["buf"])
+    else:
+        p.sub_(self.lr * g / denom)
+
+
+def _keras_defaults(self, params, lr=1e-3, alpha=0.9, eps=1e-7, weight_decay=0, momentum=0, centered=False):
+    _Base.__init__(self, params, lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay, momentum=momentum,
+                   centered=centered)
+
+
+def _zero_grad_skipped(self, p):
+    return None if p.grad is None or not bool(p.grad.any()) else p.grad
+
+
 PITFALLS = MISTAKES.pitfalls([
     {
         "slug": "eps-inside-sqrt",
@@ -291,6 +324,56 @@ PITFALLS = MISTAKES.pitfalls([
                        "decayed, and with momentum it kept coasting on its velocity. torch skips such a parameter "
                        "entirely: it does not move and none of its averages change.",
         "hint": "if p.grad is None: continue, before touching the parameter's state.",
+    },
+    {
+        "slug": "averages-start-at-first-gradient",
+        "name": "the mean square started at the first g**2 (a warm start)",
+        "delta": {"_square": _averages_start_at_first_sample, "_mean": _mean_starts_at_first_sample},
+        "explanation": "The running averages were seeded with their first sample (square_avg = g**2 and, when "
+                       "centered, grad_avg = g on a parameter's first step) and decayed from there, a hand-written "
+                       "'warm start' meant to avoid the large early steps. It is neither torch's zero start nor "
+                       "Adam's bias correction: the first step is lr * sign(g) (not 10 lr), and from the second step "
+                       "on the old gradient keeps weight alpha instead of alpha * (1 - alpha), so the two differ "
+                       "whenever the gradient changes (under a constant gradient they agree with bias correction). "
+                       "With centered=True the first variance is g**2 - g**2 = 0 and the step is g / eps. "
+                       "torch.optim.RMSprop starts both averages at zero and updates them with weight 1 - alpha "
+                       "from the very first step.",
+        "hint": "Create square_avg (and grad_avg) with torch.zeros_like(p) and apply the same update on every step, "
+                "the first included.",
+    },
+    {
+        "slug": "decay-outside-the-average",
+        "name": "weight decay added after the mean square",
+        "delta": {"_decay": _decay_ignored, "_update": _decay_in_numerator_only},
+        "explanation": "weight_decay * p was added to the gradient only in the numerator of the step: the mean "
+                       "square (and the centered mean) were fed the raw gradient. torch adds the L2 term to the "
+                       "gradient first, so the averages see g + weight_decay * p. The two differ wherever the decay "
+                       "term is not small next to the gradient: a parameter with a tiny gradient is then divided "
+                       "by eps instead of by the size of its own decay term, and jumps.",
+        "hint": "g = p.grad + weight_decay * p before the averages are updated, and use that g everywhere.",
+    },
+    {
+        "slug": "keras-defaults",
+        "name": "Keras's RMSprop defaults (lr 1e-3, rho 0.9, epsilon 1e-7)",
+        "delta": {"__init__": _keras_defaults},
+        "library": "Keras (tf.keras.optimizers.RMSprop and Keras 3)",
+        "convention": True,
+        "explanation": "The constructor's defaults were Keras's, learning_rate=0.001, rho=0.9, epsilon=1e-7, "
+                       "instead of torch's lr=0.01, alpha=0.99, eps=1e-8. Code ported from Keras keeps its "
+                       "numbers: with the defaults every step is ten times smaller, the history is forgotten ten "
+                       "times faster, and for gradients near 1e-8 eps dominates the denominator. Only calls "
+                       "that rely on the defaults differ; the formula may be right.",
+        "hint": "RMSprop(params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False).",
+    },
+    {
+        "slug": "zero-grad-skipped",
+        "name": "a zero gradient skipped like a missing one",
+        "delta": {"_grad": _zero_grad_skipped},
+        "explanation": "A parameter whose gradient was all zeros was skipped as if it had no gradient (a check "
+                       "such as 'if p.grad is None or not p.grad.any()'). A zero gradient is a real gradient: "
+                       "torch still decays the mean square, and with momentum the velocity keeps moving the "
+                       "parameter by lr * momentum * buf on every such step. Only a .grad of None skips it.",
+        "hint": "Skip a parameter only when p.grad is None; a gradient of zeros goes through the update.",
     },
     *plumbing_pitfalls("params-generator-consumed"),
 ])

@@ -296,5 +296,14 @@ CASES = [
          inputs=case_inputs(8, n=21, epochs=6, micro_size=4, accumulation=2, warmup=0, blend=0.6)),
     case("single_epoch", call=run_fit,
          inputs=case_inputs(9, n=30, epochs=1, micro_size=4, accumulation=3, warmup=3, blend=0.6)),
+    # The whole training set in one microbatch (micro_size > n): one group, one update per epoch.
+    case("one_microbatch_per_epoch", call=run_fit,
+         inputs=case_inputs(12, n=7, epochs=5, micro_size=10, accumulation=2, warmup=1, blend=0.6)),
+    # accumulation longer than an epoch: each epoch is one short group of 4 microbatches (3, 3, 3, 2).
+    case("accumulation_longer_than_an_epoch", call=run_fit,
+         inputs=case_inputs(13, n=11, epochs=4, micro_size=3, accumulation=6, warmup=1, blend=0.6)),
+    # warmup longer than the run: every update is in the warmup, none reaches the peak.
+    case("warmup_longer_than_the_run", call=run_fit,
+         inputs=case_inputs(14, n=12, epochs=3, micro_size=4, accumulation=2, warmup=10, blend=0.6)),
     case("random", "random", call=run_fit, inputs=random_inputs, sizes=[1, 2, 4], seeds=2),
 ]

@@ -44,6 +44,15 @@ def _lambda_lr_ratio(step, warmup, total, min_ratio):
     return min_ratio + (1 - min_ratio) * 0.5 * (1 + math.cos(math.pi * progress))
 
 
+def _nanogpt_ratio(step, warmup, total, min_ratio):
+    """nanoGPT's get_lr: warmup (it + 1) / (warmup_iters + 1), so the peak is never reached during
+    the warmup; the cosine then runs over lr_decay_iters - warmup_iters (here total - warmup)."""
+    if step < warmup:
+        return (step + 1) / (warmup + 1)
+    progress = min(1.0, (step - warmup) / max(1, total - warmup))
+    return min_ratio + (1 - min_ratio) * 0.5 * (1 + math.cos(math.pi * progress))
+
+
 def _clip_per_tensor(params, max_norm):
     for p in params:
         if p.grad is not None:
@@ -59,6 +68,8 @@ def _fit(model, train, val, make_optimizer, loss_fn, *, epochs, micro_size, accu
     starts = list(range(0, len(x), micro_size))
     groups = [starts[i:i + accumulation] for i in range(0, len(starts), accumulation)]
     total = epochs * math.ceil(math.ceil(len(x) / micro_size) / accumulation)
+    if schedule == "total_floor":  # updates per epoch counted with //, as the HF Trainer does
+        total = epochs * max(1, len(starts) // accumulation)
     total_micro = epochs * len(starts)
     update, micro = 0, 0
     best_loss, best_state = math.inf, None
@@ -66,26 +77,29 @@ def _fit(model, train, val, make_optimizer, loss_fn, *, epochs, micro_size, accu
         if eval_mode == "switch":
             model.train()
         for group in groups:
-            if drop_tail and len(group) < accumulation:
-                micro += len(group)
-                break
             count = sum(len(x[s:s + micro_size]) for s in group)
             optimizer.zero_grad()
             for s in group:
                 losses = loss_fn(model(x[s:s + micro_size]), y[s:s + micro_size])
                 if scale == "group":
                     (losses.sum() / count).backward()
+                elif scale == "mean_of_means":  # each microbatch's mean, averaged over the group's microbatches
+                    (losses.mean() / len(group)).backward()
                 else:  # "mean_over_accum": the fixed textbook divisor
                     (losses.mean() / accumulation).backward()
                 if clip == "each_backward":
                     torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)
                 micro += 1
+            if drop_tail and len(group) < accumulation:
+                continue  # the short group's backward ran, as in a modulo loop, but it never steps
             if clip == "after_group":
                 torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)
             elif clip == "per_tensor":
                 _clip_per_tensor(model.parameters(), max_norm)
-            if schedule == "updates":
+            if schedule in ("updates", "total_floor"):
                 factor = _ratio(update, warmup, total, min_ratio)
+            elif schedule == "nanogpt":
+                factor = _nanogpt_ratio(update, warmup, total, min_ratio)
             elif schedule == "microbatches":  # the scheduler ticked once per microbatch
                 factor = _ratio(micro - 1, warmup, total_micro, min_ratio)
             elif schedule == "total_in_microbatches":
@@ -279,5 +293,46 @@ PITFALLS = MISTAKES.pitfalls([
                        "the recipe here exempts every bias and every parameter of a normalization layer.",
         "hint": "Two groups by ownership: a parameter registered as 'bias' or owned by a normalization "
                 "module gets weight_decay 0.0, everything else weight_decay.",
+    },
+    {
+        "slug": "nanogpt-schedule",
+        "name": "nanoGPT's get_lr: warmup (u + 1) / (warmup + 1), cosine over total - warmup",
+        "delta": {"schedule": "nanogpt"},
+        "library": "nanoGPT (train.py, get_lr)",
+        "convention": True,
+        "explanation": "The multiplier followed nanoGPT's get_lr: during the warmup (u + 1) / (warmup + 1), so "
+                       "the first update runs at lr / (warmup + 1) and the warmup never reaches the peak, then a "
+                       "cosine whose progress is (u - warmup) / (total - warmup), which stops one update short "
+                       "of min_ratio. Neither is a slip in nanoGPT (its warmup is short next to the run and it "
+                       "decays to min_lr over lr_decay_iters), but this exercise's schedule warms up with "
+                       "(u + 1) / warmup, reaches the peak on update warmup - 1, and ends exactly at min_ratio "
+                       "on the last update.",
+        "hint": "ratio(u) = (u + 1) / warmup for u < warmup; progress = (u - warmup) / max(1, total - warmup - 1).",
+    },
+    {
+        "slug": "total-floors-updates-per-epoch",
+        "name": "the schedule's length counted with // (the short group left out)",
+        "delta": {"schedule": "total_floor"},
+        "library": "transformers (Trainer: num_update_steps_per_epoch = len_dataloader // accumulation)",
+        "convention": True,
+        "explanation": "The schedule's length was epochs * (microbatches per epoch // accumulation): the short "
+                       "last group of each epoch was not counted, although the loop does make that update. The "
+                       "transformers Trainer has long computed its number of training steps this way. The cosine then "
+                       "reaches min_ratio before the run ends and the last updates of the run all sit at the "
+                       "floor. Count every group: ceil(ceil(n / micro_size) / accumulation) updates per epoch.",
+        "hint": "total = epochs * ceil(ceil(n / micro_size) / accumulation).",
+    },
+    {
+        "slug": "mean-of-microbatch-means",
+        "name": "the group's loss as the mean of its microbatches' means",
+        "delta": {"scale": "mean_of_means"},
+        "explanation": "Each microbatch's mean loss was divided by the number of microbatches in its group, so the "
+                       "group's loss was the average of the microbatch means. When the microbatches hold "
+                       "different numbers of examples (the epoch's last one is shorter) every example of the "
+                       "short microbatch weighs more than the others (the same unequal weighting, there across "
+                       "sequences of different token counts, was the gradient-accumulation loss issue the "
+                       "transformers Trainer fixed in late 2024). The group's loss is the sum of every "
+                       "example's loss divided by the number of examples in the group.",
+        "hint": "Backward losses.sum() / examples_in_group for every microbatch of the group.",
     },
 ])

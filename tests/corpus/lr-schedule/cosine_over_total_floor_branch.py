@@ -1,5 +1,5 @@
-# expect: failed pitfall=cosine-over-total-cut
-# source: independent mistake: an explicit "at or past the end: floor" branch (>=) first, then a decay ratio divided by total_steps instead of the decay length
+# expect: failed
+# source: independent mistake: an explicit "at or past the end: floor" branch (>=) first, then a decay ratio divided by total_steps instead of the decay length. A near miss of cosine-over-total-cut: that pitfall floors only after total_steps (0.325 at step 12 with warmup 4 of 12), this floors at total_steps, so it must not be named
 import math
 
 

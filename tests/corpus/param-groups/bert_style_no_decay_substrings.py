@@ -1,4 +1,4 @@
-# expect: failed pitfall=bias-name-only
+# expect: failed pitfall=bert-no-decay-substrings
 # source: the BERT fine-tuning examples' habit: no_decay = ["bias", "LayerNorm.weight"] matched as substrings of qualified names; norms not named like BERT's LayerNorm attribute are missed (written for this corpus)
 NO_DECAY = ("bias", "LayerNorm.weight")
 

@@ -1,4 +1,4 @@
-# expect: failed pitfall=layernorm-only
+# expect: failed pitfall=transformers-decay-names
 # source: look-alike of transformers 4.x Trainer.get_decay_parameter_names: names outside nn.LayerNorm (ALL_LAYERNORM_LAYERS), minus names containing "bias"; groups by name and requires_grad (written for this corpus)
 from torch import nn
 

@@ -1,5 +1,5 @@
-# expect: failed
-# source: look-alike of minGPT's configure_optimizers idea: only the weights of whitelisted layers (Linear, and Conv here) decay, everything else (embeddings, custom scales) is exempt; no pitfall describes exempting embeddings (written for this corpus)
+# expect: failed pitfall=mingpt-whitelist
+# source: look-alike of minGPT's configure_optimizers idea: only the weights of whitelisted layers (Linear, and Conv here) decay, everything else (embeddings, custom scales, norms, biases) is exempt; a tensor tied to a Linear decays (written for this corpus)
 from torch import nn
 
 WHITELIST = (nn.Linear, nn.Conv1d, nn.Conv2d, nn.Conv3d)
