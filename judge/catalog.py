@@ -134,10 +134,12 @@ def load_exercise(exercise_dir: Path, solutions_root: Path) -> Exercise:
         raise m.fail("step_base", "must be 0 or 1: the number the statement gives the first step")
 
     witness = m.get("witness", dict, {})
-    if witness and (set(witness) != {"case", "counter"} or not isinstance(witness.get("case"), str)
-                    or witness.get("counter") not in WITNESS_COUNTERS):
-        raise m.fail("witness", "must be a table with exactly 'case' (a case name) and 'counter' "
-                     f"(one of {', '.join(WITNESS_COUNTERS)})")
+    supersedes = witness.get("supersedes", []) if isinstance(witness, dict) else []
+    if witness and (not {"case", "counter"} <= set(witness) <= {"case", "counter", "supersedes"}
+                    or not isinstance(witness.get("case"), str) or witness.get("counter") not in WITNESS_COUNTERS
+                    or not isinstance(supersedes, list) or not all(isinstance(k, str) for k in supersedes)):
+        raise m.fail("witness", "must be a table with 'case' (a case name), 'counter' "
+                     f"(one of {', '.join(WITNESS_COUNTERS)}) and optionally 'supersedes' (observation names)")
 
     solution_dir = solutions_root / slug
     exercise = Exercise(
@@ -155,7 +157,7 @@ def load_exercise(exercise_dir: Path, solutions_root: Path) -> Exercise:
         exercise_dir=exercise_dir,
         solution_dir=solution_dir,
         step_base=step_base,
-        witness=(witness["case"], witness["counter"]) if witness else None,
+        witness=(witness["case"], witness["counter"], tuple(supersedes)) if witness else None,
     )
     for required in (exercise.statement_path, exercise.stub_path):
         if not required.is_file():

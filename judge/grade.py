@@ -46,6 +46,9 @@ class SubjectRun:
 
     record: protocol.SubjectRecord
     obs: dict[str, Observations] = field(default_factory=dict)
+    # Observations the learner's process reported that grind's own count contradicts: not
+    # evidence for or against a named mistake (judge/witnessed.py)
+    untrusted: frozenset[str] = frozenset()
 
     @property
     def load_error(self) -> protocol.ErrorInfo | None:
@@ -506,7 +509,9 @@ def _diagnose(ref: Reference, run: SubjectRun, failing: list[str], tol: Callable
     from judge.diagnose import explain
 
     candidates = _candidates(ref)
-    found = explain(failing, ref.instance_names, ref.subjects[REFERENCE].obs, run.cases, run.obs, candidates, tol)
+    ref_obs = {name: {k: v for k, v in obs.items() if k not in run.untrusted}
+               for name, obs in ref.subjects[REFERENCE].obs.items()} if run.untrusted else ref.subjects[REFERENCE].obs
+    found = explain(failing, ref.instance_names, ref_obs, run.cases, run.obs, candidates, tol)
     if found is not None and not found.exact and pairs is not None and found.suspects:
         # Two rounds of pairs, each run once per exercise and then cached: first among the
         # strongest suspects; then the strongest with every mistake that shows where it does
@@ -520,7 +525,7 @@ def _diagnose(ref: Reference, run: SubjectRun, failing: list[str], tol: Callable
             if not names:
                 continue
             extra.subjects.update(pairs(names))
-            paired = explain(failing, ref.instance_names, ref.subjects[REFERENCE].obs, run.cases, run.obs,
+            paired = explain(failing, ref.instance_names, ref_obs, run.cases, run.obs,
                              _candidates(extra), tol)
             if paired is not None and paired.exact:
                 found = paired

@@ -57,9 +57,10 @@ class Exercise:
     exercise_dir: Path
     solution_dir: Path
     step_base: int = 1  # verdicts number steps as the statement does: from 1 (updates) or 0 (an index)
-    # (case, counter): a case whose run grind counts from outside the learner's process, with a
-    # counter of witness.py ("traffic" between ranks, or file "writes"); see judge/witnessed.py
-    witness: tuple[str, str] | None = None
+    # (case, counter, supersedes): a case whose run grind counts from outside the learner's
+    # process, with a counter of witness.py ("traffic" between ranks, or file "writes"), and the
+    # in-process observations that count stands for (see judge/witnessed.py)
+    witness: tuple[str, str, tuple[str, ...]] | None = None
 
     @property
     def stub_path(self) -> Path:

@@ -128,7 +128,8 @@ def learner(exercise: Exercise, ref: Reference, run: SubjectRun, outside: dict[s
     for name in _gate_instances(exercise, ref.instances):
         _strip(run, name, exercise)
         record = run.cases.get(name)
-        expected = ref.subjects[REFERENCE].obs.get(name, {}).get(key)
+        own = ref.subjects[REFERENCE].obs.get(name, {})
+        expected = own.get(key)
         if record is None or record.status != "ok" or expected is None:
             continue
         if value is None or not reference:
@@ -136,6 +137,25 @@ def learner(exercise: Exercise, ref: Reference, run: SubjectRun, outside: dict[s
             notice = (f"grind could not count {('the traffic between ranks' if counter == 'traffic' else 'file writes')} "
                       "from outside your code at this isolation level (see grind doctor): case "
                       f"'{name}' was judged on what your code's own process observed.")
-        else:
-            _set(run, name, key, _figure(float(value), reference))
+            continue
+        figure = _figure(float(value), reference)
+        _set(run, name, key, figure)
+        said = {k: v for k, v in run.obs.get(name, {}).items() if _superseded(exercise, k)}
+        if figure != int(expected) and said and all(k in own and np.array_equal(v, own[k]) for k, v in said.items()):
+            # The process reported a correct answer's counts; the kernel counted otherwise. Those
+            # counts are the learner's word, not evidence: the diagnosis sets them aside.
+            run.untrusted = frozenset(k for obs in run.obs.values() for k in obs if _superseded(exercise, k))
+            notice = (f"Your code's own process reported {', '.join(sorted({_bare(k) for k in said}))} as a "
+                      f"correct answer would, but grind counted from outside it {figure} times a correct "
+                      "answer's: the verdict goes by grind's count.")
     return notice
+
+
+def _bare(key: str) -> str:
+    """An observation's name without its rank ("rank 1: torch.save calls" -> "torch.save calls")."""
+    head, sep, rest = key.partition(": ")
+    return rest if sep and head.startswith("rank ") and head[5:].isdigit() else key
+
+
+def _superseded(exercise: Exercise, key: str) -> bool:
+    return bool(exercise.witness) and _bare(key) in exercise.witness[2]

@@ -75,7 +75,9 @@ def _manifest(tmp_path: Path, witness_table: str) -> Path:
 
 
 @pytest.mark.parametrize("table", ['[witness]\ncase = "c"\n', '[witness]\ncase = "c"\ncounter = "bytes"\n',
-                                   'witness = 3\n', '[witness]\ncase = 1\ncounter = "writes"\n'])
+                                   'witness = 3\n', '[witness]\ncase = 1\ncounter = "writes"\n',
+                                   '[witness]\ncase = "c"\ncounter = "writes"\nsupersedes = "saves"\n',
+                                   '[witness]\ncase = "c"\ncounter = "writes"\nextra = 1\n'])
 def test_a_malformed_witness_table_is_a_one_line_manifest_error(tmp_path: Path, table: str) -> None:
     folder = _manifest(tmp_path, table)
     with pytest.raises(ManifestError, match="witness") as caught:
@@ -83,7 +85,10 @@ def test_a_malformed_witness_table_is_a_one_line_manifest_error(tmp_path: Path, 
     assert "\n" not in str(caught.value)
     good = load_exercise(_manifest(tmp_path / "ok", '[witness]\ncase = "c"\ncounter = "writes"\n'),
                          tmp_path / "ok" / "solutions")
-    assert good.witness == ("c", "writes")
+    assert good.witness == ("c", "writes", ())
+    listed = load_exercise(_manifest(tmp_path / "listed", '[witness]\ncase = "c"\ncounter = "writes"\n'
+                                     'supersedes = ["saves"]\n'), tmp_path / "listed" / "solutions")
+    assert listed.witness == ("c", "writes", ("saves",))
 
 
 def test_a_figure_the_learners_process_wrote_is_replaced_by_the_witnesss() -> None:
@@ -94,7 +99,7 @@ def test_a_figure_the_learners_process_wrote_is_replaced_by_the_witnesss() -> No
     from judge.grade import REFERENCE, Reference, SubjectRun
 
     exercise = Catalog().get("no-sync-accumulation")
-    case, counter = exercise.witness
+    case, counter, _ = exercise.witness
     key = witnessed.FIGURES[counter]
     instance = protocol.Instance(case, case, "edge", {})
     reference = SubjectRun(protocol.SubjectRecord(cases={case: protocol.CaseRecord("ok", keys=[key])}),
@@ -135,3 +140,4 @@ def test_a_forged_in_process_count_fails_named_cold_and_warm(path: Path) -> None
         assert failing == [case], failing
         assert verdict.diagnosis is not None and verdict.diagnosis.slug == pitfall, verdict.diagnosis
         assert not any("could not count" in notice for notice in verdict.notices)
+        assert any("grind counted from outside" in notice for notice in verdict.notices), verdict.notices
