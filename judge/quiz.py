@@ -130,7 +130,8 @@ class Card:
         """The right answer as the learner reads it after the reveal."""
         if self.kind == "number":
             unit = f" {self.unit}" if self.unit else ""
-            return f"{number_text(self.answer)}{unit}" + (f"  (= {self.formula})" if self.formula else "")
+            shown = self.formula is not None and len(self.formula) <= 40  # a long one reads worse than the text
+            return f"{number_text(self.answer)}{unit}" + (f" (= {self.formula})" if shown else "")
         if self.kind == "choice":
             return f"{LETTERS[self.choices().index(self.answer)]}) {self.answer}"
         return self.answer[0]

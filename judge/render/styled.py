@@ -245,3 +245,73 @@ def _class(view: ClassView, console: Console) -> Any:
 
 def line(text: str, tone: Tone) -> Text:
     return Text(text, style=TONE_STYLE[tone.value])
+
+
+# -- the quiz -----------------------------------------------------------------------------------
+
+@_draws("QuizListView")
+def _quiz_list(view: Any, console: Console) -> Any:
+    """At 80 columns the question gets what the id, topic and kind leave, and wraps."""
+    table = Table(title="Quiz cards", caption=view.footer, expand=False, show_lines=False)
+    table.add_column("id", no_wrap=True)
+    table.add_column("topic", style="dim", no_wrap=True)
+    table.add_column("kind", no_wrap=True)
+    table.add_column("question", overflow="fold", ratio=1)
+    for r in view.rows:
+        exercise = f" (grind run {r.exercise})" if r.exercise != "—" else ""
+        table.add_row(r.id, r.topic, r.kind, Text(r.question + exercise))
+    return table
+
+
+@_draws("QuizCardView")
+def _quiz_card(view: Any, console: Console) -> Any:
+    parts: list[Any] = []
+    if view.code:
+        parts.append(Text(view.code, style="cyan"))
+    parts.append(Text(view.question, style="bold"))
+    parts += [Text("  " + choice) for choice in view.choices]
+    parts.append(Text(view.how, style="dim"))
+    return Panel(Group(*parts), title=Text(view.heading), title_align="left", expand=True)
+
+
+@_draws("QuizFeedbackView")
+def _quiz_feedback(view: Any, console: Console) -> Any:
+    mark, style = ("✔ ", "bold green") if view.correct else ("✘ ", "bold red")
+    parts: list[Any] = [Text(mark + view.verdict, style=style)]
+    if view.why:
+        parts.append(Text(view.why))
+    parts += [Text(view.expected, style="bold"), Text(view.explanation)]
+    parts += [line(item.text, item.tone) for item in view.lines]
+    return Group(*parts, Text(""))
+
+
+@_draws("QuizSummaryView")
+def _quiz_summary(view: Any, console: Console) -> Any:
+    table = Table(title=view.headline, expand=False)
+    for column in ("card", "result", "comes back"):
+        table.add_column(column, overflow="fold")
+    for r in view.rows:
+        table.add_row(r.id, Text(r.result, style="green" if r.result == "right" else "red"), r.back)
+    return table
+
+
+@_draws("QuizProgressView")
+def _quiz_progress(view: Any, console: Console) -> Any:
+    table = Table(title="Quiz", caption=view.totals, expand=False)
+    for column, justify in (("topic", "left"), ("cards", "right"), ("answered", "right"), ("right", "right"),
+                            ("due", "right"), ("next review", "left")):
+        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    for r in view.rows:
+        table.add_row(r.topic, r.cards, r.answered, r.right, Text(r.due, style="bold cyan" if r.due != "0" else ""),
+                      r.next)
+    return table
+
+
+@_draws("QuizValidationView")
+def _quiz_validation(view: Any, console: Console) -> Any:
+    table = Table(title="Quiz validation", box=None)
+    for column in ("deck", "cards", "result"):
+        table.add_column(column)
+    for r in view.rows:
+        table.add_row(Text(r.deck), r.cards, Text(r.result, style="green" if r.ok else "red"))
+    return Group(table, *(Text(problem) for problem in view.lines))
