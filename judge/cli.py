@@ -500,6 +500,8 @@ def practice(
             from judge.environment import require_torch
 
             require_torch()  # before the cards: a missing torch should not wait until after them
+        then = f", then {len(picked)} exercise{'s' if len(picked) != 1 else ''}" if picked else ""
+        typer.echo(f"First {len(asked)} quiz card{'s' if len(asked) != 1 else ''}{then}.")
         session = _quiz_session(state, asked, mode="practice")
         if session.quit_early or not picked:
             return
@@ -709,8 +711,7 @@ def quiz_ask(
     if not chosen:
         raise UsageError("No quiz cards: the course has no quiz/*.toml decks.")
     if root is None:
-        typer.echo(f"grind: no grind workspace here: answers are kept in {state.path} ('grind init' makes a "
-                   "workspace).", err=True)
+        typer.echo(f"grind: no workspace here, so answers go to {state.path}", err=True)
     now = time.time()
     picked = pick_cards(state, chosen, now, count)
     if not picked:

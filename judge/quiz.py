@@ -59,7 +59,7 @@ KINDS = ("number", "choice", "short")
 DECK_KEYS = {"topic", "card"}
 CARD_KEYS = {"id", "kind", "question", "code", "exercise", "answer", "formula", "tolerance", "rel_tolerance",
              "unit", "explanation", "wrong"}
-WRONG_KEYS = {"answer", "name", "why"}
+WRONG_KEYS = {"answer", "name", "why", "tolerance"}
 DEFAULT_REL_TOLERANCE = 0.01  # a number right to 2-3 significant figures, as it would be said aloud
 LETTERS = "abcdef"
 KEY_PREFIX = "quiz:"
@@ -81,6 +81,7 @@ class Wrong:
     answer: Any  # float (number), str (choice), tuple of accepted spellings (short)
     name: str
     why: str
+    tolerance: float | None = None  # number: an absolute tolerance of its own, wider than the card's
 
 
 @dataclass(frozen=True)
@@ -121,6 +122,13 @@ class Card:
         rel = self.rel_tolerance if self.rel_tolerance is not None else (
             DEFAULT_REL_TOLERANCE if self.tolerance is None else 0.0)
         return abs(value - target) <= max(self.tolerance or 0.0, rel * abs(target)) * (1 + 1e-12)
+
+    def near(self, value: float, wrong: Wrong) -> bool:
+        """Is ``value`` the named wrong number? To the card's tolerance, or to the wrong answer's own
+        (``tolerance`` in its table): "3.4e38" is fp32's maximum even on a card whose right answer
+        (65504) must be exact to 0.5."""
+        return self.within(value, wrong.answer) or (
+            wrong.tolerance is not None and abs(value - wrong.answer) <= wrong.tolerance)
 
     def expected(self) -> Any:
         """The right answer, as ``--json`` gives it: a number, a choice's text, a short answer's first form."""
@@ -242,11 +250,17 @@ def _card(deck: _Deck, index: int, table: Any, topic: str) -> Card:
         raise deck.fail(index, card_id, "'wrong' must be a list of tables ([[card.wrong]])")
     for n, wrong in enumerate(raw_wrongs, start=1):
         if not isinstance(wrong, dict) or set(wrong) - WRONG_KEYS:
-            raise deck.fail(index, card_id, f"wrong answer {n} must be a table with 'answer', 'name' and 'why'")
+            raise deck.fail(index, card_id, f"wrong answer {n} must be a table with 'answer', 'name' and 'why' "
+                                              "(and, on a number card, an optional 'tolerance')")
         where = f"wrong {n}: "
+        tolerance = None
+        if "tolerance" in wrong:
+            if kind != "number":
+                raise deck.fail(index, card_id, f"'{where}tolerance' is for number cards only")
+            tolerance = _number(deck, index, card_id, wrong["tolerance"], f"{where}tolerance")
         wrongs.append(Wrong(_answer(deck, index, card_id, kind, wrong.get("answer"), f"{where}answer"),
                             _text(deck, index, card_id, wrong, "name", where) or "",
-                            _text(deck, index, card_id, wrong, "why", where) or ""))
+                            _text(deck, index, card_id, wrong, "why", where) or "", tolerance))
     numeric = {k: _number(deck, index, card_id, table[k], k) for k in ("tolerance", "rel_tolerance") if k in table}
     if kind != "number":
         extra = sorted(k for k in ("formula", "tolerance", "rel_tolerance", "unit") if k in table)
@@ -489,7 +503,7 @@ def grade(card: Card, text: str) -> Graded:
                              "(try 0.077, 1/13 or 3e-4)") from None
         if card.within(value, card.answer):
             return Graded(card, text.strip(), True, value=value)
-        named = next((w for w in card.wrong if card.within(value, w.answer)), None)
+        named = next((w for w in card.wrong if card.near(value, w)), None)
         return Graded(card, text.strip(), False, named, value=value)
     if card.kind == "choice":
         chosen = _choice_of(card, text)
@@ -690,8 +704,8 @@ def card_problems(card: Card, exercises: Iterable[str] | None = None) -> list[st
             if card.within(wrong.answer, card.answer):
                 problems.append(f"{where}: wrong answer {number_text(wrong.answer)} is within the tolerance of the "
                                 f"right one ({number_text(card.answer)}), so it would be graded right")
-        values = [w.answer for w in card.wrong]
-        if any(card.within(a, b) for i, a in enumerate(values) for b in values[i + 1:]):
+        wrongs = list(card.wrong)
+        if any(card.near(a.answer, b) or card.near(b.answer, a) for i, a in enumerate(wrongs) for b in wrongs[i + 1:]):
             problems.append(f"{where}: two wrong answers are the same number, to the card's tolerance")
     if card.kind == "choice":
         options = [normalize(c) for c in (card.answer, *(w.answer for w in card.wrong))]

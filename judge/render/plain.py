@@ -161,10 +161,9 @@ def _quiz_list(view: Any, width: int = 80) -> str:
 
 @_draws("QuizCardView")
 def _quiz_card(view: Any, width: int = 80) -> str:
-    lines = [view.heading]
+    lines = [view.heading, view.question]
     if view.code:
         lines += ["  " + line for line in view.code.splitlines()]
-    lines.append(view.question)
     lines += ["  " + choice for choice in view.choices]
     return "\n".join(lines + [view.how])
 

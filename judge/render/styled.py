@@ -251,24 +251,28 @@ def line(text: str, tone: Tone) -> Text:
 
 @_draws("QuizListView")
 def _quiz_list(view: Any, console: Console) -> Any:
-    """At 80 columns the question gets what the id, topic and kind leave, and wraps."""
-    table = Table(title="Quiz cards", caption=view.footer, expand=False, show_lines=False)
-    table.add_column("id", no_wrap=True)
-    table.add_column("topic", style="dim", no_wrap=True)
-    table.add_column("kind", no_wrap=True)
-    table.add_column("question", overflow="fold", ratio=1)
+    """By topic, each card's id and kind on one line and its question indented below: a table
+    with a question column leaves the question a dozen characters at 80 columns."""
+    from rich.padding import Padding
+
+    parts: list[Any] = []
+    topic = None
     for r in view.rows:
-        exercise = f" (grind run {r.exercise})" if r.exercise != "—" else ""
-        table.add_row(r.id, r.topic, r.kind, Text(r.question + exercise))
-    return table
+        if r.topic != topic:
+            topic = r.topic
+            parts.append(Text(("\n" if parts else "") + topic, style="bold underline"))
+        practise = f" · grind run {r.exercise}" if r.exercise != "—" else ""
+        parts.append(Text.assemble(("  " + r.id, "bold"), (f"  {r.kind}{practise}", "dim")))
+        parts.append(Padding(Text(r.question), (0, 0, 0, 4)))
+    parts.append(Text("\n" + view.footer, style="cyan"))
+    return Group(*parts)
 
 
 @_draws("QuizCardView")
 def _quiz_card(view: Any, console: Console) -> Any:
-    parts: list[Any] = []
+    parts: list[Any] = [Text(view.question, style="bold")]
     if view.code:
         parts.append(Text(view.code, style="cyan"))
-    parts.append(Text(view.question, style="bold"))
     parts += [Text("  " + choice) for choice in view.choices]
     parts.append(Text(view.how, style="dim"))
     return Panel(Group(*parts), title=Text(view.heading), title_align="left", expand=True)

@@ -359,11 +359,10 @@ def quiz_card_view(card: Card, index: int, total: int) -> QuizCardView:
 
     what = "predict the output" if card.predict else KIND_WORDS[card.kind]
     choices = [f"{LETTERS[i]}) {safe(text)}" for i, text in enumerate(card.choices())] if card.kind == "choice" else []
-    how = {"number": "Type a number (1/13, 3e-4 and sqrt(2) work too)",
-           "choice": f"Type {card.answer_hint()}",
+    how = {"number": "Type a number (1/13, 3e-4, sqrt(2) work)", "choice": f"Type {card.answer_hint()}",
            "short": "Type a few words"}[card.kind]
     return QuizCardView(f"Card {index} of {total} · {card.topic} · {what}", card.code, safe(card.question), choices,
-                        f"{how}; ? shows the answer, q ends the quiz.")
+                        f"{how} · ? shows the answer · q quits")
 
 
 class QuizFeedbackView(NamedTuple):
