@@ -633,7 +633,7 @@ class QuizGroup(TyperGroup):
 
 
 quiz_app = typer.Typer(
-    cls=QuizGroup, no_args_is_help=False,
+    cls=QuizGroup, no_args_is_help=False, subcommand_metavar="[TOPIC | list | answer] [ARGS]...",
     help="Quiz cards on the course's reasoning and numbers, scheduled like the exercises. "
          "'grind quiz [TOPIC] [--count N]' asks the due cards, then new ones (TOPIC: a card topic, an exercise, "
          "or an exercise's topic).")
@@ -742,15 +742,15 @@ def quiz_list(
 
 @quiz_app.command("answer", context_settings={"ignore_unknown_options": True})
 def quiz_answer(
-    card_id: str = typer.Argument(..., metavar="ID", help="The card's id ('grind quiz list' shows them)."),
-    answer: list[str] = typer.Argument(..., metavar="ANSWER", help="Your answer: a number (-0.01 and 1/13 work), "
-                                       "a choice's letter, or a few words.", show_default=False),
+    id: str = typer.Argument(..., help="The card's id ('grind quiz list' shows them).", show_default=False),  # noqa: A002
+    answer: list[str] = typer.Argument(..., help="Your answer: a number (-0.01 and 1/13 work), a choice's letter, "
+                                       "or a few words.", show_default=False),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
     """Grade one answer and record it (exit 0 right, 1 wrong)."""
     from judge.quiz import answer_card, find_card
 
-    card = find_card(_quiz_cards(), card_id)
+    card = find_card(_quiz_cards(), id)
     _, state = _state()
     answered = answer_card(state, card, " ".join(answer), time.time(), "answer")
     if as_json:

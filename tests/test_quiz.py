@@ -423,7 +423,7 @@ def test_quiz_answer_json_grades_records_and_exits_0_or_1(in_tmp: Path) -> None:
     (["quiz", "answer", "clip-cof", "13"], "Unknown card 'clip-cof'. Did you mean 'clip-coef'?"),
     (["quiz", "answer", "clip-coef", "thirteen"], "card 'clip-coef' asks for a number; 'thirteen' is not one"),
     (["quiz", "answer", "exact-resume", "z"], "is a choice: answer a, b, c or d"),
-    (["quiz", "answer", "clip-coef"], "Missing argument 'ANSWER"),
+    (["quiz", "answer", "clip-coef"], "Missing argument 'answer'"),
     (["quiz", "cooking"], "No quiz cards on 'cooking'"),
 ])
 def test_bad_input_is_one_line_and_exit_2_and_records_nothing(in_tmp: Path, args: list[str], message: str) -> None:

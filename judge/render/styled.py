@@ -291,12 +291,12 @@ def _quiz_feedback(view: Any, console: Console) -> Any:
 
 @_draws("QuizSummaryView")
 def _quiz_summary(view: Any, console: Console) -> Any:
-    table = Table(title=view.headline, expand=False)
+    table = Table(expand=False)  # the headline above it, not as its title: a title wraps to the table's width
     for column in ("card", "result", "comes back"):
         table.add_column(column, overflow="fold")
     for r in view.rows:
         table.add_row(r.id, Text(r.result, style="green" if r.result == "right" else "red"), r.back)
-    return table
+    return Group(Text(view.headline, style="bold"), table)
 
 
 @_draws("QuizProgressView")
