@@ -1,4 +1,5 @@
-"""The learner's progress: every graded run, every hint, every review, in one SQLite file.
+"""The learner's progress: every graded run, every hint, every review, every quiz answer, in one
+SQLite file.
 
 Why SQLite (the stdlib ``sqlite3``) rather than a JSON file: learners run ``grind watch`` in one
 terminal and ``grind run`` or ``grind hint`` in another, and a JSON file rewritten by two

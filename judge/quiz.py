@@ -49,6 +49,7 @@ from judge.catalog import SLUG_RE, content_root, unknown_name_message
 from judge.errors import ManifestError, UsageError
 from judge.progress import Progress, QuizAnswer
 from judge.scheduling import Review
+from judge.text import safe
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -548,8 +549,9 @@ def answer_card(progress: Progress, card: Card, text: str, at: float, mode: str)
         schedule: tuple[str, float, str] | None = (card_json, due, word)
     else:
         schedule = None
-    progress.record_quiz_answer(card.id, graded.given, graded.correct, graded.wrong.name if graded.wrong else None,
-                                mode, at, card.key, schedule)
+    # safe(): an argument that was not valid UTF-8 reaches us with lone surrogates, which SQLite refuses
+    progress.record_quiz_answer(card.id, safe(graded.given), graded.correct,
+                                graded.wrong.name if graded.wrong else None, mode, at, card.key, schedule)
     return Answered(graded, review, at)
 
 

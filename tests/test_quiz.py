@@ -434,6 +434,13 @@ def test_bad_input_is_one_line_and_exit_2_and_records_nothing(in_tmp: Path, args
     assert not (in_tmp / "user-state" / "progress.db").exists()
 
 
+def test_an_answer_that_is_not_valid_utf8_is_graded_and_stored_escaped(in_tmp: Path) -> None:
+    result = invoke("quiz", "answer", "zero-stage", "stage \udcff")  # a shell argument with a byte 0xff
+    assert result.exit_code == ExitStatus.FAILED and "Traceback" not in result.output
+    with Progress(in_tmp / "user-state" / "progress.db") as progress:
+        assert progress.quiz_answers()[0].answer == "stage \\udcff"
+
+
 def test_bad_input_with_json_is_a_json_error(in_tmp: Path) -> None:
     result = invoke("quiz", "answer", "clip-coef", "abc", "--json")
     assert result.exit_code == ExitStatus.USAGE
@@ -499,3 +506,66 @@ def test_validate_quiz_checks_the_decks(in_tmp: Path, monkeypatch: pytest.Monkey
     bad = invoke("validate", "--quiz")
     assert bad.exit_code == ExitStatus.FAILED
     assert "quiz/bad.toml: card 'ok': answer 14 disagrees with its formula sqrt(169) = 13" in bad.output
+
+
+def _reference(slug: str) -> object:
+    """An exercise's reference solution, imported as a module (torch is imported by it)."""
+    import importlib.util
+
+    path = Catalog().get(slug).reference_path
+    spec = importlib.util.spec_from_file_location(f"reference_{slug.replace('-', '_')}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_predict_cards_say_what_the_reference_solutions_really_print(shipped: list[Card]) -> None:
+    """A predict card claims what an exercise's code outputs: run the exercise's own reference on
+    the card's inputs and grade what it prints as the learner's answer. A card whose number
+    drifted from the code (or code from the card) fails here."""
+    torch = pytest.importorskip("torch")
+    cards = {card.id: card for card in shipped}
+
+    def param(values: list[float]) -> object:
+        p = torch.zeros(len(values), requires_grad=True)
+        p.grad = torch.tensor(values)
+        return p
+
+    clipping = _reference("clipping")
+    p1, p2 = param([3.0, 4.0]), param([12.0])
+    total = clipping.clip_grad_norm_([p1, p2], max_norm=1.0)  # type: ignore[attr-defined]
+    assert grade(cards["clip-total-norm"], repr(float(total))).correct
+    assert grade(cards["clip-coef"], repr(float(p2.grad[0]) / 12.0)).correct  # type: ignore[attr-defined]
+
+    adam = _reference("adam")
+    p = torch.zeros(1, requires_grad=True)
+    opt = adam.Adam([p], lr=0.01, betas=(0.9, 0.999))  # type: ignore[attr-defined]
+    p.grad = torch.tensor([2.0])
+    opt.step()
+    assert grade(cards["adam-first-step"], repr(p.item())).correct
+    p = torch.tensor([3.0], requires_grad=True)
+    opt = adam.AdamW([p], lr=0.01, weight_decay=0.1)  # type: ignore[attr-defined]
+    p.grad = torch.zeros(1)
+    opt.step()
+    assert grade(cards["adamw-decay-step"], repr(p.item())).correct
+
+    schedule = _reference("lr-schedule")
+    assert grade(cards["lr-schedule-decay"], repr(schedule.lr_multiplier(8, 4, 12, 0.1))).correct  # type: ignore[attr-defined]
+
+    scaling = _reference("loss-scaling")
+    scaler = scaling.LossScaler()  # type: ignore[attr-defined]
+    weight = param([float("inf")])
+
+    class Optimizer:
+        param_groups = [{"params": [weight]}]
+        stepped = False
+
+        def step(self) -> None:
+            self.stepped = True
+
+    optimizer = Optimizer()
+    scaler.step(optimizer)
+    scaler.update()
+    assert not optimizer.stepped
+    assert grade(cards["loss-scale-backoff"], repr(scaler.get_scale())).correct
