@@ -689,7 +689,7 @@ def _quiz_session(state: Progress, cards: list[Any], mode: str) -> Any:
         show(out, quiz_feedback_view(answered))
 
     def complain(message: str) -> None:
-        out.print(message, style="yellow", markup=False, highlight=False)
+        out.print(message, style="yellow", markup=False, highlight=False, soft_wrap=not out.is_terminal)
 
     session = run_session(state, cards, ask=ask, present=present, reveal=reveal, complain=complain, mode=mode)
     if session.items:

@@ -725,7 +725,11 @@ def card_problems(card: Card, exercises: Iterable[str] | None = None) -> list[st
     if card.code is not None and card.exercise is None:
         problems.append(f"{where}: a predict card (with code) names the exercise whose code it runs")
     if card.exercise is not None and exercises is not None and card.exercise not in set(exercises):
-        problems.append(f"{where}: exercise '{card.exercise}' does not exist")
+        import difflib
+
+        close = difflib.get_close_matches(card.exercise, list(exercises), n=1, cutoff=0.6)
+        problems.append(f"{where}: exercise '{card.exercise}' does not exist"
+                        + (f" (did you mean '{close[0]}'?)" if close else ""))
     return problems
 
 
