@@ -487,7 +487,9 @@ def practice(
         picked = []
     from judge.quiz import pick_cards
 
-    asked = pick_cards(state, deck, now, cards)
+    # of the new cards, those on this session's exercises first: the reasoning before the code
+    session_slugs = {e.slug for e in picked}
+    asked = pick_cards(state, sorted(deck, key=lambda c: c.exercise not in session_slugs), now, cards)
     if not picked and not asked:
         from judge.text import until_text
 
