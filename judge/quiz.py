@@ -57,7 +57,7 @@ else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
 KINDS = ("number", "choice", "short")
-DECK_KEYS = {"topic", "card"}
+DECK_KEYS = {"topic", "order", "card"}
 CARD_KEYS = {"id", "kind", "question", "code", "exercise", "answer", "formula", "tolerance", "rel_tolerance",
              "unit", "explanation", "wrong"}
 WRONG_KEYS = {"answer", "name", "why", "tolerance"}
@@ -297,7 +297,11 @@ def load_deck(path: Path) -> list[Card]:
         raise ManifestError(f"{path}: not valid TOML: {exc}") from None
     unknown = sorted(set(data) - DECK_KEYS)
     if unknown:
-        raise ManifestError(f"{path}: key '{unknown[0]}' is not a deck key (a deck has 'topic' and [[card]] tables)")
+        raise ManifestError(f"{path}: key '{unknown[0]}' is not a deck key (a deck has 'topic', 'order' and "
+                            "[[card]] tables)")
+    order = data.get("order", 0)
+    if isinstance(order, bool) or not isinstance(order, int):
+        raise ManifestError(f"{path}: 'order' must be a whole number (decks are asked in that order)")
     topic = data.get("topic", path.stem)
     if not isinstance(topic, str) or not SLUG_RE.match(topic):
         raise ManifestError(f"{path}: 'topic' must be a lowercase slug like 'clipping'")
@@ -309,8 +313,18 @@ def load_deck(path: Path) -> list[Card]:
 
 
 def deck_paths(root: Path | None = None) -> list[Path]:
+    """The deck files, in course order: a deck's ``order = N`` (like an exercise's), then its name."""
     folder = quiz_root(root)
-    return sorted(folder.glob("*.toml")) if folder.is_dir() else []
+    return sorted(folder.glob("*.toml"), key=_order_key) if folder.is_dir() else []
+
+
+def _order_key(path: Path) -> tuple[int, str]:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        text = ""  # reported properly when the deck is loaded
+    match = re.search(r"^order\s*=\s*(\d+)", text, re.M)
+    return (int(match.group(1)) if match else 10_000, path.name)
 
 
 def load_cards(root: Path | None = None) -> tuple[list[Card], list[ManifestError]]:

@@ -273,6 +273,15 @@ def test_a_broken_deck_is_one_line_and_the_other_decks_still_load(tmp_path: Path
     assert len(problems) == 1 and problem in problems[0].message and "a.toml" in problems[0].message
 
 
+def test_decks_come_in_their_order_then_by_name(tmp_path: Path) -> None:
+    _deck(tmp_path, "a.toml", GOOD_DECK.replace('"ok"', '"a"'))
+    _deck(tmp_path, "b.toml", "order = 1\n" + GOOD_DECK.replace('"ok"', '"b"'))
+    _deck(tmp_path, "c.toml", GOOD_DECK.replace('"ok"', '"c"'))
+    assert [c.id for c in load_cards(tmp_path)[0]] == ["b", "a", "c"]
+    _deck(tmp_path, "d.toml", 'order = "first"\n' + GOOD_DECK.replace('"ok"', '"d"'))
+    assert "'order' must be a whole number" in load_cards(tmp_path)[1][0].message
+
+
 def test_an_id_used_by_two_decks_is_a_problem(tmp_path: Path) -> None:
     _deck(tmp_path, "a.toml", GOOD_DECK)
     _deck(tmp_path, "b.toml", GOOD_DECK)
