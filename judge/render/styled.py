@@ -273,7 +273,14 @@ def _quiz_card(view: Any, console: Console) -> Any:
     parts: list[Any] = [Text(view.question, style="bold")]
     if view.code:
         parts.append(Text(view.code, style="cyan"))
-    parts += [Text("  " + choice) for choice in view.choices]
+    if view.choices:  # a grid, so that a long choice wraps under its own text, not under its letter
+        grid = Table.grid(padding=(0, 1))
+        grid.add_column(no_wrap=True)
+        grid.add_column(overflow="fold")
+        for choice in view.choices:
+            letter, _, text = choice.partition(" ")
+            grid.add_row(Text(" " + letter, style="bold"), Text(text))
+        parts.append(grid)
     parts.append(Text(view.how, style="dim"))
     return Panel(Group(*parts), title=Text(view.heading), title_align="left", expand=True)
 
