@@ -455,7 +455,7 @@ def quiz_progress_view(rows: list[CardProgress], now: float) -> QuizProgressView
     answered = sum(1 for r in rows if r.answers)
     due = sum(1 for r in rows if r.next_review is not None and r.next_review <= now)
     totals = (f"{answered} of {_count(len(rows), 'card')} answered · {sum(1 for r in rows if r.last_correct)} right "
-              f"the last time · {due} due now · 'grind quiz' asks the due ones")
+              f"last time · {due} due now (grind quiz)")
     return QuizProgressView(out, totals)
 
 
