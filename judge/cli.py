@@ -90,6 +90,8 @@ def _usage_error(ctx: Any, exc: Any) -> None:
     """A command's arguments were wrong: one grind line (or JSON), not click's boxed error."""
     sub = getattr(exc, "ctx", None)
     command = f"grind {sub.info_name}" if sub is not None and sub is not ctx else "grind"
+    if sub is not None and sub is not ctx and sub.parent is not None and sub.parent is not ctx:
+        command = f"grind {sub.parent.info_name} {sub.info_name}"  # a subcommand's: grind quiz answer
     param = getattr(exc, "param", None)
     if type(exc).__name__ == "MissingParameter" and getattr(param, "name", None) == "name":
         message = f"which exercise? '{command} NAME', e.g. '{command} clipping' ('grind list' shows them)"
@@ -416,12 +418,20 @@ def progress(
     for problem in problems:
         typer.echo(f"grind: skipped a broken exercise: {problem.message}", err=True)
     overview = state.overview([e.slug for e in exercises])
+    from judge.quiz import card_progress, quiz_json
+
+    card_rows = card_progress(state, _quiz_cards(exercises))
     if as_json:
-        typer.echo(json.dumps(overview.to_json(), indent=2))
+        typer.echo(json.dumps({**overview.to_json(), "quiz": quiz_json(card_rows, overview.now)}, indent=2))
         return
     from judge.render import render_progress
 
     render_progress(console(), overview)
+    if card_rows:
+        from judge.render import show
+        from judge.views.screens import quiz_progress_view
+
+        show(console(), quiz_progress_view(card_rows, overview.now))
 
 
 @app.command()
@@ -454,8 +464,10 @@ def practice(
     minutes: Optional[float] = typer.Option(None, "--minutes", min=0.1, help="Interview length (default: each "
                                             "exercise's interview_minutes)."),
     manual: bool = typer.Option(False, "--manual", help="Check on Enter instead of on save."),
+    cards: int = typer.Option(5, "--cards", min=0, help="Quiz cards asked first: the due ones, then new ones "
+                              "(0: none)."),
 ) -> None:
-    """A spaced-repetition session: the exercises due for review, then new ones."""
+    """A spaced-repetition session: the quiz cards and exercises due for review, then new ones."""
     from judge import scheduling
 
     if minutes is not None and not interview:
@@ -466,14 +478,36 @@ def practice(
     for problem in problems:
         typer.echo(f"grind: skipped a broken exercise: {problem.message}", err=True)
     now = time.time()
-    picked = scheduling.pick(state, exercises, now, count, topic)
-    if not picked:
+    deck = _quiz_cards(exercises, topic, quiet_topic=True) if cards and not interview else []
+    try:
+        picked = scheduling.pick(state, exercises, now, count, topic)
+    except UsageError:
+        if not deck:  # a topic only cards have (--topic precision) is not an unknown topic
+            raise
+        picked = []
+    from judge.quiz import pick_cards
+
+    # of the new cards, those on this session's exercises first: the reasoning before the code
+    session_slugs = {e.slug for e in picked}
+    asked = pick_cards(state, sorted(deck, key=lambda c: c.exercise not in session_slugs), now, cards)
+    if not picked and not asked:
         from judge.text import until_text
 
         upcoming = scheduling.next_due(state, [e for e in exercises if topic is None or e.topic == topic])
         typer.echo("Nothing is due and every exercise has been tried." +
                    (f" Next review: {upcoming[0].slug}, {until_text(upcoming[1], now)}." if upcoming else ""))
         return
+    if asked:
+        if picked:
+            from judge.environment import require_torch
+
+            require_torch()  # before the cards: a missing torch should not wait until after them
+        then = f", then {len(picked)} exercise{'s' if len(picked) != 1 else ''}" if picked else ""
+        typer.echo(f"First {len(asked)} quiz card{'s' if len(asked) != 1 else ''}{then}.")
+        session = _quiz_session(state, asked, mode="practice")
+        if session.quit_early or not picked:
+            return
+        typer.echo(f"Now the exercises: {', '.join(e.slug for e in picked)}.")
     _practice_session(root, state, picked, interview=interview, minutes=minutes, manual=manual)
 
 
@@ -587,6 +621,155 @@ def cache_clear() -> None:
 
 
 # ---------------------------------------------------------------------------------------------
+# The quiz
+
+
+class QuizGroup(TyperGroup):
+    """``grind quiz [TOPIC]`` is a session, ``grind quiz list`` and ``grind quiz answer`` are
+    commands: a first word that names no command (or no word at all) is the session's."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        if not args or (args[0] not in self.commands and args[0] not in ("-h", "--help")):
+            args = ["ask", *args]
+        return super().parse_args(ctx, args)
+
+
+quiz_app = typer.Typer(
+    cls=QuizGroup, no_args_is_help=False, subcommand_metavar="[TOPIC | list | answer] [ARGS]...",
+    help="Quiz cards on the course's reasoning and numbers, scheduled like the exercises. "
+         "'grind quiz [TOPIC] [--count N]' asks the due cards, then new ones (TOPIC: a card topic, an exercise, "
+         "or an exercise's topic).")
+app.add_typer(quiz_app, name="quiz")
+
+
+def _quiz_cards(exercises: list[Exercise] | None = None, topic: str | None = None,
+                quiet_topic: bool = False) -> list[Any]:
+    """Every loadable card (broken decks named on stderr), narrowed to ``topic``. With
+    ``quiet_topic``, a topic no card has gives no cards instead of an error (practice: the topic
+    may be an exercise topic only)."""
+    from judge.quiz import load_cards, select_topic
+
+    cards, problems = load_cards(Catalog().root)
+    for problem in problems:
+        typer.echo(f"grind: skipped a broken quiz card: {problem.message}", err=True)
+    if topic is None:
+        return cards
+    if exercises is None:
+        exercises = Catalog().load_all()[0]
+    topics = {e.slug: e.topic for e in exercises}
+    try:
+        return select_topic(cards, topic, topics)
+    except UsageError:
+        if quiet_topic:
+            return []
+        raise
+
+
+def _quiz_session(state: Progress, cards: list[Any], mode: str) -> Any:
+    """Ask ``cards`` one by one in this terminal, then show how it went. Each answer is stored as
+    it is graded; q, Ctrl-D or Ctrl-C end the session with what was answered kept."""
+    from judge.quiz import run_session
+    from judge.render import show
+    from judge.views.screens import quiz_card_view, quiz_feedback_view, quiz_summary_view
+
+    out = console()
+
+    def ask(_hint: str) -> Optional[str]:
+        try:
+            return out.input("answer> ")
+        except EOFError:
+            out.print()
+            return None
+        except KeyboardInterrupt:
+            out.print()
+            return None
+
+    def present(card: Any, index: int, total: int) -> None:
+        show(out, quiz_card_view(card, index, total))
+
+    def reveal(answered: Any, index: int, total: int) -> None:
+        show(out, quiz_feedback_view(answered))
+
+    def complain(message: str) -> None:
+        out.print(message, style="yellow", markup=False, highlight=False, soft_wrap=not out.is_terminal)
+
+    session = run_session(state, cards, ask=ask, present=present, reveal=reveal, complain=complain, mode=mode)
+    if session.items:
+        show(out, quiz_summary_view(session, time.time()))
+    return session
+
+
+@quiz_app.command("ask", hidden=True)
+def quiz_ask(
+    topic: Optional[str] = typer.Argument(None, help="Only cards on this topic, this exercise, or this exercise "
+                                          "topic.", show_default=False),
+    count: int = typer.Option(10, "--count", "-n", min=1, help="How many cards in this session."),
+) -> None:
+    """Ask the due cards, then new ones, one at a time."""
+    from judge.quiz import next_card_due, pick_cards
+
+    root, state = _state()
+    chosen = _quiz_cards(topic=topic)
+    if not chosen:
+        raise UsageError("No quiz cards: the course has no quiz/*.toml decks.")
+    if root is None:
+        typer.echo(f"grind: no workspace here, so answers go to {state.path}", err=True)
+    now = time.time()
+    picked = pick_cards(state, chosen, now, count)
+    if not picked:
+        from judge.text import until_text
+
+        upcoming = next_card_due(state, chosen)
+        typer.echo("Nothing is due and you have answered every card" + (f" on {topic}" if topic else "") + "." +
+                   (f" Next review: {upcoming[0].id}, {until_text(upcoming[1], now)}." if upcoming else ""))
+        return
+    _quiz_session(state, picked, mode="quiz")
+
+
+@quiz_app.command("list")
+def quiz_list(
+    topic: Optional[str] = typer.Argument(None, help="Only cards on this topic or exercise.", show_default=False),
+    as_json: bool = typer.Option(False, "--json", help="Print the cards as JSON."),
+) -> None:
+    """List the cards: id, topic, kind of answer, the exercise that practises it, the question."""
+    cards = _quiz_cards(topic=topic)
+    if as_json:
+        typer.echo(json.dumps([card.to_json() for card in cards], indent=2))
+        return
+    from judge.render import show
+    from judge.views.screens import quiz_list_view
+
+    show(console(), quiz_list_view(cards))
+
+
+@quiz_app.command("answer", context_settings={"ignore_unknown_options": True})
+def quiz_answer(
+    id: str = typer.Argument(..., help="The card's id ('grind quiz list' shows them).", show_default=False),  # noqa: A002
+    answer: list[str] = typer.Argument(..., help="Your answer: a number (-0.01 and 1/13 work), a choice's letter, "
+                                       "or a few words.", show_default=False),
+    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+) -> None:
+    """Grade one answer and record it (exit 0 right, 1 wrong)."""
+    from judge.quiz import answer_card, find_card
+
+    card = find_card(_quiz_cards(), id)
+    _, state = _state()
+    answered = answer_card(state, card, " ".join(answer), time.time(), "answer")
+    if as_json:
+        from judge.progress import iso
+
+        typer.echo(json.dumps({**answered.graded.to_json(),
+                               "next_review": iso(answered.review.due if answered.review else None)},
+                              indent=2))
+    else:
+        from judge.render import show
+        from judge.views.screens import quiz_feedback_view
+
+        show(console(), quiz_feedback_view(answered))
+    raise typer.Exit(int(ExitStatus.PASSED if answered.graded.correct else ExitStatus.FAILED))
+
+
+# ---------------------------------------------------------------------------------------------
 # Instructors
 
 
@@ -633,17 +816,22 @@ def validate(
     all_: bool = typer.Option(False, "--all", help="Validate every exercise."),
     corpus: Optional[Path] = typer.Option(None, "--corpus", help="Folder with one folder of independently written "
                                           "submissions per exercise (default: the repository's tests/corpus)."),
+    quiz: bool = typer.Option(False, "--quiz", help="Check the quiz decks (quiz/*.toml) only; --all checks them too."),
 ) -> None:
     """Prove exercises adequate: schema, reference (twice), stub, every pitfall caught and named,
-    and the share of the exercise's corpus named right, beside the share named wrongly."""
+    and the share of the exercise's corpus named right, beside the share named wrongly. With --quiz
+    (or --all), check the quiz cards: numbers agree with their formulas, choices are distinct,
+    explanations are written."""
+    catalog = Catalog()
+    if quiz and slug is None and not all_:
+        raise typer.Exit(int(_validate_quiz(catalog)))
     from judge.adequacy import AdequacyReport, check_adequacy, golden_root
     from judge.corpus import default_root
     from judge.errors import ManifestError
     from judge.render import render_validation
 
-    catalog = Catalog()
     if all_ == (slug is not None):
-        raise UsageError("give one exercise name, or --all")
+        raise UsageError("give one exercise name, --all, or --quiz")
     slugs = catalog.slugs() if all_ else [slug]
     if corpus is not None and not corpus.is_dir():
         raise UsageError(f"{corpus}: no such folder")
@@ -660,7 +848,19 @@ def validate(
                 raise
             reports.append(AdequacyReport(name or "", problems=[exc.message]))
     render_validation(console(), reports)
-    raise typer.Exit(int(ExitStatus.PASSED if all(r.ok for r in reports) else ExitStatus.FAILED))
+    decks_ok = _validate_quiz(catalog) == ExitStatus.PASSED if (all_ or quiz) else True
+    raise typer.Exit(int(ExitStatus.PASSED if all(r.ok for r in reports) and decks_ok else ExitStatus.FAILED))
+
+
+def _validate_quiz(catalog: Catalog) -> ExitStatus:
+    """Check every quiz deck, print the table and problems, and say whether all are valid."""
+    from judge.quiz import validate_decks
+    from judge.render import show
+    from judge.views.screens import quiz_validation_view
+
+    reports = validate_decks(catalog.slugs(), catalog.root)
+    show(console(), quiz_validation_view(reports))
+    return ExitStatus.PASSED if all(r.ok for r in reports) else ExitStatus.FAILED
 
 
 @app.command("grade")

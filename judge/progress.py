@@ -1,4 +1,5 @@
-"""The learner's progress: every graded run, every hint, every review, in one SQLite file.
+"""The learner's progress: every graded run, every hint, every review, every quiz answer, in one
+SQLite file.
 
 Why SQLite (the stdlib ``sqlite3``) rather than a JSON file: learners run ``grind watch`` in one
 terminal and ``grind run`` or ``grind hint`` in another, and a JSON file rewritten by two
@@ -73,9 +74,21 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         )""",
         "CREATE INDEX interviews_by_exercise ON interviews (exercise, started_at)",
     ),
+    (  # 4: quiz answers (judge.quiz); a card's schedule is in cards/reviews as "quiz:<id>"
+        """CREATE TABLE quiz_answers (
+            id INTEGER PRIMARY KEY,
+            card TEXT NOT NULL,                -- the card's id
+            answered_at REAL NOT NULL,
+            answer TEXT NOT NULL,              -- what the learner typed
+            correct INTEGER NOT NULL,
+            mistake TEXT,                      -- the named wrong answer it matched
+            mode TEXT NOT NULL                 -- quiz | answer | practice
+        )""",
+        "CREATE INDEX quiz_answers_by_card ON quiz_answers (card, answered_at)",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
-TABLES = ("attempts", "hints", "cards", "reviews", "interviews")
+TABLES = ("attempts", "hints", "cards", "reviews", "interviews", "quiz_answers")
 SITTING_GAP_S = 3600.0  # an hour without activity on an exercise ends a sitting
 
 
@@ -147,6 +160,18 @@ class Interview:
     def running(self, now: float) -> bool:
         """Still on: not passed and the clock has not run out."""
         return self.ended_at is None and now < self.deadline
+
+
+@dataclass(frozen=True)
+class QuizAnswer:
+    """One answer to a quiz card, as stored."""
+
+    card: str
+    answered_at: float
+    answer: str
+    correct: bool
+    mistake: str | None
+    mode: str
 
 
 @dataclass(frozen=True)
@@ -431,11 +456,27 @@ class Progress:
 
     def save_review(self, slug: str, card: str, due: float, rating: str, at: float) -> None:
         with self._write() as conn:
-            conn.execute("INSERT INTO cards (exercise, card, due, reviewed_at) VALUES (?, ?, ?, ?) "
+            self._save_review(conn, slug, card, due, rating, at)
+
+    @staticmethod
+    def _save_review(conn: sqlite3.Connection, slug: str, card: str, due: float, rating: str, at: float) -> None:
+        conn.execute("INSERT INTO cards (exercise, card, due, reviewed_at) VALUES (?, ?, ?, ?) "
                          "ON CONFLICT (exercise) DO UPDATE SET card = excluded.card, due = excluded.due, "
-                         "reviewed_at = excluded.reviewed_at", (slug, card, due, at))
-            conn.execute("INSERT INTO reviews (exercise, reviewed_at, rating, due) VALUES (?, ?, ?, ?)",
-                         (slug, at, rating, due))
+                     "reviewed_at = excluded.reviewed_at", (slug, card, due, at))
+        conn.execute("INSERT INTO reviews (exercise, reviewed_at, rating, due) VALUES (?, ?, ?, ?)",
+                     (slug, at, rating, due))
+
+    def record_quiz_answer(self, card_id: str, answer: str, correct: bool, mistake: str | None, mode: str,
+                           at: float, key: str, schedule: tuple[str, float, str] | None) -> None:
+        """Store one quiz answer and, when it counted as a review, the card's new schedule
+        (``schedule`` is the FSRS card's JSON, its due time and the rating; ``key`` names it in
+        ``cards``): one transaction, so an answer is never kept without its schedule or the reverse."""
+        with self._write() as conn:
+            conn.execute("INSERT INTO quiz_answers (card, answered_at, answer, correct, mistake, mode) "
+                         "VALUES (?, ?, ?, ?, ?, ?)", (card_id, at, answer, int(correct), mistake, mode))
+            if schedule is not None:
+                card, due, rating = schedule
+                self._save_review(conn, key, card, due, rating, at)
 
     def start_interview(self, slug: str, started_at: float, deadline: float) -> Interview:
         with self._write() as conn:
@@ -518,6 +559,13 @@ class Progress:
         return [tuple(r) for r in self._rows(  # type: ignore[misc]
             "SELECT reviewed_at, rating, due FROM reviews WHERE exercise = ? ORDER BY reviewed_at, id", (slug,))]
 
+    def quiz_answers(self, card_id: str | None = None) -> list[QuizAnswer]:
+        """Every answer to quiz cards (or to one card), oldest first."""
+        columns = "card, answered_at, answer, correct, mistake, mode"
+        rows = (self._rows(f"SELECT {columns} FROM quiz_answers ORDER BY answered_at, id") if card_id is None else
+                self._rows(f"SELECT {columns} FROM quiz_answers WHERE card = ? ORDER BY answered_at, id", (card_id,)))
+        return [QuizAnswer(c, t, a, bool(ok), m, mode) for c, t, a, ok, m, mode in rows]
+
     def interview(self, slug: str) -> Interview | None:
         """The latest interview on ``slug``, finished or not."""
         rows = self._rows("SELECT id, exercise, started_at, deadline, ended_at, outcome FROM interviews "
@@ -571,4 +619,5 @@ class Progress:
                 hints_shown=self.hints_shown(slug),
             ))
         days = {datetime.fromtimestamp(a.ended_at).date() for group in by_slug.values() for a in group}
+        days |= {datetime.fromtimestamp(t).date() for (t,) in self._rows("SELECT answered_at FROM quiz_answers")}
         return Overview(rows, now, streak(days, datetime.fromtimestamp(now).date()))

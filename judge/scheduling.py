@@ -59,13 +59,20 @@ def _utc(ts: float) -> datetime:
     return datetime.fromtimestamp(ts, timezone.utc)
 
 
+def next_card(stored: str | None, rating: str, at: float) -> tuple[str, float]:
+    """The card (its JSON) and due time after one review of ``stored`` (None: never reviewed).
+    Computed without storing, so a caller can store it in the same transaction as what caused it
+    (a quiz answer, see ``judge.quiz.answer_card``)."""
+    card = Card.from_json(stored) if stored else Card(card_id=int(at * 1000), due=_utc(at))
+    card, _log = scheduler().review_card(card, RATINGS[rating], review_datetime=_utc(at))
+    return card.to_json(), card.due.timestamp()
+
+
 def review(progress: Progress, slug: str, rating: str, at: float) -> Review:
     """Apply one review to the exercise's card and store the card and when it is due."""
     stored = progress.card(slug)
-    card = Card.from_json(stored.card) if stored else Card(card_id=int(at * 1000), due=_utc(at))
-    card, _log = scheduler().review_card(card, RATINGS[rating], review_datetime=_utc(at))
-    due = card.due.timestamp()
-    progress.save_review(slug, card.to_json(), due, rating, at)
+    card, due = next_card(stored.card if stored else None, rating, at)
+    progress.save_review(slug, card, due, rating, at)
     return Review(slug, rating, due)
 
 

@@ -96,6 +96,7 @@ def test_wheel_ships_exercises_and_works_from_any_directory(tmp_path: Path) -> N
     names = zipfile.ZipFile(wheel).namelist()
     assert "judge/_content/exercises/clipping/exercise.toml" in names
     assert "judge/_content/solutions/clipping/reference.py" in names
+    assert "judge/_content/quiz/clipping.toml" in names  # grind quiz's cards travel too
     target = tmp_path / "site"
     subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--target", str(target), str(wheel)],
                    check=True, capture_output=True, timeout=300)

@@ -144,3 +144,53 @@ def _validation(view: ValidationView, width: int = 80) -> str:
 def _class(view: ClassView, width: int = 80) -> str:
     """Tab-separated, one student a line, for ``cut`` and spreadsheets."""
     return "\n".join(f"{r.student}\t{r.status}\t{r.score}\t{r.note}" for r in view.rows)
+
+
+# -- the quiz -----------------------------------------------------------------------------------
+
+@_draws("QuizListView")
+def _quiz_list(view: Any, width: int = 80) -> str:
+    w = max([8, *(len(r.id) for r in view.rows)])
+    t = max([5, *(len(r.topic) for r in view.rows)])
+    k = max([4, *(len(r.kind) for r in view.rows)])
+    x = max([8, *(len(r.exercise) for r in view.rows)])
+    lines = [f"{'id':{w}}  {'topic':{t}}  {'kind':{k}}  {'exercise':{x}}  question"]
+    lines += [f"{r.id:{w}}  {r.topic:{t}}  {r.kind:{k}}  {r.exercise:{x}}  {r.question}" for r in view.rows]
+    return "\n".join(lines + [view.footer])
+
+
+@_draws("QuizCardView")
+def _quiz_card(view: Any, width: int = 80) -> str:
+    lines = [view.heading, view.question]
+    if view.code:
+        lines += ["  " + line for line in view.code.splitlines()]
+    lines += ["  " + choice for choice in view.choices]
+    return "\n".join(lines + [view.how])
+
+
+@_draws("QuizFeedbackView")
+def _quiz_feedback(view: Any, width: int = 80) -> str:
+    return "\n".join([view.verdict, *([view.why] if view.why else []), view.expected, view.explanation,
+                      *(line.text for line in view.lines)])
+
+
+@_draws("QuizSummaryView")
+def _quiz_summary(view: Any, width: int = 80) -> str:
+    w = max([8, *(len(r.id) for r in view.rows)])
+    return "\n".join([view.headline] + [f"  {r.id:{w}}  {r.result:30}  comes back {r.back}" for r in view.rows])
+
+
+@_draws("QuizProgressView")
+def _quiz_progress(view: Any, width: int = 80) -> str:
+    t = max([12, *(len(r.topic) for r in view.rows)])
+    lines = [f"{'quiz topic':{t}} {'cards':>5} {'answered':>8} {'right':>5} {'due':>4}  next review"]
+    lines += [f"{r.topic:{t}} {r.cards:>5} {r.answered:>8} {r.right:>5} {r.due:>4}  {r.next}" for r in view.rows]
+    return "\n".join(lines + [view.totals])
+
+
+@_draws("QuizValidationView")
+def _quiz_validation(view: Any, width: int = 80) -> str:
+    w = max([4, *(len(r.deck) for r in view.rows)])
+    lines = ["Quiz validation", f"{'deck':{w}}  cards  result"]
+    lines += [f"{r.deck:{w}}  {r.cards:>5}  {r.result}" for r in view.rows]
+    return "\n".join(lines + view.lines)

@@ -245,3 +245,84 @@ def _class(view: ClassView, console: Console) -> Any:
 
 def line(text: str, tone: Tone) -> Text:
     return Text(text, style=TONE_STYLE[tone.value])
+
+
+# -- the quiz -----------------------------------------------------------------------------------
+
+@_draws("QuizListView")
+def _quiz_list(view: Any, console: Console) -> Any:
+    """By topic, each card's id and kind on one line and its question indented below: a table
+    with a question column leaves the question a dozen characters at 80 columns."""
+    from rich.padding import Padding
+
+    parts: list[Any] = []
+    topic = None
+    for r in view.rows:
+        if r.topic != topic:
+            topic = r.topic
+            parts.append(Text(("\n" if parts else "") + topic, style="bold underline"))
+        practise = f" · grind run {r.exercise}" if r.exercise != "—" else ""
+        parts.append(Text.assemble(("  " + r.id, "bold"), (f"  {r.kind}{practise}", "dim")))
+        parts.append(Padding(Text(r.question), (0, 0, 0, 4)))
+    parts.append(Text("\n" + view.footer, style="cyan"))
+    return Group(*parts)
+
+
+@_draws("QuizCardView")
+def _quiz_card(view: Any, console: Console) -> Any:
+    parts: list[Any] = [Text(view.question, style="bold")]
+    if view.code:
+        parts.append(Text(view.code, style="cyan"))
+    if view.choices:  # a grid, so that a long choice wraps under its own text, not under its letter
+        grid = Table.grid(padding=(0, 1))
+        grid.add_column(no_wrap=True)
+        grid.add_column(overflow="fold")
+        for choice in view.choices:
+            letter, _, text = choice.partition(" ")
+            grid.add_row(Text(" " + letter, style="bold"), Text(text))
+        parts.append(grid)
+    parts.append(Text(view.how, style="dim"))
+    return Panel(Group(*parts), title=Text(view.heading), title_align="left", expand=True)
+
+
+@_draws("QuizFeedbackView")
+def _quiz_feedback(view: Any, console: Console) -> Any:
+    mark, style = ("✔ ", "bold green") if view.correct else ("✘ ", "bold red")
+    parts: list[Any] = [Text(mark + view.verdict, style=style)]
+    if view.why:
+        parts.append(Text(view.why))
+    parts += [Text(view.expected, style="bold"), Text(view.explanation)]
+    parts += [line(item.text, item.tone) for item in view.lines]
+    return Group(*parts, Text(""))
+
+
+@_draws("QuizSummaryView")
+def _quiz_summary(view: Any, console: Console) -> Any:
+    table = Table(expand=False)  # the headline above it, not as its title: a title wraps to the table's width
+    for column in ("card", "result", "comes back"):
+        table.add_column(column, overflow="fold")
+    for r in view.rows:
+        table.add_row(r.id, Text(r.result, style="green" if r.result == "right" else "red"), r.back)
+    return Group(Text(view.headline, style="bold"), table)
+
+
+@_draws("QuizProgressView")
+def _quiz_progress(view: Any, console: Console) -> Any:
+    table = Table(title="Quiz", caption=view.totals, expand=False)
+    for column, justify in (("topic", "left"), ("cards", "right"), ("answered", "right"), ("right", "right"),
+                            ("due", "right"), ("next review", "left")):
+        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    for r in view.rows:
+        table.add_row(r.topic, r.cards, r.answered, r.right, Text(r.due, style="bold cyan" if r.due != "0" else ""),
+                      r.next)
+    return table
+
+
+@_draws("QuizValidationView")
+def _quiz_validation(view: Any, console: Console) -> Any:
+    table = Table(title="Quiz validation", box=None)
+    for column in ("deck", "cards", "result"):
+        table.add_column(column)
+    for r in view.rows:
+        table.add_row(Text(r.deck), r.cards, Text(r.result, style="green" if r.ok else "red"))
+    return Group(table, *(Text(problem) for problem in view.lines))

@@ -18,6 +18,7 @@ from judge.text import clock_text, safe, until_text
 if TYPE_CHECKING:
     from judge.practice import Recorded, Sitting
     from judge.progress import Overview
+    from judge.quiz import Answered, Card, CardProgress, DeckReport, Session
 
 KEYS_HELP = "h hint · n next · l list · q quit"
 
@@ -316,3 +317,169 @@ def class_view(rows: list[dict[str, Any]]) -> ClassView:
 def grading_line(student: str, status: str, reused: bool) -> str:
     """One student graded: "ann: failed", or "ann: passed (unchanged, kept)" when resumed."""
     return f"{safe(student)}: {status}{' (unchanged, kept)' if reused else ''}"
+
+
+# -- the quiz ---------------------------------------------------------------------------------
+
+KIND_WORDS = {"number": "number", "choice": "choice", "short": "short answer"}
+
+
+class QuizListRow(NamedTuple):
+    id: str
+    topic: str
+    kind: str
+    exercise: str
+    question: str
+
+
+class QuizListView(NamedTuple):
+    rows: list[QuizListRow]
+    footer: str
+
+
+def quiz_list_view(cards: list[Card]) -> QuizListView:
+    """``grind quiz list``: each card's id, topic, kind of answer (predict cards say so), the
+    exercise that practises it and the question."""
+    rows = [QuizListRow(c.id, c.topic, ("predict " if c.predict else "") + KIND_WORDS[c.kind], c.exercise or "—",
+                        safe(c.question)) for c in cards]
+    topics = sorted({c.topic for c in cards})
+    footer = (f"{_count(len(cards), 'card')} in {_count(len(topics), 'topic')} ({', '.join(topics)}). "
+              "'grind quiz TOPIC' asks them; 'grind quiz answer ID ANSWER' grades one.")
+    return QuizListView(rows, footer)
+
+
+class QuizCardView(NamedTuple):
+    """One card in front of the learner, before the answer."""
+
+    heading: str
+    code: str | None  # a predict card's lines
+    question: str
+    choices: list[str]  # "a) ..." for a choice card
+    how: str  # what to type
+
+
+def quiz_card_view(card: Card, index: int, total: int) -> QuizCardView:
+    from judge.quiz import LETTERS
+
+    what = "predict the output" if card.predict else KIND_WORDS[card.kind]
+    choices = [f"{LETTERS[i]}) {safe(text)}" for i, text in enumerate(card.choices())] if card.kind == "choice" else []
+    how = {"number": "Type a number (1/13, 3e-4, sqrt(2) work)", "choice": f"Type {card.answer_hint()}",
+           "short": "Type a few words"}[card.kind]
+    return QuizCardView(f"Card {index} of {total} · {card.topic} · {what}", card.code, safe(card.question), choices,
+                        f"{how} · ? shows the answer · q quits")
+
+
+class QuizFeedbackView(NamedTuple):
+    """What follows an answer: right or not (and which mistake), the answer, why, and what next."""
+
+    correct: bool
+    verdict: str
+    why: str | None  # the named mistake's own explanation
+    expected: str
+    explanation: str
+    lines: list[Line]
+
+
+def quiz_feedback_view(answered: Answered) -> QuizFeedbackView:
+    graded = answered.graded
+    card = graded.card
+    if graded.correct:
+        verdict = "Right."
+    elif graded.gave_up:
+        verdict = "Shown (counted as not known)."
+    elif graded.wrong is not None:
+        verdict = f"Not quite: {safe(graded.wrong.name)}."
+    else:
+        verdict = "Not quite."
+    lines = []
+    if card.exercise:
+        lines.append(Line(f"Practise it: grind run {card.exercise}", Tone.INFO))
+    if answered.review is not None:
+        lines.append(Line(f"Comes back {until_text(answered.review.due, answered.at)}.", Tone.DIM))
+    else:
+        lines.append(Line("Not due yet, so its schedule stays as it was.", Tone.DIM))
+    return QuizFeedbackView(graded.correct, verdict, safe(graded.wrong.why) if graded.wrong else None,
+                            f"Answer: {safe(card.expected_text())}", safe(card.explanation), lines)
+
+
+class QuizSummaryRow(NamedTuple):
+    id: str
+    result: str
+    back: str
+
+
+class QuizSummaryView(NamedTuple):
+    headline: str
+    rows: list[QuizSummaryRow]
+
+
+def quiz_summary_view(session: Session, now: float) -> QuizSummaryView:
+    """The end of a quiz: each card's result and when it comes back."""
+    rows = []
+    for item in session.items:
+        answered = item.answered
+        if answered is None:
+            continue
+        graded = answered.graded
+        result = ("right" if graded.correct else "shown" if graded.gave_up
+                  else f"wrong: {graded.wrong.name}" if graded.wrong else "wrong")
+        rows.append(QuizSummaryRow(item.card.id, safe(result),
+                                   until_text(answered.review.due, now) if answered.review else "not rescheduled"))
+    right = sum(1 for item in session.items if item.answered is not None and item.answered.graded.correct)
+    ended = " (ended early; every answer so far is saved)" if session.quit_early else ""
+    return QuizSummaryView(f"Quiz over: {right} of {_count(len(rows), 'card')} right{ended}.", rows)
+
+
+class QuizProgressRow(NamedTuple):
+    topic: str
+    cards: str
+    answered: str
+    right: str  # right the last time they were answered
+    due: str
+    next: str
+
+
+class QuizProgressView(NamedTuple):
+    rows: list[QuizProgressRow]
+    totals: str
+
+
+def quiz_progress_view(rows: list[CardProgress], now: float) -> QuizProgressView:
+    """``grind progress``'s quiz part: one row per topic (forty card rows would bury the exercises)."""
+    topics: dict[str, list[CardProgress]] = {}
+    for row in rows:
+        topics.setdefault(row.topic, []).append(row)
+    out = []
+    for topic, group in topics.items():
+        scheduled = [r.next_review for r in group if r.next_review is not None]
+        due = sum(1 for t in scheduled if t <= now)
+        out.append(QuizProgressRow(topic, str(len(group)), str(sum(1 for r in group if r.answers)),
+                                   str(sum(1 for r in group if r.last_correct)), str(due),
+                                   until_text(min(scheduled), now) if scheduled else "—"))
+    answered = sum(1 for r in rows if r.answers)
+    due = sum(1 for r in rows if r.next_review is not None and r.next_review <= now)
+    totals = (f"{answered} of {_count(len(rows), 'card')} answered · {sum(1 for r in rows if r.last_correct)} right "
+              f"last time · {due} due now (grind quiz)")
+    return QuizProgressView(out, totals)
+
+
+class QuizValidationRow(NamedTuple):
+    deck: str
+    cards: str
+    result: str
+    ok: bool
+
+
+class QuizValidationView(NamedTuple):
+    rows: list[QuizValidationRow]
+    lines: list[str]  # every problem
+
+
+def quiz_validation_view(reports: list[DeckReport]) -> QuizValidationView:
+    """``grind validate``'s quiz part: one row per deck, then every problem on its own line."""
+    rows = [QuizValidationRow(f"quiz/{r.path.name}", str(r.cards),
+                              "valid" if r.ok else f"{len(r.problems)} problem(s)", r.ok) for r in reports]
+    lines = [f"quiz/{r.path.name}: {problem}" for r in reports for problem in r.problems]
+    if not reports:
+        lines.append("No quiz decks (quiz/*.toml) to check.")
+    return QuizValidationView(rows, lines)
