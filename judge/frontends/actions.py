@@ -180,9 +180,8 @@ def solution(slug: str, force: bool = False) -> dict[str, Any]:
         _refuse_during_interview(state, ex, "solution")
         passed = state.passed(ex.slug)
     if not passed and not force:
-        raise SolutionLocked(f"You have not passed '{ex.slug}' yet, so the reference stays hidden. A hint gives a "
-                             "nudge instead; pass force=True (notebook: %grind_solution NAME --force) to see it "
-                             "anyway.")
+        raise SolutionLocked(f"You have not passed '{ex.slug}' yet, so the reference stays hidden: a hint gives a "
+                             "nudge instead.")
     return {"exercise": ex.slug, "passed": passed, "source": ex.reference_path.read_text(encoding="utf-8")}
 
 

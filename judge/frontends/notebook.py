@@ -226,7 +226,11 @@ def solution(exercise: str, force: bool = False) -> Shown:
         from judge.render.html import html
         from judge.views.screens import TextView
 
-        got = actions.solution(exercise, force=force)
+        try:
+            got = actions.solution(exercise, force=force)
+        except actions.SolutionLocked as exc:
+            return Problem(f"{exc.message} To see it anyway: %grind_solution {exercise} --force "
+                           f"(or judge.solution({exercise!r}, force=True)).", actions.error_json(exc))
         view = TextView(f"Reference solution: {got['exercise']}", got["source"], syntax=True)
         return Shown(html(view), plain.text(view))
     return _guarded(give)
