@@ -38,6 +38,9 @@ EXPECTED_COLOUR, GOT_COLOUR = "#1a7f37", "#cf222e"
 BOX = ("font-family: system-ui, -apple-system, 'Segoe UI', sans-serif; font-size: 14px; line-height: 1.45; "
        "color: #1f2328; background: #ffffff; border: 1px solid #d0d7de; border-radius: 6px; "
        "padding: 10px 14px; max-width: 920px;")
+# Notebook front ends style tables their own way (JupyterLab right-aligns cells and stripes rows):
+# every cell and row drawn here says how it is laid out (``_row``).
+CELL = "text-align: left; vertical-align: top; border: none; background: transparent; padding: 1px 10px 1px 0;"
 MONO = "font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 13px;"
 
 _DRAW: dict[str, Callable[[Any], str]] = {}
@@ -85,20 +88,16 @@ def _verdict(view: VerdictView) -> str:
         out.append('<table class="grind-checks" style="border-collapse: collapse; margin: 4px 0;">')
         for row in view.checks:
             mark, mark_colour = MARK[row.status]
-            out.append(f'<tr><td style="color: {mark_colour}; padding: 1px 8px 1px 0; vertical-align: top;">{mark}'
-                       f'</td><td style="padding: 1px 8px 1px 0; vertical-align: top; {MONO}">{escape(row.name)}</td>'
-                       f'<td style="padding: 1px 8px 1px 0; vertical-align: top; color: #6e7781;">'
-                       f'{escape(row.kind)}</td><td style="padding: 1px 0; vertical-align: top;">'
-                       f'{_text(row.message)}</td></tr>')
+            out.append(_row((mark, f"color: {mark_colour};"), (escape(row.name), MONO),
+                            (escape(row.kind), "color: #6e7781;"), (_text(row.message), "")))
         out.append('</table>')
     if view.failure is not None and view.details:
         out.append(f'<div style="margin-top: 8px; font-weight: 600;">First failure: '
                    f'<span style="{MONO}">{escape(view.failure)}</span></div>')
         out.append('<table class="grind-failure" style="border-collapse: collapse;">')
         for label, value in view.details:
-            out.append(f'<tr><td style="padding: 1px 10px 1px 12px; vertical-align: top; font-weight: 600; '
-                       f'white-space: nowrap;">{escape(label)}</td><td style="padding: 1px 0; {MONO} '
-                       f'word-break: break-all;">{_text(value)}</td></tr>')
+            out.append(_row((escape(label), "font-weight: 600; white-space: nowrap; padding-left: 12px;"),
+                            (_text(value), f"{MONO} overflow-wrap: anywhere;")))
         out.append('</table>')
     if view.series is not None:
         out.append(curve(view.series))
@@ -180,14 +179,19 @@ def curve(view: SeriesView, width: int = 600, height: int = 230) -> str:
                f'<tspan fill="{EXPECTED_COLOUR}">reference (solid)</tspan>, '
                f'<tspan fill="{GOT_COLOUR}">yours (dashed)</tspan></text>')
     svg.append('</svg>')
-    rows = "".join(f'<tr style="{"font-weight: 700;" if mark else ""}"><td style="padding: 0 12px 0 0; '
-                   f'text-align: right;">{escape(step)}</td><td style="padding: 0 12px 0 0; text-align: right;">'
-                   f'{escape(expected)}</td><td style="padding: 0 12px 0 0; text-align: right;">{escape(got)}</td>'
-                   f'<td>{"◀" if mark else ""}</td></tr>' for step, expected, got, mark in view.rows)
-    table = (f'<table style="border-collapse: collapse; {MONO}"><tr style="color: #6e7781;"><td style="padding: '
-             '0 12px 0 0;">step</td><td style="padding: 0 12px 0 0;">expected</td><td style="padding: 0 12px 0 0;">'
-             f'yours</td><td></td></tr>{rows}</table>')
+    right = "text-align: right;"
+    head = _row(("step", right), ("expected", right), ("yours", right), ("", ""), style="color: #6e7781;")
+    rows = "".join(_row((escape(step), right), (escape(expected), right), (escape(got), right),
+                        ("◀" if mark else "", ""), style="font-weight: 700;" if mark else "")
+                   for step, expected, got, mark in view.rows)
+    table = f'<table style="border-collapse: collapse; {MONO}">{head}{rows}</table>'
     return "".join(svg) + table
+
+
+def _row(*cells: tuple[str, str], style: str = "") -> str:
+    """One table row of (HTML content, extra style) cells, laid out whatever the page's CSS says."""
+    tds = "".join(f'<td style="{CELL} {extra}">{content}</td>' for content, extra in cells)
+    return f'<tr style="background: transparent; {style}">{tds}</tr>'
 
 
 def _short(value: float) -> str:
