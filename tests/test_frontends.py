@@ -186,7 +186,8 @@ def test_the_html_verdict_escapes_learner_text_and_draws_the_curve() -> None:
 def test_grind_mcp_with_the_sdks_stdio_client(tmp_path: Path) -> None:
     """`grind mcp` in a workspace, driven by the SDK's stdio client: the tools are listed; a
     correct answer passes and a per-tensor one fails named, each the JSON of `grind run --json`;
-    an unknown exercise and an early solution are error results; a hint is counted; progress
+    an unknown exercise, an early solution and a file outside the workspace are error results; a
+    hint is counted; progress
     shows the pass; and the server is still serving after all of it."""
     pytest.importorskip("mcp")
     import anyio
@@ -195,7 +196,8 @@ def test_grind_mcp_with_the_sdks_stdio_client(tmp_path: Path) -> None:
 
     result = CliRunner().invoke(app, ["init", str(tmp_path / "ws")])
     assert result.exit_code == 0, result.output
-    (tmp_path / "answer.py").write_text(CORRECT, encoding="utf-8")
+    (tmp_path / "ws" / "clipping" / "clipping.py").write_text(CORRECT, encoding="utf-8")
+    (tmp_path / "answer.py").write_text(CORRECT, encoding="utf-8")  # outside the workspace
     env = {"PYTHONPATH": str(ROOT), "GRIND_NO_DAEMON": "1", "GRIND_STATE_DIR": str(tmp_path / "state"),
            "GRIND_CACHE_DIR": os.environ["GRIND_CACHE_DIR"]}
     params = StdioServerParameters(command=sys.executable, args=["-m", "judge", "mcp", "--workspace",
@@ -214,7 +216,8 @@ def test_grind_mcp_with_the_sdks_stdio_client(tmp_path: Path) -> None:
             seen["early_solution"] = await call("solution", exercise="clipping")
             seen["wrong"] = await call("run_submission", exercise="clipping", source=PER_TENSOR)
             seen["hint"] = await call("next_hint", exercise="clipping")
-            seen["right"] = await call("run_submission", exercise="clipping", path=str(tmp_path / "answer.py"))
+            seen["outside"] = await call("run_submission", exercise="clipping", path=str(tmp_path / "answer.py"))
+            seen["right"] = await call("run_submission", exercise="clipping", path="clipping/clipping.py")
             seen["unknown"] = await call("run_submission", exercise="clippin", source="x = 1")
             seen["statement"] = await call("show_exercise", exercise="clipping")
             seen["progress"] = await call("progress")
@@ -232,6 +235,8 @@ def test_grind_mcp_with_the_sdks_stdio_client(tmp_path: Path) -> None:
     assert set(wrong) >= {"exercise", "status", "checks", "pitfalls", "notices", "isolation"}  # run --json's keys
     failed, hint = seen["hint"]
     assert not failed and hint["number"] == 1 and hint["counted"]
+    failed, outside = seen["outside"]
+    assert failed and "inside" in outside["error"]["message"]  # a tutor grades the workspace's files only
     failed, right = seen["right"]
     assert not failed and right["status"] == "passed", right
     failed, unknown = seen["unknown"]

@@ -255,12 +255,12 @@ def grade_in_child(slug: str, source: str | None = None, *, path: str | Path | N
                             stderr=subprocess.PIPE, start_new_session=True)
     try:
         out, err = proc.communicate(request.encode("utf-8", "surrogatepass"), timeout=timeout)
-    except BaseException:  # a timeout, or the learner pressing Interrupt: the grade stops with the cell
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except OSError:
-            pass
-        proc.wait()
+    except subprocess.TimeoutExpired:
+        _stop(proc)
+        raise JudgeError(f"grading took longer than {timeout:g} s, so grind stopped it (the learner's own code "
+                         "is stopped at the exercise's time limit: this was grind)") from None
+    except BaseException:  # the learner pressing Interrupt: the grade stops with the cell
+        _stop(proc)
         raise
     try:
         answer = json.loads(out.decode("utf-8", "surrogatepass"))
@@ -274,6 +274,34 @@ def grade_in_child(slug: str, source: str | None = None, *, path: str | Path | N
         tail = err.decode("utf-8", "replace").strip().splitlines()[-1:] or ["no output"]
         raise JudgeError(f"grind's grading process ended without a verdict (exit code {proc.returncode}: "
                          f"{tail[0]})") from None
+
+
+def _stop(proc: subprocess.Popen[bytes], grace_s: float = 5.0) -> None:
+    """Stop a grading process as Ctrl-C stops ``grind run``: SIGINT first, so that grind ends its
+    run (the sandboxed child, its temp folder) on the way out; SIGKILL to its group after
+    ``grace_s``."""
+    try:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(grace_s)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        proc.wait()
+    except OSError:
+        pass
+
+
+def confined_path(path: str | Path) -> Path:
+    """``path`` for a tool call: a ``.py`` file inside the workspace (or, outside one, the current
+    folder). A tutor grades the learner's files; it has no reason to make grind read, and quote
+    back in a SyntaxError, any other file the user can read."""
+    folder = (find_workspace() or Path.cwd()).resolve()
+    target = (folder / Path(path).expanduser()).resolve()
+    if target.suffix != ".py" or not target.is_relative_to(folder):
+        raise UsageError(f"{path}: give a .py file inside {folder} (the workspace this server serves)")
+    return target
 
 
 def _answered_error(error: dict[str, Any]) -> JudgeError:

@@ -66,11 +66,12 @@ def build() -> MCPServer:
 
     @server.tool(description="Grade a submission for an exercise, exactly as `grind run NAME --json` does, and "
                              "record the attempt in the learner's progress. Give the Python source as `source`, or "
-                             "the path of a file as `path` (relative to the workspace the server runs in). The "
+                             "the path of a .py file inside the workspace as `path` (relative to it). The "
                              "verdict's status is passed, failed, error, timeout, crashed or forbidden; a failure "
                              "names the smallest failing input and the classic mistake (`pitfall`).")
     def run_submission(exercise: str, source: str | None = None, path: str | None = None) -> CallToolResult:
-        return _result(lambda: actions.grade_in_child(exercise, source, path=path, label="mcp").to_json())
+        return _result(lambda: actions.grade_in_child(
+            exercise, source, path=None if path is None else actions.confined_path(path), label="mcp").to_json())
 
     @server.tool(description="Reveal the next hint for an exercise. It is recorded as a hint the learner has "
                              "seen, as `grind hint NAME` does; use it instead of giving the answer away.")
