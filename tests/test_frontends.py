@@ -247,3 +247,17 @@ def test_grind_mcp_with_the_sdks_stdio_client(tmp_path: Path) -> None:
     assert next(e for e in seen["list"][1] if e["slug"] == "clipping")["status"] == "passed"
     # the attempts went to the workspace's database, not the per-user one
     assert (tmp_path / "ws" / ".grind" / "progress.db").is_file()
+
+
+def test_init_notebook_never_overwrites_a_notebook(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A second `grind init --notebook` keeps the learner's notebooks as they are."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GRIND_STATE_DIR", str(tmp_path / "state"))
+    assert CliRunner().invoke(app, ["init", "ws", "--notebook"]).exit_code == 0
+    mine = tmp_path / "ws" / "adam" / "adam.ipynb"
+    mine.write_text('{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}', encoding="utf-8")
+    again = CliRunner().invoke(app, ["init", "ws", "--notebook"])
+    assert again.exit_code == 0 and "kept your existing notebooks" in again.output and "adam" in again.output
+    assert json.loads(mine.read_text(encoding="utf-8"))["cells"] == []
+    starter = json.loads((tmp_path / "ws" / "clipping" / "clipping.ipynb").read_text(encoding="utf-8"))
+    assert starter["cells"][3]["source"][0] == "%%grind clipping\n"
