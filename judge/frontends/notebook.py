@@ -129,9 +129,12 @@ def _guarded(action: Callable[[], Shown]) -> Shown:
 
 
 def check(exercise: str, code: Any) -> Shown:
-    """Grade ``code`` for ``exercise``: the source as a string, or a function, class or module
-    whose source grind reads (``inspect``). Returns a displayable verdict (``Result``) or, when
-    grind cannot grade it, a ``Problem`` saying why."""
+    """Grade ``code`` for ``exercise``: the source as a string, a file's path (a ``pathlib.Path``:
+    graded as ``grind run --file`` grades it), or a function, class or module whose source grind
+    reads (``inspect``). Returns a displayable verdict (``Result``) or, when grind cannot grade
+    it, a ``Problem`` saying why."""
+    if isinstance(code, os.PathLike):
+        return _guarded(lambda: Result(actions.grade_in_child(exercise, path=os.fspath(code))))
     return _guarded(lambda: Result(actions.grade_in_child(exercise, source_of(exercise, code), label=CELL_LABEL)))
 
 
@@ -148,7 +151,7 @@ def source_of(exercise: str, code: Any) -> str:
     if isinstance(code, types.ModuleType):
         return _source(code)
     if not (inspect.isfunction(code) or inspect.isclass(code)):
-        raise UsageError(f"check() grades a source string, a function, a class or a module, not "
+        raise UsageError(f"check() grades a source string, a file path, a function, a class or a module, not "
                          f"{type(code).__name__}")
     module = inspect.getmodule(code)
     if module is not None and module.__name__ != "__main__" and getattr(module, "__file__", None):
