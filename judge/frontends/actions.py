@@ -207,7 +207,7 @@ def grade_submission(slug: str, source: str | None = None, *, path: str | Path |
 
     ex = exercise(slug)
     if (source is None) == (path is None):
-        raise UsageError("give the submission's source or the path of its file, not both")
+        raise UsageError("give either the submission's source or the path of its file (one of the two)")
     if source is not None and not isinstance(source, str):
         raise UsageError(f"the source must be text, not {type(source).__name__}")
     warnings: list[str] = []
@@ -246,7 +246,7 @@ def grade_in_child(slug: str, source: str | None = None, *, path: str | Path | N
     code = (f"import sys; sys.path.insert(0, {package_parent!r}); "
             "from judge.frontends.actions import child_main; child_main()")
     if (source is None) == (path is None):
-        raise UsageError("give the submission's source or the path of its file, not both")
+        raise UsageError("give either the submission's source or the path of its file (one of the two)")
     if source is not None and not isinstance(source, str):
         raise UsageError(f"the source must be text, not {type(source).__name__}")
     request = json.dumps({"exercise": ex.slug, "source": source, "label": label,
