@@ -7,3 +7,44 @@ package and ``cli.py`` import rich; only ``cli.py`` imports typer.
 """
 
 __version__ = "0.1.0"
+
+
+# The notebook front end (judge/frontends/notebook.py), reachable as `%load_ext judge` and
+# `judge.check(...)`. Each loads it on first use: `import judge` stays as cheap as it was for
+# every `grind` command, and imports neither IPython nor anything of the notebook's.
+
+
+def load_ipython_extension(ipython):  # noqa: ANN001, ANN201 - IPython's hook, IPython's types
+    """``%load_ext judge``: the ``%%grind NAME`` cell magic and the ``%grind_*`` line magics."""
+    from judge.frontends.notebook import load_ipython_extension as load
+
+    load(ipython)
+
+
+def check(exercise, code):  # noqa: ANN001, ANN201
+    """Grade ``code`` (a source string, a function, a class or a module) for ``exercise``, as
+    ``grind run`` would, and return a verdict a notebook displays."""
+    from judge.frontends.notebook import check as run_check
+
+    return run_check(exercise, code)
+
+
+def hint(exercise):  # noqa: ANN001, ANN201
+    """The next hint for ``exercise`` (counted, as ``grind hint`` counts it)."""
+    from judge.frontends.notebook import hint as next_hint
+
+    return next_hint(exercise)
+
+
+def solution(exercise, force=False):  # noqa: ANN001, ANN201
+    """The reference solution for ``exercise``: after a pass, or with ``force=True``."""
+    from judge.frontends.notebook import solution as reveal
+
+    return reveal(exercise, force=force)
+
+
+def show(exercise):  # noqa: ANN001, ANN201
+    """The statement of ``exercise``."""
+    from judge.frontends.notebook import show as statement
+
+    return statement(exercise)

@@ -535,7 +535,11 @@ def _practice_session(root: Path, state: Progress, picked: list[Exercise], *, in
 
 
 @app.command()
-def init(directory: Path = typer.Argument(Path("grind-practice"), help="Folder for the workspace.")) -> None:
+def init(
+    directory: Path = typer.Argument(Path("grind-practice"), help="Folder for the workspace."),
+    notebook: bool = typer.Option(False, "--notebook", help="Also write a starter notebook per exercise "
+                                  "(NAME/NAME.ipynb: the statement, then the stub in a %%grind NAME cell)."),
+) -> None:
     """Create a practice workspace holding a copy of every stub."""
     exercises, problems = Catalog().load_all()
     for problem in problems:
@@ -546,6 +550,18 @@ def init(directory: Path = typer.Argument(Path("grind-practice"), help="Folder f
         typer.echo(f"  new stubs: {', '.join(report.created)}")
     if report.kept:
         typer.echo(f"  kept your existing files: {', '.join(report.kept)}")
+    if notebook:
+        from judge.frontends.starter import write_notebooks
+
+        books = write_notebooks(report.root, exercises)
+        if books.created:
+            typer.echo(f"  new notebooks: {', '.join(p.parent.name + '/' + p.name for p in books.created)}")
+        if books.kept:
+            typer.echo(f"  kept your existing notebooks: {', '.join(p.parent.name for p in books.kept)}")
+        first = (report.created or report.kept or ["clipping"])[0]
+        typer.echo(f"Next: open {directory}/{first}/{first}.ipynb in Jupyter and run its cells (the notebook "
+                   "extra: pip install 'grind[notebook]').")
+        return
     first = (report.created or report.kept or ["clipping"])[0]
     typer.echo(f"Next: cd {directory}, read {first}/README.md, edit {first}/{first}.py, "
                f"then run 'grind run {first}'.")
@@ -570,6 +586,25 @@ def doctor(as_json: bool = typer.Option(False, "--json", help="Print the report 
         render_doctor(console(), info)
     if info["torch"] is None:
         raise typer.Exit(int(ExitStatus.ENVIRONMENT))
+
+
+@app.command("mcp")
+def mcp_command(
+    workspace: Optional[Path] = typer.Option(None, "--workspace", "-w", help="Practise in this workspace "
+                                             "(default: the one found from the current folder)."),
+) -> None:
+    """Serve grind to an AI tutor: a Model Context Protocol server on stdio (the mcp extra)."""
+    if workspace is not None:
+        if not workspace.is_dir():
+            raise UsageError(f"{workspace}: no such folder")
+        os.chdir(workspace)
+    try:
+        from judge.frontends.mcp_server import serve
+    except ImportError as exc:
+        if (exc.name or "").split(".")[0] not in ("mcp", "mcp_types", "pydantic", "anyio"):
+            raise
+        raise EnvironmentProblem(f"grind mcp needs the mcp package: pip install 'grind[mcp]' (here: {exc})") from None
+    serve()
 
 
 @daemon_app.command("status")

@@ -35,6 +35,9 @@ def _imports(path: Path) -> set[str]:
     ("sqlite3", {"progress.py"}),
     ("distributed", {"cluster.py"}),  # grind grade --executor dask, an optional extra
     ("dask", {"cluster.py"}),
+    ("IPython", {"frontends/notebook.py"}),  # the notebook extra: %load_ext judge
+    ("mcp", {"frontends/mcp_server.py"}),  # the mcp extra: grind mcp
+    ("mcp_types", {"frontends/mcp_server.py"}),
 ])
 def test_heavy_and_ui_imports_stay_in_their_module(module: str, allowed: set[str]) -> None:
     """torch only in the child runner, typer only in cli; the fsrs scheduler, file watching,
