@@ -269,3 +269,29 @@ def test_closing_a_warm_worker_removes_its_cgroup_and_its_spares() -> None:
     finally:
         worker.close()
     assert not cgroup.exists(), sorted(cgroup.iterdir())
+
+
+def test_a_warm_job_cannot_find_the_previous_jobs_prints_in_its_memory(tmp_path: Path) -> None:
+    """A fork of the warm server is a copy of its memory, freed memory included. The server used to
+    collect each job's stdout and stderr itself (to cap them and put them in its reply), so the
+    next job's fork held a classmate's prints in freed memory, and a scan of /proc/self/mem found
+    them. Now the job's streams go through FIFOs straight to grind, and the server never holds a
+    byte of them: job 2 scans its memory and finds nothing of job 1's secret (which still reaches
+    job 1's verdict, whole)."""
+    import secrets as _secrets
+
+    from judge.grade import hidden_from_learners
+    from judge.worker.sandbox import WarmWorker
+
+    here = Path(__file__).parent / "hostile_warm"
+    secret = _secrets.token_hex(16)
+    first = tmp_path / "first.py"
+    first.write_text((here / "prints_a_secret.py").read_text().replace("SECRET_HEX_PLACEHOLDER", secret))
+    exercise = Catalog().get("clipping")
+    with WarmWorker(hidden_from_learners(exercise)) as worker:
+        one = grade(exercise, first, worker=worker)
+        assert f"GRINDLEAK:{secret}" in one.stdout and f"GRINDLEAK:{secret}" in one.stderr
+        two = grade(exercise, here / "finds_the_secret.py", limits=Limits(wall_s=120), worker=worker)
+    scanned = re.search(r"scanned (\d+) MB", two.stdout)
+    assert scanned and int(scanned.group(1)) > 50, (two.message, two.stdout[:2000])  # torch's heap was read
+    assert secret[::-1] not in two.stdout, "job 2 found job 1's printed secret in its own memory"

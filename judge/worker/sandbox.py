@@ -315,6 +315,99 @@ def _json_or_none(raw: bytes) -> Any:
         return None
 
 
+class _JobStreams(threading.Thread):
+    """A warm job's stdout and stderr, read by grind itself through two FIFOs in the job's folder.
+
+    The warm server used to drain them and send them back in its reply; a fork of the server
+    (the next job) then held them in freed memory, where a submission scanning /proc/self/mem
+    found a classmate's prints. A FIFO is a pipe with a name, which is how grind hands a pipe to
+    a server already running: the job's process opens the writing end (runner.take_streams) and
+    the bytes go from it to grind, never through the server. grind holds a writing end of its
+    own until the server has answered, so the reader sees no end of file before the job has
+    opened its end. The server answers after the job said "done" (its output flushed, so already
+    in the FIFOs) or after every process of it is gone: what is left is read without waiting
+    for a dying process to close its end.
+    The output is capped as in a cold run (the rest is read and dropped)."""
+
+    GRACE_S = 5.0  # after the answer: a bound on reading a flood that is being killed, not a wait
+
+    def __init__(self, workdir: str, iso: Isolation, cap: int) -> None:
+        super().__init__(daemon=True, name="grind-job-streams")
+        self.paths = [os.path.join(workdir, ".stdout.fifo"), os.path.join(workdir, ".stderr.fifo")]
+        self.cap = cap
+        self.kept: list[list[bytes]] = [[], []]
+        self.totals = [0, 0]
+        self.readers: list[int] = []
+        self.keepers: list[int] = []
+        self.answered = threading.Event()
+        for path in self.paths:
+            os.mkfifo(path, 0o600)
+            if iso.drop_to is not None:
+                os.chown(path, iso.drop_to, iso.drop_to)
+            self.readers.append(os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC))
+            self.keepers.append(os.open(path, os.O_WRONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC))
+
+    def run(self) -> None:
+        import selectors
+
+        selector = selectors.DefaultSelector()
+        for index, fd in enumerate(self.readers):
+            selector.register(fd, selectors.EVENT_READ, index)
+        end: float | None = None
+        try:
+            while selector.get_map():
+                if end is None and self.answered.is_set():
+                    end = time.monotonic() + self.GRACE_S
+                    for fd in self.keepers:
+                        os.close(fd)
+                    self.keepers = []
+                if end is not None and time.monotonic() >= end:
+                    break
+                events = selector.select(0.05 if end is None else 0)
+                if end is not None and not events:
+                    break  # answered, and nothing left in either FIFO
+                for key, _ in events:
+                    try:
+                        chunk = os.read(key.fd, 65536)
+                    except BlockingIOError:
+                        continue
+                    if not chunk:
+                        selector.unregister(key.fd)
+                        continue
+                    index = key.data
+                    room = self.cap - sum(len(c) for c in self.kept[index])
+                    if room > 0:
+                        self.kept[index].append(chunk[:room])
+                    self.totals[index] += len(chunk)
+        finally:
+            selector.close()
+
+    def texts(self) -> tuple[str, str]:
+        """What the job printed, once the server has answered (a process still writing while it
+        is killed cannot stall grind past the grace)."""
+        self.answered.set()
+        self.join(self.GRACE_S + 2)
+        shown = []
+        for index in (0, 1):
+            body = b"".join(self.kept[index]).decode("utf-8", "replace")
+            if self.totals[index] > self.cap:
+                body += f"\n[... output truncated: {self.totals[index] - self.cap} more bytes not shown]"
+            shown.append(body)
+        return shown[0], shown[1]
+
+    def close(self) -> None:
+        """Stop reading and close every end grind holds (the folder, FIFOs included, goes next)."""
+        self.answered.set()
+        if self.is_alive():
+            self.join(self.GRACE_S + 2)
+        for fd in self.keepers + self.readers:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self.keepers, self.readers = [], []
+
+
 def remove_tree(path: str) -> None:
     """Delete a run's folder whatever the submission left in it, and never raise.
 
@@ -552,9 +645,9 @@ class WarmWorker:
     The server runs under the same isolation as cold runs (bubblewrap's PID namespace, or a
     Landlock domain of its own), and each job child adds a Landlock layer of its own, so a job
     can neither see, signal nor write anything outside its folder. The server enforces each
-    job's wall clock itself (from the "ready" line on the job's control pipe), captures the job's
-    stdout and stderr through pipes (capped, never files), reaps every process the job left, and
-    answers one JSON line per job. grind keeps a backstop: a server that does not answer in time
+    job's wall clock itself (from the "ready" line on the job's control pipe), reaps every
+    process the job left, and answers one JSON line per job; the job's stdout and stderr reach
+    grind through FIFOs (:class:`_JobStreams`), never through the server's memory. grind keeps a backstop: a server that does not answer in time
     is killed with everything under it.
     """
 
@@ -666,8 +759,10 @@ class WarmWorker:
         token = secrets.token_hex(16)
         # The job's own Landlock layer: the same reads as the server, writes to its folder only.
         confine = confinement(self.hidden, workdir) if iso.landlock_abi else None
+        streams = _JobStreams(workdir, iso, limits.output_bytes)  # stdout, stderr: to grind, not the server
+        streams.start()
         job = dict(stage_job(job, workdir, iso), token=token, out_dir=workdir, time_limit=limits.wall_s,
-                   confine=confine)
+                   confine=confine, stdout_fifo=streams.paths[0], stderr_fifo=streams.paths[1])
         dispatched = time.monotonic()
         try:
             self._send(json.dumps({
@@ -684,15 +779,20 @@ class WarmWorker:
                 return RunOutcome(status="crashed", duration_s=time.monotonic() - dispatched,
                                   message="the warm worker stopped answering; it was restarted",
                                   isolation=iso.level)
-            outcome = RunOutcome(status="ok", stdout=reply.stdout, stderr=reply.stderr, returncode=reply.exit,
+            stdout, stderr = streams.texts()
+            witness = reply.witness if job.get("witness") else None
+            if witness is not None and witness.get("writes") is not None:  # printing is not writing a file
+                witness = dict(witness, writes=max(int(witness["writes"] or 0) - sum(streams.totals), 0))
+            outcome = RunOutcome(status="ok", stdout=stdout, stderr=stderr, returncode=reply.exit,
                                  duration_s=time.monotonic() - dispatched, last_case=reply.last_case,
-                                 witness=reply.witness if job.get("witness") else None)
+                                 witness=witness)
             _confine_failed(outcome)
             return _conclude(outcome, workdir, token, limits, reply.timed_out, started=reply.ready or not reply.timed_out)
         except (BrokenPipeError, OSError, ValueError):  # ValueError: stdin closed by close() meanwhile
             self._stop()
             return RunOutcome(status="crashed", message="the warm worker died; it was restarted", isolation=iso.level)
         finally:
+            streams.close()
             remove_tree(workdir)
 
 
