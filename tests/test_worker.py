@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import tempfile
 from pathlib import Path
@@ -295,3 +296,59 @@ def test_a_warm_job_cannot_find_the_previous_jobs_prints_in_its_memory(tmp_path:
     scanned = re.search(r"scanned (\d+) MB", two.stdout)
     assert scanned and int(scanned.group(1)) > 50, (two.message, two.stdout[:2000])  # torch's heap was read
     assert secret[::-1] not in two.stdout, "job 2 found job 1's printed secret in its own memory"
+
+
+_HOLD_A_WARM_WORKER = """
+import sys, tempfile, time
+tempfile.tempdir = sys.argv[1]
+from judge.worker.sandbox import WarmWorker
+worker = WarmWorker([])
+worker.start()
+print(worker.root, flush=True)
+time.sleep(600)
+"""
+
+
+def test_a_killed_graders_warm_folder_is_swept_by_the_next_run_and_a_live_one_is_not(
+        tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """``grind grade`` or watch killed with SIGKILL cannot remove its warm server's folder, which
+    holds the jobs' files (a classmate's source among them while it runs). Each warm folder is
+    locked by its grind for as long as it lives; the next grind run removes every folder whose
+    lock nobody holds, and never one whose grind is still running."""
+    import signal
+    import subprocess
+    import sys
+
+    from judge.worker import sandbox
+
+    from .conftest import ROOT
+
+    private = tmp_path / "tmp"
+    private.mkdir()
+    graders, roots = [], []
+    try:
+        for _ in range(2):
+            proc = subprocess.Popen([sys.executable, "-c", _HOLD_A_WARM_WORKER, str(private)], cwd=ROOT,
+                                    stdout=subprocess.PIPE, text=True, start_new_session=True)
+            graders.append(proc)
+            assert proc.stdout is not None
+            roots.append(Path(proc.stdout.readline().strip()))
+        killed, alive = roots
+        assert killed.is_dir() and alive.is_dir() and killed.parent == private
+        graders[0].send_signal(signal.SIGKILL)
+        graders[0].wait()
+        assert killed.is_dir(), "a SIGKILLed grader removes nothing itself"
+        monkeypatch.setattr(tempfile, "tempdir", str(private))
+        monkeypatch.setattr(sandbox, "STALE_AFTER_S", 0.0)
+        monkeypatch.setattr(sandbox, "_SWEPT", False)
+        verdict = grade(Catalog().get("clipping"), Path(__file__).parent / "submissions" / "clipping" / "correct_loop.py")
+        assert verdict.passed, verdict.message
+        assert not killed.exists(), "the killed grader's warm folder was left"
+        assert alive.is_dir(), "a folder in use by a live grader was swept"
+    finally:
+        for proc in graders:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+        for root in roots:
+            sandbox.remove_tree(str(root))

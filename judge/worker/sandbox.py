@@ -495,7 +495,95 @@ def _remove_tree_iteratively(path: str) -> None:
     os.rmdir(path)
 
 
+# ---------------------------------------------------------------------------------------------
+# A warm server's folder outlives a grader killed with SIGKILL: the next grind run removes it.
+
+LOCK_NAME = ".grind-lock"
+STALE_AFTER_S = 10.0  # a folder this young may be a grind that has made it and not locked it yet
+_HELD: dict[str, int] = {}  # a warm root -> grind's locked descriptor of its lock file
+_SWEPT = False
+
+
+def hold_folder(folder: str) -> None:
+    """Mark ``folder`` as in use for as long as this process lives: an exclusive flock on a file
+    in it, released by the kernel however grind ends (SIGKILL included). The descriptor is
+    close-on-exec and Popen closes the rest, so no child keeps the folder "in use" after grind."""
+    import fcntl
+
+    fd = os.open(os.path.join(folder, LOCK_NAME), os.O_RDONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+                 | os.O_CLOEXEC, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    _HELD[folder] = fd
+
+
+def release_folder(folder: str) -> None:
+    fd = _HELD.pop(folder, None)
+    if fd is not None:
+        os.close(fd)
+
+
+def sweep_warm_folders(parent: str | None = None) -> list[str]:
+    """Remove every ``grind-warm-*`` folder of this user (or of the user its children run as)
+    whose grind is gone, and return them.
+
+    ``grind grade`` or watch killed with SIGKILL cannot remove its warm server's folder (with
+    the jobs' files in it, a classmate's among them); every grind run looks once for such
+    folders and removes them. A folder is gone when nobody holds its lock (hold_folder): the
+    lock dies with the process, so a folder in use is never taken, however long its grader runs.
+    Folders without a lock file (made by a grind from before the lock) are left alone."""
+    import fcntl
+
+    parent = parent or tempfile.gettempdir()
+    owners = {os.getuid()}
+    drop_to = isolation().drop_to
+    if drop_to is not None:
+        owners.add(drop_to)
+    swept = []
+    try:
+        entries = [entry for entry in os.scandir(parent) if entry.name.startswith("grind-warm-")]
+    except OSError:
+        return swept
+    for entry in entries:
+        try:
+            if not entry.is_dir(follow_symlinks=False) or entry.stat(follow_symlinks=False).st_uid not in owners:
+                continue
+            folder_fd = _open_dir(entry.path)
+        except OSError:
+            continue
+        try:
+            lock = os.open(LOCK_NAME, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=folder_fd)
+        except OSError:
+            os.close(folder_fd)
+            continue  # no lock file: not ours to judge
+        try:
+            info = os.fstat(lock)
+            if not stat.S_ISREG(info.st_mode) or time.time() - info.st_mtime < STALE_AFTER_S:
+                continue
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            continue  # held: its grind is alive
+        else:
+            remove_tree(entry.path)
+            swept.append(entry.path)
+        finally:
+            os.close(lock)
+            os.close(folder_fd)
+    return swept
+
+
+def _sweep_once() -> None:
+    global _SWEPT
+    if not _SWEPT:
+        _SWEPT = True
+        try:
+            sweep_warm_folders()
+        except Exception:  # noqa: BLE001 - housekeeping must never cost a verdict
+            pass
+
+
 def _make_workdir(iso: Isolation, parent: str | None = None, prefix: str = "grind-run-") -> str:
+    if parent is None:
+        _sweep_once()  # the first run folder of this grind: what a killed grader left goes first
     workdir = tempfile.mkdtemp(prefix=prefix, dir=parent)
     os.chmod(workdir, 0o700)
     if iso.drop_to is not None:
@@ -665,6 +753,7 @@ class WarmWorker:
         for folder in self.hidden:  # bubblewrap can only hide a folder that exists when it starts
             folder.mkdir(parents=True, exist_ok=True)
         self.root = _make_workdir(iso, prefix="grind-warm-")
+        hold_folder(self.root)  # in use while grind lives; swept by the next grind once it is not
         # One cgroup for the server and its jobs; the server makes a sub-cgroup per job in it.
         self.cgroup = PidsCgroup.create(limits.processes + 32)
         writable = (str(self.cgroup.path),) if self.cgroup is not None and iso.bwrap else ()
@@ -738,6 +827,7 @@ class WarmWorker:
         sweep_orphans()
         if self.root:
             remove_tree(self.root)
+            release_folder(self.root)
             self.root = None
 
     def __enter__(self) -> WarmWorker:
