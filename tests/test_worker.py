@@ -352,3 +352,29 @@ def test_a_killed_graders_warm_folder_is_swept_by_the_next_run_and_a_live_one_is
                 proc.wait()
         for root in roots:
             sandbox.remove_tree(str(root))
+
+
+@pytest.mark.parametrize("attack", ["disk_many_files", "disk_unlinked_open"])
+@pytest.mark.parametrize("mode", ["cold", "warm"])
+def test_the_total_disk_a_run_writes_is_capped_not_only_each_file(attack: str, mode: str) -> None:
+    """RLIMIT_FSIZE caps each file; many files under it, or files deleted while held open, used
+    to fill the disk until the wall clock. The run's total is capped now (a tmpfs of that size
+    where grind may mount one, a watch from grind's side everywhere): the run is stopped with a
+    "disk limit" verdict instead of a timeout, and a correct answer under the same cap passes."""
+    from judge.grade import hidden_from_learners
+    from judge.worker.sandbox import WarmWorker
+
+    exercise = Catalog().get("clipping")
+    limits = Limits(wall_s=60, disk_mb=32)
+    hostile = Path(__file__).parent / "hostile_warm" / f"{attack}.py"
+    correct = Path(__file__).parent / "submissions" / "clipping" / "correct_loop.py"
+    if mode == "warm":
+        with WarmWorker(hidden_from_learners(exercise)) as worker:
+            verdict = grade(exercise, hostile, limits=limits, worker=worker)
+            after = grade(exercise, correct, limits=limits, worker=worker)
+    else:
+        verdict = grade(exercise, hostile, limits=limits)
+        after = grade(exercise, correct, limits=limits)
+    assert verdict.status is Status.CRASHED, (verdict.status, verdict.message, verdict.stdout)
+    assert "disk limit of 32 MB" in verdict.message, verdict.message
+    assert after.passed, after.message

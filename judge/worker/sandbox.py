@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from judge.errors import JudgeError
-from judge.worker import protocol
+from judge.worker import disk, protocol
 from judge.worker.isolation import (  # noqa: F401 - re-exported: tests and the CLI ask the sandbox
     RUNNER,
     Isolation,
@@ -70,6 +70,7 @@ class Limits:
     open_files: int = 256
     output_bytes: int = 64 * 1024
     processes: int = 128  # processes + threads of this run (a pids cgroup where possible)
+    disk_mb: int = 256  # all the files of one run together (file_mb is per file); see judge.worker.disk
 
     @property
     def cpu_limit(self) -> int:
@@ -227,6 +228,14 @@ def _read_result(outcome: RunOutcome, dir_fd: int, token: str) -> None:
     if code != 0:
         return crashed(f"the worker exited with code {code} after writing its result")
     outcome.result, outcome.observations = result, observations
+
+
+def _over_disk(outcome: RunOutcome, over: bool, limits: Limits) -> RunOutcome:
+    """A run that wrote more than its disk cap is that, whatever else it left (it was killed)."""
+    if over:
+        outcome.status, outcome.message = "crashed", disk.limit_message(limits.disk_mb << 20)
+        outcome.result, outcome.observations = None, {}
+    return outcome
 
 
 # ---------------------------------------------------------------------------------------------
@@ -417,6 +426,7 @@ def remove_tree(path: str) -> None:
     grind's internal error, with the run's files left on disk). So the walk is iterative and
     relative to one open folder at a time (no path grows past PATH_MAX), and `rm -rf` is the
     last resort for whatever it could not remove."""
+    disk.unmount(path)  # a run folder on a tmpfs of its own: its contents go with the mount
     try:
         _remove_tree_iteratively(path)
     except Exception:  # noqa: BLE001 - cleaning up must not turn a verdict into an error
@@ -581,10 +591,13 @@ def _sweep_once() -> None:
             pass
 
 
-def _make_workdir(iso: Isolation, parent: str | None = None, prefix: str = "grind-run-") -> str:
+def _make_workdir(iso: Isolation, parent: str | None = None, prefix: str = "grind-run-",
+                  disk_mb: int | None = None) -> str:
     if parent is None:
         _sweep_once()  # the first run folder of this grind: what a killed grader left goes first
     workdir = tempfile.mkdtemp(prefix=prefix, dir=parent)
+    if disk_mb is not None:
+        disk.mount_tmpfs(workdir, disk_mb << 20, iso.drop_to)  # root only; the watch holds elsewhere
     os.chmod(workdir, 0o700)
     if iso.drop_to is not None:
         os.chown(workdir, iso.drop_to, iso.drop_to)
@@ -641,7 +654,7 @@ def run_job(job: dict[str, Any], limits: Limits, hidden: list[Path] | None = Non
     started is killed.
     """
     iso = isolation()
-    workdir = _make_workdir(iso)
+    workdir = _make_workdir(iso, disk_mb=limits.disk_mb)
     token = secrets.token_hex(16)
     control_r, control_w = os.pipe()
     # A witnessed exercise: the waiter in front of the run reports its traffic and writes on a
@@ -672,7 +685,10 @@ def run_job(job: dict[str, Any], limits: Limits, hidden: list[Path] | None = Non
         dispatched = time.monotonic()
         out, err = _CappedReader(proc.stdout, limits.output_bytes), _CappedReader(proc.stderr, limits.output_bytes)
         control = _ControlReader(control_r)
-        for reader in (out, err, control):
+        child = proc
+        watch = disk.DiskWatch(workdir, limits.disk_mb << 20, kill=lambda: _kill_group(child.pid),
+                               pids=lambda: disk.descendants(child.pid))
+        for reader in (out, err, control, watch):
             reader.start()
         try:
             assert proc.stdin is not None
@@ -707,8 +723,8 @@ def run_job(job: dict[str, Any], limits: Limits, hidden: list[Path] | None = Non
         if iso.bwrap and outcome.returncode is not None and outcome.returncode > 128:
             outcome.returncode = 128 - outcome.returncode  # bwrap reports a signal as 128 + N
         _confine_failed(outcome)
-        return _conclude(outcome, workdir, token, limits, timed_out, started=control.ready_at is not None
-                         or not timed_out)
+        return _over_disk(_conclude(outcome, workdir, token, limits, timed_out, started=control.ready_at is not None
+                                    or not timed_out), watch.stop(), limits)
     finally:
         if witness_r >= 0:
             os.close(witness_r)
@@ -752,7 +768,9 @@ class WarmWorker:
         iso = isolation()
         for folder in self.hidden:  # bubblewrap can only hide a folder that exists when it starts
             folder.mkdir(parents=True, exist_ok=True)
-        self.root = _make_workdir(iso, prefix="grind-warm-")
+        # One tmpfs for the server's folder where grind may mount it: jobs run one at a time, and
+        # each job's folder is gone before the next one starts, so its size is each job's cap.
+        self.root = _make_workdir(iso, prefix="grind-warm-", disk_mb=limits.disk_mb)
         hold_folder(self.root)  # in use while grind lives; swept by the next grind once it is not
         # One cgroup for the server and its jobs; the server makes a sub-cgroup per job in it.
         self.cgroup = PidsCgroup.create(limits.processes + 32)
@@ -854,6 +872,7 @@ class WarmWorker:
         job = dict(stage_job(job, workdir, iso), token=token, out_dir=workdir, time_limit=limits.wall_s,
                    confine=confine, stdout_fifo=streams.paths[0], stderr_fifo=streams.paths[1])
         dispatched = time.monotonic()
+        watch = self._watch_disk(limits)
         try:
             self._send(json.dumps({
                 "job": job, "rlimits": rlimit_table(limits, iso.drop_to is not None),
@@ -862,13 +881,14 @@ class WarmWorker:
             }))
             # The server enforces the deadline; this is only a backstop for a stuck server.
             raw = self._receive(STARTUP_LIMIT_S + limits.wall_s + 30)
+            over = watch.stop()
             try:
                 reply = protocol.Reply.parse(raw or b"")
             except ProtocolError:
                 self._stop()
-                return RunOutcome(status="crashed", duration_s=time.monotonic() - dispatched,
-                                  message="the warm worker stopped answering; it was restarted",
-                                  isolation=iso.level)
+                return _over_disk(RunOutcome(status="crashed", duration_s=time.monotonic() - dispatched,
+                                             message="the warm worker stopped answering; it was restarted",
+                                             isolation=iso.level), over, limits)
             stdout, stderr = streams.texts()
             witness = reply.witness if job.get("witness") else None
             if witness is not None and witness.get("writes") is not None:  # printing is not writing a file
@@ -877,13 +897,35 @@ class WarmWorker:
                                  duration_s=time.monotonic() - dispatched, last_case=reply.last_case,
                                  witness=witness)
             _confine_failed(outcome)
-            return _conclude(outcome, workdir, token, limits, reply.timed_out, started=reply.ready or not reply.timed_out)
+            return _over_disk(_conclude(outcome, workdir, token, limits, reply.timed_out,
+                                        started=reply.ready or not reply.timed_out), over, limits)
         except (BrokenPipeError, OSError, ValueError):  # ValueError: stdin closed by close() meanwhile
             self._stop()
             return RunOutcome(status="crashed", message="the warm worker died; it was restarted", isolation=iso.level)
         finally:
+            watch.stop()
             streams.close()
             remove_tree(workdir)
+
+    def _watch_disk(self, limits: Limits) -> disk.DiskWatch:
+        """The job's disk use, watched from grind's side: the server's folder holds this job's
+        folder and nothing else of size. Past the cap, every process of the server is killed
+        (grind cannot reach the job alone inside bubblewrap's PID namespace); the job gets the
+        disk-limit verdict and the next job a fresh server."""
+        server = self.proc.pid if self.proc is not None else None
+
+        def kill() -> None:
+            if server is not None:
+                for pid in reversed(disk.descendants(server)):
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except OSError:
+                        pass
+
+        watch = disk.DiskWatch(self.root or "", limits.disk_mb << 20, kill=kill,
+                               pids=lambda: disk.descendants(server) if server is not None else [])
+        watch.start()
+        return watch
 
 
 _SPAWNER: queue.Queue[Any] | None = None
