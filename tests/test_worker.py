@@ -378,3 +378,50 @@ def test_the_total_disk_a_run_writes_is_capped_not_only_each_file(attack: str, m
     assert verdict.status is Status.CRASHED, (verdict.status, verdict.message, verdict.stdout)
     assert "disk limit of 32 MB" in verdict.message, verdict.message
     assert after.passed, after.message
+
+
+_KILLED_MID_RUN = """
+import sys, tempfile
+tempfile.tempdir = sys.argv[1]
+from pathlib import Path
+from judge.catalog import Catalog
+from judge.grade import grade
+from judge.worker.sandbox import Limits
+source = Path(sys.argv[1]) / "sleeper.py"
+source.write_text("import time\\nprint('started', flush=True)\\ntime.sleep(600)\\n")
+grade(Catalog().get("clipping"), source, limits=Limits(wall_s=300))
+"""
+
+
+def test_a_cold_runs_tmpfs_left_by_a_killed_grind_is_swept(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """As root, a cold run's folder is a tmpfs of the run's disk cap: memory, until unmounted. A
+    ``grind run`` killed with SIGKILL leaves the mount; the next grind run unmounts and removes
+    it (the folder itself is the lock, so the learner's cwd holds no lock file)."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from judge.worker import sandbox
+
+    from .conftest import ROOT
+
+    if os.geteuid() != 0:
+        pytest.skip("only root's runs are on a tmpfs of their own")
+    private = tmp_path / "tmp"
+    private.mkdir()
+    proc = subprocess.Popen([sys.executable, "-c", _KILLED_MID_RUN, str(private)], cwd=ROOT, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120  # a hang guard: the grader imports torch first
+        runs: list[Path] = []
+        while time.monotonic() < deadline and not runs:
+            runs = [p for p in private.glob("grind-run-*") if os.path.ismount(p) and any(p.iterdir())]
+            time.sleep(0.2)
+        assert runs, "the cold run never started on a tmpfs"
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    assert os.path.ismount(runs[0]), "a SIGKILLed grind unmounts nothing itself"
+    monkeypatch.setattr(sandbox, "STALE_AFTER_S", 0.0)
+    assert str(runs[0]) in sandbox.sweep_warm_folders(str(private))
+    assert not runs[0].exists() and not os.path.ismount(runs[0])

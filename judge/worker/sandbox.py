@@ -437,6 +437,7 @@ def remove_tree(path: str) -> None:
                            timeout=60, check=False)
         except (OSError, subprocess.SubprocessError):
             pass
+    release_folder(path)  # a cold run's tmpfs folder was held until now (see hold_folder)
 
 
 _DIRECTORY = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
@@ -514,14 +515,18 @@ _HELD: dict[str, int] = {}  # a warm root -> grind's locked descriptor of its lo
 _SWEPT = False
 
 
-def hold_folder(folder: str) -> None:
+def hold_folder(folder: str, lock_file: bool = True) -> None:
     """Mark ``folder`` as in use for as long as this process lives: an exclusive flock on a file
-    in it, released by the kernel however grind ends (SIGKILL included). The descriptor is
-    close-on-exec and Popen closes the rest, so no child keeps the folder "in use" after grind."""
+    in it (or, with ``lock_file`` False, on the folder itself), released by the kernel however
+    grind ends (SIGKILL included). The descriptor is close-on-exec and Popen closes the rest, so
+    no child keeps the folder "in use" after grind."""
     import fcntl
 
-    fd = os.open(os.path.join(folder, LOCK_NAME), os.O_RDONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
-                 | os.O_CLOEXEC, 0o600)
+    if lock_file:
+        fd = os.open(os.path.join(folder, LOCK_NAME), os.O_RDONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+                     | os.O_CLOEXEC, 0o600)
+    else:
+        fd = _open_dir(folder)
     fcntl.flock(fd, fcntl.LOCK_EX)
     _HELD[folder] = fd
 
@@ -540,7 +545,9 @@ def sweep_warm_folders(parent: str | None = None) -> list[str]:
     the jobs' files in it, a classmate's among them); every grind run looks once for such
     folders and removes them. A folder is gone when nobody holds its lock (hold_folder): the
     lock dies with the process, so a folder in use is never taken, however long its grader runs.
-    Folders without a lock file (made by a grind from before the lock) are left alone."""
+    Folders without a lock file (made by a grind from before the lock) are left alone. A cold
+    run's ``grind-run-*`` folder is swept too where it is a tmpfs (grind as root): its lock is
+    the folder itself; a plain one, as before, stays where a killed ``grind run`` left it."""
     import fcntl
 
     parent = parent or tempfile.gettempdir()
@@ -550,7 +557,8 @@ def sweep_warm_folders(parent: str | None = None) -> list[str]:
         owners.add(drop_to)
     swept = []
     try:
-        entries = [entry for entry in os.scandir(parent) if entry.name.startswith("grind-warm-")]
+        entries = [entry for entry in os.scandir(parent) if entry.name.startswith("grind-warm-")
+                   or (entry.name.startswith("grind-run-") and os.path.ismount(entry.path))]
     except OSError:
         return swept
     for entry in entries:
@@ -561,13 +569,14 @@ def sweep_warm_folders(parent: str | None = None) -> list[str]:
         except OSError:
             continue
         try:
-            lock = os.open(LOCK_NAME, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=folder_fd)
+            lock = (os.dup(folder_fd) if entry.name.startswith("grind-run-") else
+                    os.open(LOCK_NAME, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=folder_fd))
         except OSError:
             os.close(folder_fd)
             continue  # no lock file: not ours to judge
         try:
             info = os.fstat(lock)
-            if not stat.S_ISREG(info.st_mode) or time.time() - info.st_mtime < STALE_AFTER_S:
+            if stat.S_ISLNK(info.st_mode) or time.time() - info.st_ctime < STALE_AFTER_S:
                 continue
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -596,8 +605,11 @@ def _make_workdir(iso: Isolation, parent: str | None = None, prefix: str = "grin
     if parent is None:
         _sweep_once()  # the first run folder of this grind: what a killed grader left goes first
     workdir = tempfile.mkdtemp(prefix=prefix, dir=parent)
-    if disk_mb is not None:
-        disk.mount_tmpfs(workdir, disk_mb << 20, iso.drop_to)  # root only; the watch holds elsewhere
+    if disk_mb is not None and disk.mount_tmpfs(workdir, disk_mb << 20, iso.drop_to) and prefix == "grind-run-":
+        # A cold run's folder on a tmpfs of its own is memory until unmounted: held like a warm
+        # server's folder (by the folder itself: no lock file in the learner's cwd), so a run
+        # killed with grind is swept by the next one.
+        hold_folder(workdir, lock_file=False)
     os.chmod(workdir, 0o700)
     if iso.drop_to is not None:
         os.chown(workdir, iso.drop_to, iso.drop_to)
