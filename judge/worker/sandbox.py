@@ -889,7 +889,6 @@ class WarmWorker:
             self._send(json.dumps({
                 "job": job, "rlimits": rlimit_table(limits, iso.drop_to is not None),
                 "wall_s": limits.wall_s, "startup_s": STARTUP_LIMIT_S, "processes": limits.processes,
-                "output_bytes": limits.output_bytes,
             }))
             # The server enforces the deadline; this is only a backstop for a stuck server.
             raw = self._receive(STARTUP_LIMIT_S + limits.wall_s + 30)
