@@ -425,3 +425,20 @@ def test_a_cold_runs_tmpfs_left_by_a_killed_grind_is_swept(tmp_path: Path, monke
     monkeypatch.setattr(sandbox, "STALE_AFTER_S", 0.0)
     assert str(runs[0]) in sandbox.sweep_warm_folders(str(private))
     assert not runs[0].exists() and not os.path.ismount(runs[0])
+
+
+def test_a_warm_job_may_wrap_its_stdout_buffer_as_a_cold_one_may() -> None:
+    """A warm job's stdout is a FIFO to grind. Its stream objects used to be made before the FIFO
+    took fd 1, over /dev/null, which is seekable: a submission that wrapped sys.stdout.buffer in
+    a TextIOWrapper of its own (which asks a seekable file its position) crashed "Illegal seek"
+    warm and passed cold. The streams are made over the FIFO now."""
+    from judge.grade import hidden_from_learners
+    from judge.worker.sandbox import WarmWorker
+
+    from .conftest import ADVERSARIAL
+
+    exercise = Catalog().get("clipping")
+    with WarmWorker(hidden_from_learners(exercise)) as worker:
+        for name in ("replaces_stdio_correct", "closes_stdout_correct", "surrogates_on_stdio_correct"):
+            verdict = grade(exercise, ADVERSARIAL / f"{name}.py", worker=worker)
+            assert verdict.status is Status.PASSED, (name, verdict.message)

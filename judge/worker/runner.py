@@ -766,6 +766,41 @@ def _spare_child(job_r: int, go_r: int, pipes: list[tuple[int, int]], scoped: bo
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):  # until the job names its own streams (take_streams)
         os.dup2(null, fd)
+    if not scoped:
+        shield_parent()
+    chunks = []
+    while True:
+        chunk = os.read(job_r, 1 << 20)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(job_r)
+    if not chunks:
+        os._exit(0)  # not used: the server closed the pipe without a job
+    request = json.loads(b"".join(chunks))
+    os.chdir(request["job"]["out_dir"])
+    take_streams(request["job"])
+    job_stdio()
+    for name, value in request["rlimits"]:
+        try:
+            resource.setrlimit(getattr(resource, name), tuple(value))
+        except (ValueError, OSError, AttributeError):
+            pass
+    confine(request["job"].get("confine"))
+    control = os.fdopen(pipes[0][1], "w", buffering=1)
+    try:
+        execute(request["job"], control)
+    except BaseException:  # noqa: BLE001 - never return into the server loop
+        traceback.print_exc()
+    os._exit(70)
+
+
+def job_stdio() -> None:
+    """The job's sys.stdin, sys.stdout and sys.stderr, made once fds 1 and 2 are its FIFOs
+    (take_streams). Made earlier, over /dev/null, a stream took its file for a seekable one
+    (and keeps that answer), and a submission wrapping sys.stdout.buffer in a TextIOWrapper of
+    its own, which asks a seekable file its position, crashed with "Illegal seek" warm, never
+    cold."""
     # As a fresh interpreter sets them up (the server started like a cold child, with the same
     # environment), so that a submission behaves warm exactly as cold:
     # - stdout surrogateescape'd under C.UTF-8 and block-buffered on a pipe, stderr
@@ -784,32 +819,6 @@ def _spare_child(job_r: int, go_r: int, pipes: list[tuple[int, int]], scoped: bo
                                             closefd=False)
     sys.stderr = sys.__stderr__ = os.fdopen(2, "w", buffering=1, encoding=sys.stderr.encoding,
                                             errors=sys.stderr.errors, closefd=False)
-    if not scoped:
-        shield_parent()
-    chunks = []
-    while True:
-        chunk = os.read(job_r, 1 << 20)
-        if not chunk:
-            break
-        chunks.append(chunk)
-    os.close(job_r)
-    if not chunks:
-        os._exit(0)  # not used: the server closed the pipe without a job
-    request = json.loads(b"".join(chunks))
-    os.chdir(request["job"]["out_dir"])
-    take_streams(request["job"])
-    for name, value in request["rlimits"]:
-        try:
-            resource.setrlimit(getattr(resource, name), tuple(value))
-        except (ValueError, OSError, AttributeError):
-            pass
-    confine(request["job"].get("confine"))
-    control = os.fdopen(pipes[0][1], "w", buffering=1)
-    try:
-        execute(request["job"], control)
-    except BaseException:  # noqa: BLE001 - never return into the server loop
-        traceback.print_exc()
-    os._exit(70)
 
 
 def take_streams(job: dict[str, Any]) -> None:
