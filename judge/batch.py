@@ -82,11 +82,16 @@ def find_students(submissions: Path, exercise: Exercise) -> list[Student]:
     (holding ``<slug>.py`` or a single .py) is graded; anything else (a notebook, an empty folder,
     a folder with several .py files) is a student too, marked not gradable, so no one who handed
     something in is left out of the marks. ``NAME.py`` beside ``NAME/`` would be two students with
-    one name: refused up front, naming both."""
+    one name: refused up front, naming both. So are two names a reader cannot tell apart (see
+    ``lookalike_key``): ``ann.py`` and ``Ann.py``, ``josé`` composed and decomposed, a Latin and
+    a Cyrillic ``a``. Their rows would look like one student's twice, and on a file system that
+    folds case or Unicode forms (macOS, a USB stick) their stored results are one file, so one
+    could be given the other's marks."""
     if not submissions.is_dir():
         raise UsageError(f"{submissions}: not a folder of submissions")
     students: list[Student] = []
     entries: dict[str, str] = {}
+    lookalikes: dict[str, tuple[str, str]] = {}
     for entry in sorted(submissions.iterdir()):
         if entry.name.startswith("."):
             continue
@@ -99,8 +104,36 @@ def find_students(submissions: Path, exercise: Exercise) -> list[Student]:
             raise UsageError(f"{submissions}: {entries[student.name]} and {shown} would both be student "
                              f"{student.name!r}; rename or remove one, then grade again")
         entries[student.name] = shown
+        key = lookalike_key(student.name)
+        if key in lookalikes:
+            other_shown, other_name = lookalikes[key]
+            raise UsageError(f"{submissions}: {ascii(other_shown)} and {ascii(shown)} would be students "
+                             f"{ascii(other_name)} and {ascii(student.name)}, which look the same (names that "
+                             "differ only in case, Unicode form or look-alike letters); rename one, then grade again")
+        lookalikes[key] = (shown, student.name)
         students.append(student)
     return students
+
+
+# Letters of other scripts drawn like Latin ones (the common part of Unicode's confusables: a
+# reader of a marks table cannot tell these names apart). NFKC already folds the compatibility
+# forms (fullwidth letters, ligatures, superscripts).
+_LOOKALIKES = str.maketrans({
+    **dict(zip("АВЕКМНОРСТХУаеорсухіјѕһԁԛԝ", "ABEKMHOPCTXYaeopcyxijshdqw")),  # Cyrillic
+    **dict(zip("ΑΒΕΖΗΙΚΜΝΟΡΤΥΧοινκρτυχ", "ABEZHIKMNOPTYXoivkptux")),  # Greek
+    "\u0131": "i", "\u0261": "g", "\u0578": "n", "\u057d": "u",  # dotless i, script g, Armenian
+})
+_INVISIBLE = dict.fromkeys(map(ord, "\u00ad\u034f\u200b\u200c\u200d\u200e\u200f\u2060\ufeff"))
+
+
+def lookalike_key(name: str) -> str:
+    """What a student's name looks like to a reader: NFKC (composed, compatibility forms
+    folded), invisible characters dropped, look-alike letters of other scripts made Latin, and
+    case folded. Two entries with one key are refused (find_students)."""
+    import unicodedata
+
+    text = unicodedata.normalize("NFKC", name).translate(_INVISIBLE).translate(_LOOKALIKES)
+    return unicodedata.normalize("NFKC", text.casefold())
 
 
 def _student(entry: Path, exercise: Exercise) -> Student:

@@ -353,16 +353,30 @@ def _python_file(change: Any, path: str) -> bool:
 def file_events(root: Path, events: queue.Queue[Any]) -> Iterator[threading.Thread]:
     """Put a ``Change`` on ``events`` for every saved ``.py`` file under ``root``, until the
     block ends. Editors that save by renaming a temp file over the original show up as a
-    change (or a delete and an add) of the same path, which is all the loop looks at."""
+    change (or a delete and an add) of the same path, which is all the loop looks at. Where
+    inotify cannot be had (or fails while watching), the workspace is polled instead."""
     from watchfiles import watch
 
     stop = threading.Event()
 
     def pump() -> None:
-        for changes in watch(root, watch_filter=_python_file, debounce=150, step=30, stop_event=stop,
-                             raise_interrupt=False, rust_timeout=500, yield_on_timeout=False):
-            for _kind, path in changes:
-                events.put(Change(Path(path)))
+        # inotify first; polling when it fails. A user's inotify instances are few (128 by
+        # default) and shared by all their processes: a submission running as this user (the
+        # laptop level, or the daemon's jobs) can hold all of them, and a watcher made then
+        # failed with EMFILE, ending this thread: watch mode went on without ever seeing the
+        # learner's next save. Polling the workspace costs a stat per file every 300 ms.
+        polling = False
+        while not stop.is_set():
+            try:
+                for changes in watch(root, watch_filter=_python_file, debounce=150, step=30, stop_event=stop,
+                                     raise_interrupt=False, rust_timeout=500, yield_on_timeout=False,
+                                     force_polling=polling, poll_delay_ms=300):
+                    for _kind, path in changes:
+                        events.put(Change(Path(path)))
+            except Exception:  # noqa: BLE001 - watchfiles' own error types; never the end of watching
+                if polling:
+                    stop.wait(1.0)  # polling failed too (the folder went away?): try again shortly
+                polling = True
 
     thread = threading.Thread(target=pump, name="grind-watch", daemon=True)
     thread.start()

@@ -230,3 +230,68 @@ def test_the_grade_log_survives_sigterm(tmp_path: Path) -> None:
     assert any(line.endswith(" graded 1/5 ann: passed") for line in lines), lines
     assert any(" graded 2/5 bob: timeout" in line for line in lines), lines
     assert "graded 1/5 ann: passed" in stderr and "graded 5/5" not in stderr
+
+
+@pytest.mark.parametrize("first, second", [
+    ("ann.py", "Ann.py"),  # case: one file on macOS, two on Linux
+    ("jos\u00e9.py", "jose\u0301.py"),  # one name composed, one decomposed (NFC and NFD)
+    ("ann.py", "\u0430nn.py"),  # a Cyrillic a
+    ("ann.py", "an\u200bn.py"),  # a zero-width space
+    ("ann.py", "\uff21nn"),  # a fullwidth A, as a folder
+])
+def test_students_whose_names_look_the_same_are_refused_up_front(tmp_path: Path, first: str, second: str) -> None:
+    """Two entries a reader cannot tell apart would be two rows that look like one student's twice
+    (which mark is whose?), and where the file system folds case or Unicode forms their stored
+    results are one file: with the same submission, the second reused the first's row, name
+    included. Refused before anything is graded, naming both entries with their differences
+    escaped; names that only look alike in a loose sense (ann and anne) are two students."""
+    root = tmp_path / "class"
+    root.mkdir()
+    for name in (first, second):
+        if name.endswith(".py"):
+            shutil.copyfile(SUBMISSIONS / "clipping" / "correct_loop.py", root / name)
+        else:
+            (root / name).mkdir()
+            shutil.copyfile(SUBMISSIONS / "clipping" / "correct_loop.py", root / name / "clipping.py")
+    (root / "anne.py").write_text("x = 1\n")
+    with pytest.raises(UsageError, match="look the same") as caught:
+        find_students(root, Catalog().get("clipping"))
+    assert ascii(first) in str(caught.value) or ascii(first + "/") in str(caught.value), caught.value
+    result = runner.invoke(app, ["grade", str(root), "-e", "clipping", "--allow-weak-isolation",
+                                 "--out", str(tmp_path / "out")])
+    assert result.exit_code == ExitStatus.USAGE, result.output
+    assert "look the same" in result.output and "Traceback" not in result.output
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_folder_named_like_a_file_and_links_to_folders_keep_their_verdicts(tmp_path: Path) -> None:
+    """A folder named ``eve.py`` is a student's folder (graded by what it holds), never opened as
+    a file; a ``clipping.py`` that is a folder is not the answer; a link to a folder, to the
+    class folder itself or to a folder outside it, and a link loop, are rows naming the link."""
+    root = tmp_path / "class"
+    root.mkdir()
+    correct = SUBMISSIONS / "clipping" / "correct_loop.py"
+    (root / "eve.py").mkdir()
+    shutil.copyfile(correct, root / "eve.py" / "clipping.py")
+    (root / "fay.py").mkdir()
+    (root / "gus").mkdir()
+    (root / "gus" / "clipping.py").mkdir()
+    shutil.copyfile(correct, root / "gus" / "answer.py")
+    (root / "hal").symlink_to(root, target_is_directory=True)
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    shutil.copyfile(Catalog().get("clipping").reference_path, outside / "clipping.py")
+    (root / "ivy").symlink_to(outside, target_is_directory=True)
+    (root / "jo").mkdir()
+    (root / "jo" / "loop").symlink_to(root / "jo", target_is_directory=True)
+    students = {s.name: s for s in find_students(root, Catalog().get("clipping"))}
+    assert students["eve.py"].path == root / "eve.py" / "clipping.py"
+    assert students["fay.py"].path is None and "no .py file in fay.py/" in students["fay.py"].problem
+    assert students["gus"].path == root / "gus" / "answer.py"
+    assert students["hal"].path is None and "hal/ is a symbolic link" in students["hal"].problem
+    assert students["ivy"].path is None and "ivy/ is a symbolic link" in students["ivy"].problem
+    assert students["jo"].path is None and "jo/loop is a symbolic link" in students["jo"].problem
+    rows = {r["student"]: r["verdict"] for r in grade_class(Catalog().get("clipping"), root, tmp_path / "out",
+                                                             jobs=1, limits=Limits(wall_s=30))}
+    assert rows["eve.py"]["status"] == "passed" and rows["gus"]["status"] == "passed", rows
+    assert {rows[n]["status"] for n in ("fay.py", "hal", "ivy", "jo")} == {"error"}, rows

@@ -724,3 +724,25 @@ def test_a_job_for_other_folders_while_a_job_runs_is_told_busy_in_time(daemons: 
         ours.close()
         theirs.close()
         served.worker.close()
+
+
+def test_a_job_cannot_reach_or_steer_the_spare_forked_for_the_next_one(daemons: Path, clipping: Any) -> None:
+    """The daemon's server forks the next job's process before that job arrives. A submission
+    that leaves a hunter behind (double fork, new session) to stop, inject into, or open the
+    memory of whatever process appears next, and to plant a result in the folders beside its own,
+    reaches nothing: every process of a job is gone before the next spare is forked (the server is
+    a subreaper), and a job writes only its own folder. The correct answer graded next passes,
+    with nothing injected, through the same daemon."""
+    hidden = hidden_from_learners(clipping)
+    daemon.spawn(hidden)
+    info = warm_daemon()
+    worker = daemon.DaemonWorker(hidden)
+    hostile = grade(clipping, ROOT / "tests" / "hostile_warm" / "hunts_the_next_spare.py", worker=worker)
+    assert hostile.status is Status.FAILED, hostile.message
+    assert "hunter left behind" in hostile.stdout
+    for _ in range(3):  # three spares in a row, each forked after the hunter's job ended
+        verdict = grade(clipping, SUBMISSIONS / "clipping" / "correct_loop.py", worker=worker)
+        assert verdict.status is Status.PASSED, verdict.message
+        assert "INJECTED" not in verdict.stdout + verdict.stderr
+    after = daemon.status()
+    assert after is not None and after["pid"] == info["pid"]

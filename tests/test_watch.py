@@ -436,3 +436,80 @@ def test_watch_view_lists_the_keys_once_and_says_press_h(ws: Path) -> None:
     assert text.count(KEYS_HELP) == 1
     assert "Press h for hint 1 of" in text and "grind hint" not in text
     assert "Exercises: 2 of 6 passed." in text
+
+
+def _save_until_seen(ws: Path, events: queue.Queue[Any]) -> bool:
+    """Save the learner's file (new content each time) until the watcher reports it."""
+    target = learner_file(ws, Catalog().get("clipping"))
+    deadline = time.time() + WAIT_S
+    edit = 0
+    while time.time() < deadline:
+        edit += 1
+        target.write_text(f"x = {edit}\n")
+        try:
+            change = events.get(timeout=0.5)
+        except queue.Empty:
+            continue
+        if isinstance(change, Change) and change.path.name == target.name:
+            return True
+    return False
+
+
+def test_watch_still_sees_saves_when_no_inotify_watcher_can_be_made(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A watcher made while every inotify instance of the user is taken (by a submission running
+    as that user, say) fails with EMFILE. That ended the watching thread: watch mode went on
+    and never saw the learner's next save. It falls back to polling now."""
+    import watchfiles
+
+    real = watchfiles.watch
+    refused = []
+
+    def no_inotify(*args: Any, **kwargs: Any) -> Any:
+        if not kwargs.get("force_polling"):
+            refused.append(True)
+            raise watchfiles.main.WatchfilesRustInternalError(
+                "Error creating recommended watcher: Too many open files (os error 24)")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(watchfiles, "watch", no_inotify)
+    events: queue.Queue[Any] = queue.Queue()
+    with file_events(ws, events):
+        assert _save_until_seen(ws, events), "the save was never seen"
+    assert refused
+
+
+def test_a_submission_holding_every_inotify_instance_does_not_blind_watch_mode(ws: Path) -> None:
+    """The attack for real: a submission takes every inotify instance and thousands of watches of
+    the user it runs as (grind's own user at the laptop level), and holds them while it runs. A
+    watch session started meanwhile, and one already running, both see the learner's next save;
+    the submission's verdict is its own (a wrong answer, stopped at the time limit)."""
+    import ctypes
+
+    from judge.grade import grade
+    from judge.worker.sandbox import Limits
+
+    from .conftest import ROOT
+
+    hostile = ROOT / "tests" / "hostile_warm" / "holds_every_inotify_instance.py"
+    exercise = Catalog().get("clipping")
+    before: queue.Queue[Any] = queue.Queue()
+    with file_events(ws, before):
+        assert _save_until_seen(ws, before)
+        running = _in_thread(lambda: grade(exercise, hostile, limits=Limits(wall_s=12)))
+        libc = ctypes.CDLL(None, use_errno=True)
+        deadline = time.time() + 8  # until this user's instances run out (never, where the child is another user)
+        while time.time() < deadline:
+            fd = libc.inotify_init1(0)
+            if fd < 0:
+                break
+            import os
+
+            os.close(fd)
+            time.sleep(0.05)
+        during: queue.Queue[Any] = queue.Queue()
+        with file_events(ws, during):
+            assert _save_until_seen(ws, during), "a watch started during the attack never saw the save"
+        assert _save_until_seen(ws, before), "the watch already running stopped seeing saves"
+        verdict = _join(running)
+    assert verdict.status is Status.TIMEOUT, verdict.message
+    assert "holding" in verdict.stdout and "inotify instances" in verdict.stdout, verdict.stdout

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import tempfile
 from pathlib import Path
@@ -269,3 +270,175 @@ def test_closing_a_warm_worker_removes_its_cgroup_and_its_spares() -> None:
     finally:
         worker.close()
     assert not cgroup.exists(), sorted(cgroup.iterdir())
+
+
+def test_a_warm_job_cannot_find_the_previous_jobs_prints_in_its_memory(tmp_path: Path) -> None:
+    """A fork of the warm server is a copy of its memory, freed memory included. The server used to
+    collect each job's stdout and stderr itself (to cap them and put them in its reply), so the
+    next job's fork held a classmate's prints in freed memory, and a scan of /proc/self/mem found
+    them. Now the job's streams go through FIFOs straight to grind, and the server never holds a
+    byte of them: job 2 scans its memory and finds nothing of job 1's secret (which still reaches
+    job 1's verdict, whole)."""
+    import secrets as _secrets
+
+    from judge.grade import hidden_from_learners
+    from judge.worker.sandbox import WarmWorker
+
+    here = Path(__file__).parent / "hostile_warm"
+    secret = _secrets.token_hex(16)
+    first = tmp_path / "first.py"
+    first.write_text((here / "prints_a_secret.py").read_text().replace("SECRET_HEX_PLACEHOLDER", secret))
+    exercise = Catalog().get("clipping")
+    with WarmWorker(hidden_from_learners(exercise)) as worker:
+        one = grade(exercise, first, worker=worker)
+        assert f"GRINDLEAK:{secret}" in one.stdout and f"GRINDLEAK:{secret}" in one.stderr
+        two = grade(exercise, here / "finds_the_secret.py", limits=Limits(wall_s=120), worker=worker)
+    scanned = re.search(r"scanned (\d+) MB", two.stdout)
+    assert scanned and int(scanned.group(1)) > 50, (two.message, two.stdout[:2000])  # torch's heap was read
+    assert secret[::-1] not in two.stdout, "job 2 found job 1's printed secret in its own memory"
+
+
+_HOLD_A_WARM_WORKER = """
+import sys, tempfile, time
+tempfile.tempdir = sys.argv[1]
+from judge.worker.sandbox import WarmWorker
+worker = WarmWorker([])
+worker.start()
+print(worker.root, flush=True)
+time.sleep(600)
+"""
+
+
+def test_a_killed_graders_warm_folder_is_swept_by_the_next_run_and_a_live_one_is_not(
+        tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """``grind grade`` or watch killed with SIGKILL cannot remove its warm server's folder, which
+    holds the jobs' files (a classmate's source among them while it runs). Each warm folder is
+    locked by its grind for as long as it lives; the next grind run removes every folder whose
+    lock nobody holds, and never one whose grind is still running."""
+    import signal
+    import subprocess
+    import sys
+
+    from judge.worker import sandbox
+
+    from .conftest import ROOT
+
+    private = tmp_path / "tmp"
+    private.mkdir()
+    graders, roots = [], []
+    try:
+        for _ in range(2):
+            proc = subprocess.Popen([sys.executable, "-c", _HOLD_A_WARM_WORKER, str(private)], cwd=ROOT,
+                                    stdout=subprocess.PIPE, text=True, start_new_session=True)
+            graders.append(proc)
+            assert proc.stdout is not None
+            roots.append(Path(proc.stdout.readline().strip()))
+        killed, alive = roots
+        assert killed.is_dir() and alive.is_dir() and killed.parent == private
+        graders[0].send_signal(signal.SIGKILL)
+        graders[0].wait()
+        assert killed.is_dir(), "a SIGKILLed grader removes nothing itself"
+        monkeypatch.setattr(tempfile, "tempdir", str(private))
+        monkeypatch.setattr(sandbox, "STALE_AFTER_S", 0.0)
+        monkeypatch.setattr(sandbox, "_SWEPT", False)
+        verdict = grade(Catalog().get("clipping"), Path(__file__).parent / "submissions" / "clipping" / "correct_loop.py")
+        assert verdict.passed, verdict.message
+        assert not killed.exists(), "the killed grader's warm folder was left"
+        assert alive.is_dir(), "a folder in use by a live grader was swept"
+    finally:
+        for proc in graders:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+        for root in roots:
+            sandbox.remove_tree(str(root))
+
+
+@pytest.mark.parametrize("attack", ["disk_many_files", "disk_unlinked_open"])
+@pytest.mark.parametrize("mode", ["cold", "warm"])
+def test_the_total_disk_a_run_writes_is_capped_not_only_each_file(attack: str, mode: str) -> None:
+    """RLIMIT_FSIZE caps each file; many files under it, or files deleted while held open, used
+    to fill the disk until the wall clock. The run's total is capped now (a tmpfs of that size
+    where grind may mount one, a watch from grind's side everywhere): the run is stopped with a
+    "disk limit" verdict instead of a timeout, and a correct answer under the same cap passes."""
+    from judge.grade import hidden_from_learners
+    from judge.worker.sandbox import WarmWorker
+
+    exercise = Catalog().get("clipping")
+    limits = Limits(wall_s=60, disk_mb=32)
+    hostile = Path(__file__).parent / "hostile_warm" / f"{attack}.py"
+    correct = Path(__file__).parent / "submissions" / "clipping" / "correct_loop.py"
+    if mode == "warm":
+        with WarmWorker(hidden_from_learners(exercise)) as worker:
+            verdict = grade(exercise, hostile, limits=limits, worker=worker)
+            after = grade(exercise, correct, limits=limits, worker=worker)
+    else:
+        verdict = grade(exercise, hostile, limits=limits)
+        after = grade(exercise, correct, limits=limits)
+    assert verdict.status is Status.CRASHED, (verdict.status, verdict.message, verdict.stdout)
+    assert "disk limit of 32 MB" in verdict.message, verdict.message
+    assert after.passed, after.message
+
+
+_KILLED_MID_RUN = """
+import sys, tempfile
+tempfile.tempdir = sys.argv[1]
+from pathlib import Path
+from judge.catalog import Catalog
+from judge.grade import grade
+from judge.worker.sandbox import Limits
+source = Path(sys.argv[1]) / "sleeper.py"
+source.write_text("import time\\nprint('started', flush=True)\\ntime.sleep(600)\\n")
+grade(Catalog().get("clipping"), source, limits=Limits(wall_s=300))
+"""
+
+
+def test_a_cold_runs_tmpfs_left_by_a_killed_grind_is_swept(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """As root, a cold run's folder is a tmpfs of the run's disk cap: memory, until unmounted. A
+    ``grind run`` killed with SIGKILL leaves the mount; the next grind run unmounts and removes
+    it (the folder itself is the lock, so the learner's cwd holds no lock file)."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from judge.worker import sandbox
+
+    from .conftest import ROOT
+
+    if os.geteuid() != 0:
+        pytest.skip("only root's runs are on a tmpfs of their own")
+    private = tmp_path / "tmp"
+    private.mkdir()
+    proc = subprocess.Popen([sys.executable, "-c", _KILLED_MID_RUN, str(private)], cwd=ROOT, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120  # a hang guard: the grader imports torch first
+        runs: list[Path] = []
+        while time.monotonic() < deadline and not runs:
+            runs = [p for p in private.glob("grind-run-*") if os.path.ismount(p) and any(p.iterdir())]
+            time.sleep(0.2)
+        assert runs, "the cold run never started on a tmpfs"
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    assert os.path.ismount(runs[0]), "a SIGKILLed grind unmounts nothing itself"
+    monkeypatch.setattr(sandbox, "STALE_AFTER_S", 0.0)
+    assert str(runs[0]) in sandbox.sweep_warm_folders(str(private))
+    assert not runs[0].exists() and not os.path.ismount(runs[0])
+
+
+def test_a_warm_job_may_wrap_its_stdout_buffer_as_a_cold_one_may() -> None:
+    """A warm job's stdout is a FIFO to grind. Its stream objects used to be made before the FIFO
+    took fd 1, over /dev/null, which is seekable: a submission that wrapped sys.stdout.buffer in
+    a TextIOWrapper of its own (which asks a seekable file its position) crashed "Illegal seek"
+    warm and passed cold. The streams are made over the FIFO now."""
+    from judge.grade import hidden_from_learners
+    from judge.worker.sandbox import WarmWorker
+
+    from .conftest import ADVERSARIAL
+
+    exercise = Catalog().get("clipping")
+    with WarmWorker(hidden_from_learners(exercise)) as worker:
+        for name in ("replaces_stdio_correct", "closes_stdout_correct", "surrogates_on_stdio_correct"):
+            verdict = grade(exercise, ADVERSARIAL / f"{name}.py", worker=worker)
+            assert verdict.status is Status.PASSED, (name, verdict.message)

@@ -584,8 +584,9 @@ def serve() -> None:
     fork cost 30-40 ms on a 2-core laptop, now paid while the learner reads the last verdict).
     The child joins a pids cgroup of its own, takes its own session, then waits for its job on a
     pipe; with the job it takes the job's rlimits and a Landlock layer of its own (write: the
-    job's folder only; it cannot signal the server), with stdout, stderr and the control stream
-    on pipes that the server drains with a cap. The server enforces the wall clock from the
+    job's folder only; it cannot signal the server), with stdout and stderr on FIFOs that grind
+    reads (the server never holds what a job printed) and the control stream on a pipe the
+    server drains. The server enforces the wall clock from the
     "ready" line, kills the child's group and every process left (it is a subreaper), and
     answers one JSON line (protocol.Reply). Nothing a job does can change the server: the child
     is a copy-on-write fork in a nested sandbox, and the next job's child is forked only after
@@ -641,13 +642,14 @@ def serve() -> None:
             spare.send(line)
         before = _witness.sample() if job.get("witness") else None
         reply = spare.supervise(request)
-        printed = reply.pop("printed", 0)
         if before is not None:
             # The server is this job's witness (see witness.py): everything the job started is
             # reaped first, so that its writes are folded into the server's own count.
             spare.finish()
             spare = None
-            reply["witness"] = _witness.since(before, printed)
+            # What the job printed counts among its writes here: grind, which reads the job's
+            # stdout and stderr (the server never does), takes it off (sandbox.WarmWorker.run_job).
+            reply["witness"] = _witness.since(before)
         try:
             print(json.dumps(reply), file=out, flush=True)
         except BrokenPipeError:
@@ -672,7 +674,7 @@ class _Spare:
         self.scoped = scoped
         job_r, self.job_w = os.pipe()
         go_r, go_w = os.pipe()
-        pipes = [os.pipe() for _ in range(3)]  # stdout, stderr, control
+        pipes = [os.pipe()]  # control only: the job's stdout and stderr never pass through here
         _guards.freeze_functions()  # what this server made is indexed once, not walked by every job
         pid = os.fork()
         if pid == 0:
@@ -721,8 +723,7 @@ class _Spare:
                     handle.write(str(processes))
             except OSError:
                 pass  # the child is in it already: the server's own cgroup's bound still holds
-        return _supervise(self.pid, self.fds, request["wall_s"], request["startup_s"],
-                          int(request.get("output_bytes", 65536)), self.cgroup)
+        return _supervise(self.pid, self.fds, request["wall_s"], request["startup_s"], self.cgroup)
 
     def finish(self) -> None:
         """Kill what is left of the job (or of a spare never used), wait for all of it, free its
@@ -762,10 +763,44 @@ def _spare_child(job_r: int, go_r: int, pipes: list[tuple[int, int]], scoped: bo
     os.read(go_r, 1)  # wait until the server has put us in the cgroup
     os.close(go_r)
     os.setsid()
-    null = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(null, 0)
-    os.dup2(pipes[0][1], 1)
-    os.dup2(pipes[1][1], 2)
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):  # until the job names its own streams (take_streams)
+        os.dup2(null, fd)
+    if not scoped:
+        shield_parent()
+    chunks = []
+    while True:
+        chunk = os.read(job_r, 1 << 20)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(job_r)
+    if not chunks:
+        os._exit(0)  # not used: the server closed the pipe without a job
+    request = json.loads(b"".join(chunks))
+    os.chdir(request["job"]["out_dir"])
+    take_streams(request["job"])
+    job_stdio()
+    for name, value in request["rlimits"]:
+        try:
+            resource.setrlimit(getattr(resource, name), tuple(value))
+        except (ValueError, OSError, AttributeError):
+            pass
+    confine(request["job"].get("confine"))
+    control = os.fdopen(pipes[0][1], "w", buffering=1)
+    try:
+        execute(request["job"], control)
+    except BaseException:  # noqa: BLE001 - never return into the server loop
+        traceback.print_exc()
+    os._exit(70)
+
+
+def job_stdio() -> None:
+    """The job's sys.stdin, sys.stdout and sys.stderr, made once fds 1 and 2 are its FIFOs
+    (take_streams). Made earlier, over /dev/null, a stream took its file for a seekable one
+    (and keeps that answer), and a submission wrapping sys.stdout.buffer in a TextIOWrapper of
+    its own, which asks a seekable file its position, crashed with "Illegal seek" warm, never
+    cold."""
     # As a fresh interpreter sets them up (the server started like a cold child, with the same
     # environment), so that a submission behaves warm exactly as cold:
     # - stdout surrogateescape'd under C.UTF-8 and block-buffered on a pipe, stderr
@@ -784,31 +819,35 @@ def _spare_child(job_r: int, go_r: int, pipes: list[tuple[int, int]], scoped: bo
                                             closefd=False)
     sys.stderr = sys.__stderr__ = os.fdopen(2, "w", buffering=1, encoding=sys.stderr.encoding,
                                             errors=sys.stderr.errors, closefd=False)
-    if not scoped:
-        shield_parent()
-    chunks = []
-    while True:
-        chunk = os.read(job_r, 1 << 20)
-        if not chunk:
-            break
-        chunks.append(chunk)
-    os.close(job_r)
-    if not chunks:
-        os._exit(0)  # not used: the server closed the pipe without a job
-    request = json.loads(b"".join(chunks))
-    os.chdir(request["job"]["out_dir"])
-    for name, value in request["rlimits"]:
+
+
+def take_streams(job: dict[str, Any]) -> None:
+    """Make the job's FIFOs (made by grind in the job's folder, read by grind) this process's
+    stdout and stderr, then remove their names.
+
+    Why not pipes to the server, as before: the server collected each job's output to cap it and
+    put it in its reply, and the next job, a fork of the server, found those bytes in its freed
+    memory (a classmate's prints, in ``grind grade``). Through a FIFO the bytes go from the
+    job's process to grind's; the server never reads one. Opened without blocking (grind holds
+    the reading end before it sends the job; a missing reader is ENXIO, never a hang), then made
+    blocking, as a pipe is: a flood waits for grind to drain it, and the wall clock ends it."""
+    import fcntl
+
+    for fd, key in ((1, "stdout_fifo"), (2, "stderr_fifo")):
+        path = job.get(key)
+        if not isinstance(path, str):
+            continue
         try:
-            resource.setrlimit(getattr(resource, name), tuple(value))
-        except (ValueError, OSError, AttributeError):
+            stream = os.open(path, os.O_WRONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            continue  # grind is gone: the output goes nowhere, as nobody would read it
+        fcntl.fcntl(stream, fcntl.F_SETFL, fcntl.fcntl(stream, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+        os.dup2(stream, fd)  # dup2 clears close-on-exec: a subprocess inherits it, as in a cold run
+        os.close(stream)
+        try:
+            os.unlink(path)
+        except OSError:
             pass
-    confine(request["job"].get("confine"))
-    control = os.fdopen(pipes[2][1], "w", buffering=1)
-    try:
-        execute(request["job"], control)
-    except BaseException:  # noqa: BLE001 - never return into the server loop
-        traceback.print_exc()
-    os._exit(70)
 
 
 # Trusted sources (an exercise's checks, the author kit) compiled by the warm server, which its
@@ -842,14 +881,18 @@ def compile_trusted(source: str, filename: str) -> types.CodeType:
     return code if code is not None else compile(source, filename, "exec")
 
 
-def _supervise(pid: int, fds: list[int], wall_s: float, startup_s: float, cap: int,
+def _supervise(pid: int, fds: list[int], wall_s: float, startup_s: float,
                job_cgroup: str | None) -> dict[str, Any]:
-    """Drain the job's stdout, stderr and control pipes while waiting for it; kill its group at
-    the deadline (wall_s after its "ready", startup_s before); return the reply.
+    """Drain the job's control pipe while waiting for it; kill its group at the deadline (wall_s
+    after its "ready", startup_s before); return the reply.
+
+    The job's stdout and stderr are not here: they go to grind through FIFOs (take_streams), so
+    the server, whose memory the next job's fork copies, never holds a byte of what a job printed.
+    Control lines are read in small pieces and only "ready", "case NAME" and "done" are kept.
 
     A job that says "done" (the runner's last line, after its result is written and its output
     flushed) is answered at once: its processes get SIGKILL, what it printed is already in the
-    pipes, and the caller waits for it to be gone only after the reply is out (a forked torch
+    FIFOs, and the caller waits for it to be gone only after the reply is out (a forked torch
     process takes 10-30 ms to tear down). A submission that says "done" early only cuts its own
     run short: its result is missing or its own. Any other end (exit, crash, timeout) is
     answered after everything the job left has been reaped."""
@@ -861,32 +904,23 @@ def _supervise(pid: int, fds: list[int], wall_s: float, startup_s: float, cap: i
     done = False
     timed_out = False
     status: int | None = None
-    kept: list[list[bytes]] = [[], []]
-    totals = [0, 0]
     control = b""
     last_case: str | None = None
     selector = selectors.DefaultSelector()
-    for index, fd in enumerate(fds):
+    for fd in fds:
         os.set_blocking(fd, False)
-        selector.register(fd, selectors.EVENT_READ, index)
+        selector.register(fd, selectors.EVENT_READ)
 
     def drain(timeout: float) -> int:
         nonlocal control, ready_at, last_case, done
         events = selector.select(timeout)
         for key, _ in events:
-            index = key.data
             try:
-                chunk = os.read(key.fd, 65536)
+                chunk = os.read(key.fd, 4096)
             except BlockingIOError:
                 continue
             if not chunk:
                 selector.unregister(key.fd)
-                continue
-            if index < 2:
-                room = cap - sum(len(c) for c in kept[index])
-                if room > 0:
-                    kept[index].append(chunk[:room])
-                totals[index] += len(chunk)
                 continue
             *lines, control = (control + chunk).split(b"\n")
             control = control[-512:]
@@ -919,9 +953,6 @@ def _supervise(pid: int, fds: list[int], wall_s: float, startup_s: float, cap: i
     if done:
         if job_cgroup:
             kill_cgroup(job_cgroup)
-        end = time.monotonic() + 0.2  # what it wrote before "done" is in the pipes already; a
-        while selector.get_map() and drain(0) and time.monotonic() < end:  # survivor cannot keep us
-            pass
         status = 0
     else:
         if job_cgroup:
@@ -929,18 +960,12 @@ def _supervise(pid: int, fds: list[int], wall_s: float, startup_s: float, cap: i
         reap_children()
         if status is None:
             status = 9  # killed at the deadline (reaped above)
-        end = time.monotonic() + 0.2  # what is still buffered in the pipes
+        end = time.monotonic() + 0.2  # control lines still in the pipe (the last case's name)
         while selector.get_map() and time.monotonic() < end:
             drain(0.01)
     selector.close()
-    texts = []
-    for index in (0, 1):
-        body = b"".join(kept[index]).decode("utf-8", "replace")
-        if totals[index] > cap:
-            body += f"\n[... output truncated: {totals[index] - cap} more bytes not shown]"
-        texts.append(body)
     return {"exit": os.waitstatus_to_exitcode(status), "timed_out": timed_out, "ready": ready_at is not None,
-            "stdout": texts[0], "stderr": texts[1], "last_case": last_case, "printed": totals[0] + totals[1]}
+            "last_case": last_case}
 
 
 def kill_cgroup(path: str) -> None:

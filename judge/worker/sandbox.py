@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from judge.errors import JudgeError
-from judge.worker import protocol
+from judge.worker import disk, protocol
 from judge.worker.isolation import (  # noqa: F401 - re-exported: tests and the CLI ask the sandbox
     RUNNER,
     Isolation,
@@ -70,6 +70,7 @@ class Limits:
     open_files: int = 256
     output_bytes: int = 64 * 1024
     processes: int = 128  # processes + threads of this run (a pids cgroup where possible)
+    disk_mb: int = 256  # all the files of one run together (file_mb is per file); see judge.worker.disk
 
     @property
     def cpu_limit(self) -> int:
@@ -229,6 +230,14 @@ def _read_result(outcome: RunOutcome, dir_fd: int, token: str) -> None:
     outcome.result, outcome.observations = result, observations
 
 
+def _over_disk(outcome: RunOutcome, over: bool, limits: Limits) -> RunOutcome:
+    """A run that wrote more than its disk cap is that, whatever else it left (it was killed)."""
+    if over:
+        outcome.status, outcome.message = "crashed", disk.limit_message(limits.disk_mb << 20)
+        outcome.result, outcome.observations = None, {}
+    return outcome
+
+
 # ---------------------------------------------------------------------------------------------
 # Cold runs: one fresh child per job
 
@@ -315,6 +324,99 @@ def _json_or_none(raw: bytes) -> Any:
         return None
 
 
+class _JobStreams(threading.Thread):
+    """A warm job's stdout and stderr, read by grind itself through two FIFOs in the job's folder.
+
+    The warm server used to drain them and send them back in its reply; a fork of the server
+    (the next job) then held them in freed memory, where a submission scanning /proc/self/mem
+    found a classmate's prints. A FIFO is a pipe with a name, which is how grind hands a pipe to
+    a server already running: the job's process opens the writing end (runner.take_streams) and
+    the bytes go from it to grind, never through the server. grind holds a writing end of its
+    own until the server has answered, so the reader sees no end of file before the job has
+    opened its end. The server answers after the job said "done" (its output flushed, so already
+    in the FIFOs) or after every process of it is gone: what is left is read without waiting
+    for a dying process to close its end.
+    The output is capped as in a cold run (the rest is read and dropped)."""
+
+    GRACE_S = 5.0  # after the answer: a bound on reading a flood that is being killed, not a wait
+
+    def __init__(self, workdir: str, iso: Isolation, cap: int) -> None:
+        super().__init__(daemon=True, name="grind-job-streams")
+        self.paths = [os.path.join(workdir, ".stdout.fifo"), os.path.join(workdir, ".stderr.fifo")]
+        self.cap = cap
+        self.kept: list[list[bytes]] = [[], []]
+        self.totals = [0, 0]
+        self.readers: list[int] = []
+        self.keepers: list[int] = []
+        self.answered = threading.Event()
+        for path in self.paths:
+            os.mkfifo(path, 0o600)
+            if iso.drop_to is not None:
+                os.chown(path, iso.drop_to, iso.drop_to)
+            self.readers.append(os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC))
+            self.keepers.append(os.open(path, os.O_WRONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC))
+
+    def run(self) -> None:
+        import selectors
+
+        selector = selectors.DefaultSelector()
+        for index, fd in enumerate(self.readers):
+            selector.register(fd, selectors.EVENT_READ, index)
+        end: float | None = None
+        try:
+            while selector.get_map():
+                if end is None and self.answered.is_set():
+                    end = time.monotonic() + self.GRACE_S
+                    for fd in self.keepers:
+                        os.close(fd)
+                    self.keepers = []
+                if end is not None and time.monotonic() >= end:
+                    break
+                events = selector.select(0.05 if end is None else 0)
+                if end is not None and not events:
+                    break  # answered, and nothing left in either FIFO
+                for key, _ in events:
+                    try:
+                        chunk = os.read(key.fd, 65536)
+                    except BlockingIOError:
+                        continue
+                    if not chunk:
+                        selector.unregister(key.fd)
+                        continue
+                    index = key.data
+                    room = self.cap - sum(len(c) for c in self.kept[index])
+                    if room > 0:
+                        self.kept[index].append(chunk[:room])
+                    self.totals[index] += len(chunk)
+        finally:
+            selector.close()
+
+    def texts(self) -> tuple[str, str]:
+        """What the job printed, once the server has answered (a process still writing while it
+        is killed cannot stall grind past the grace)."""
+        self.answered.set()
+        self.join(self.GRACE_S + 2)
+        shown = []
+        for index in (0, 1):
+            body = b"".join(self.kept[index]).decode("utf-8", "replace")
+            if self.totals[index] > self.cap:
+                body += f"\n[... output truncated: {self.totals[index] - self.cap} more bytes not shown]"
+            shown.append(body)
+        return shown[0], shown[1]
+
+    def close(self) -> None:
+        """Stop reading and close every end grind holds (the folder, FIFOs included, goes next)."""
+        self.answered.set()
+        if self.is_alive():
+            self.join(self.GRACE_S + 2)
+        for fd in self.keepers + self.readers:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self.keepers, self.readers = [], []
+
+
 def remove_tree(path: str) -> None:
     """Delete a run's folder whatever the submission left in it, and never raise.
 
@@ -324,6 +426,7 @@ def remove_tree(path: str) -> None:
     grind's internal error, with the run's files left on disk). So the walk is iterative and
     relative to one open folder at a time (no path grows past PATH_MAX), and `rm -rf` is the
     last resort for whatever it could not remove."""
+    disk.unmount(path)  # a run folder on a tmpfs of its own: its contents go with the mount
     try:
         _remove_tree_iteratively(path)
     except Exception:  # noqa: BLE001 - cleaning up must not turn a verdict into an error
@@ -334,6 +437,7 @@ def remove_tree(path: str) -> None:
                            timeout=60, check=False)
         except (OSError, subprocess.SubprocessError):
             pass
+    release_folder(path)  # a cold run's tmpfs folder was held until now (see hold_folder)
 
 
 _DIRECTORY = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
@@ -402,8 +506,110 @@ def _remove_tree_iteratively(path: str) -> None:
     os.rmdir(path)
 
 
-def _make_workdir(iso: Isolation, parent: str | None = None, prefix: str = "grind-run-") -> str:
+# ---------------------------------------------------------------------------------------------
+# A warm server's folder outlives a grader killed with SIGKILL: the next grind run removes it.
+
+LOCK_NAME = ".grind-lock"
+STALE_AFTER_S = 10.0  # a folder this young may be a grind that has made it and not locked it yet
+_HELD: dict[str, int] = {}  # a warm root -> grind's locked descriptor of its lock file
+_SWEPT = False
+
+
+def hold_folder(folder: str, lock_file: bool = True) -> None:
+    """Mark ``folder`` as in use for as long as this process lives: an exclusive flock on a file
+    in it (or, with ``lock_file`` False, on the folder itself), released by the kernel however
+    grind ends (SIGKILL included). The descriptor is close-on-exec and Popen closes the rest, so
+    no child keeps the folder "in use" after grind."""
+    import fcntl
+
+    if lock_file:
+        fd = os.open(os.path.join(folder, LOCK_NAME), os.O_RDONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+                     | os.O_CLOEXEC, 0o600)
+    else:
+        fd = _open_dir(folder)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    _HELD[folder] = fd
+
+
+def release_folder(folder: str) -> None:
+    fd = _HELD.pop(folder, None)
+    if fd is not None:
+        os.close(fd)
+
+
+def sweep_warm_folders(parent: str | None = None) -> list[str]:
+    """Remove every ``grind-warm-*`` folder of this user (or of the user its children run as)
+    whose grind is gone, and return them.
+
+    ``grind grade`` or watch killed with SIGKILL cannot remove its warm server's folder (with
+    the jobs' files in it, a classmate's among them); every grind run looks once for such
+    folders and removes them. A folder is gone when nobody holds its lock (hold_folder): the
+    lock dies with the process, so a folder in use is never taken, however long its grader runs.
+    Folders without a lock file (made by a grind from before the lock) are left alone. A cold
+    run's ``grind-run-*`` folder is swept too where it is a tmpfs (grind as root): its lock is
+    the folder itself; a plain one, as before, stays where a killed ``grind run`` left it."""
+    import fcntl
+
+    parent = parent or tempfile.gettempdir()
+    owners = {os.getuid()}
+    drop_to = isolation().drop_to
+    if drop_to is not None:
+        owners.add(drop_to)
+    swept = []
+    try:
+        entries = [entry for entry in os.scandir(parent) if entry.name.startswith("grind-warm-")
+                   or (entry.name.startswith("grind-run-") and os.path.ismount(entry.path))]
+    except OSError:
+        return swept
+    for entry in entries:
+        try:
+            if not entry.is_dir(follow_symlinks=False) or entry.stat(follow_symlinks=False).st_uid not in owners:
+                continue
+            folder_fd = _open_dir(entry.path)
+        except OSError:
+            continue
+        try:
+            lock = (os.dup(folder_fd) if entry.name.startswith("grind-run-") else
+                    os.open(LOCK_NAME, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=folder_fd))
+        except OSError:
+            os.close(folder_fd)
+            continue  # no lock file: not ours to judge
+        try:
+            info = os.fstat(lock)
+            if stat.S_ISLNK(info.st_mode) or time.time() - info.st_ctime < STALE_AFTER_S:
+                continue
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            continue  # held: its grind is alive
+        else:
+            remove_tree(entry.path)
+            swept.append(entry.path)
+        finally:
+            os.close(lock)
+            os.close(folder_fd)
+    return swept
+
+
+def _sweep_once() -> None:
+    global _SWEPT
+    if not _SWEPT:
+        _SWEPT = True
+        try:
+            sweep_warm_folders()
+        except Exception:  # noqa: BLE001 - housekeeping must never cost a verdict
+            pass
+
+
+def _make_workdir(iso: Isolation, parent: str | None = None, prefix: str = "grind-run-",
+                  disk_mb: int | None = None) -> str:
+    if parent is None:
+        _sweep_once()  # the first run folder of this grind: what a killed grader left goes first
     workdir = tempfile.mkdtemp(prefix=prefix, dir=parent)
+    if disk_mb is not None and disk.mount_tmpfs(workdir, disk_mb << 20, iso.drop_to) and prefix == "grind-run-":
+        # A cold run's folder on a tmpfs of its own is memory until unmounted: held like a warm
+        # server's folder (by the folder itself: no lock file in the learner's cwd), so a run
+        # killed with grind is swept by the next one.
+        hold_folder(workdir, lock_file=False)
     os.chmod(workdir, 0o700)
     if iso.drop_to is not None:
         os.chown(workdir, iso.drop_to, iso.drop_to)
@@ -460,7 +666,7 @@ def run_job(job: dict[str, Any], limits: Limits, hidden: list[Path] | None = Non
     started is killed.
     """
     iso = isolation()
-    workdir = _make_workdir(iso)
+    workdir = _make_workdir(iso, disk_mb=limits.disk_mb)
     token = secrets.token_hex(16)
     control_r, control_w = os.pipe()
     # A witnessed exercise: the waiter in front of the run reports its traffic and writes on a
@@ -491,7 +697,10 @@ def run_job(job: dict[str, Any], limits: Limits, hidden: list[Path] | None = Non
         dispatched = time.monotonic()
         out, err = _CappedReader(proc.stdout, limits.output_bytes), _CappedReader(proc.stderr, limits.output_bytes)
         control = _ControlReader(control_r)
-        for reader in (out, err, control):
+        child = proc
+        watch = disk.DiskWatch(workdir, limits.disk_mb << 20, kill=lambda: _kill_group(child.pid),
+                               pids=lambda: disk.descendants(child.pid))
+        for reader in (out, err, control, watch):
             reader.start()
         try:
             assert proc.stdin is not None
@@ -526,8 +735,8 @@ def run_job(job: dict[str, Any], limits: Limits, hidden: list[Path] | None = Non
         if iso.bwrap and outcome.returncode is not None and outcome.returncode > 128:
             outcome.returncode = 128 - outcome.returncode  # bwrap reports a signal as 128 + N
         _confine_failed(outcome)
-        return _conclude(outcome, workdir, token, limits, timed_out, started=control.ready_at is not None
-                         or not timed_out)
+        return _over_disk(_conclude(outcome, workdir, token, limits, timed_out, started=control.ready_at is not None
+                                    or not timed_out), watch.stop(), limits)
     finally:
         if witness_r >= 0:
             os.close(witness_r)
@@ -552,9 +761,9 @@ class WarmWorker:
     The server runs under the same isolation as cold runs (bubblewrap's PID namespace, or a
     Landlock domain of its own), and each job child adds a Landlock layer of its own, so a job
     can neither see, signal nor write anything outside its folder. The server enforces each
-    job's wall clock itself (from the "ready" line on the job's control pipe), captures the job's
-    stdout and stderr through pipes (capped, never files), reaps every process the job left, and
-    answers one JSON line per job. grind keeps a backstop: a server that does not answer in time
+    job's wall clock itself (from the "ready" line on the job's control pipe), reaps every
+    process the job left, and answers one JSON line per job; the job's stdout and stderr reach
+    grind through FIFOs (:class:`_JobStreams`), never through the server's memory. grind keeps a backstop: a server that does not answer in time
     is killed with everything under it.
     """
 
@@ -571,7 +780,10 @@ class WarmWorker:
         iso = isolation()
         for folder in self.hidden:  # bubblewrap can only hide a folder that exists when it starts
             folder.mkdir(parents=True, exist_ok=True)
-        self.root = _make_workdir(iso, prefix="grind-warm-")
+        # One tmpfs for the server's folder where grind may mount it: jobs run one at a time, and
+        # each job's folder is gone before the next one starts, so its size is each job's cap.
+        self.root = _make_workdir(iso, prefix="grind-warm-", disk_mb=limits.disk_mb)
+        hold_folder(self.root)  # in use while grind lives; swept by the next grind once it is not
         # One cgroup for the server and its jobs; the server makes a sub-cgroup per job in it.
         self.cgroup = PidsCgroup.create(limits.processes + 32)
         writable = (str(self.cgroup.path),) if self.cgroup is not None and iso.bwrap else ()
@@ -645,6 +857,7 @@ class WarmWorker:
         sweep_orphans()
         if self.root:
             remove_tree(self.root)
+            release_folder(self.root)
             self.root = None
 
     def __enter__(self) -> WarmWorker:
@@ -666,34 +879,64 @@ class WarmWorker:
         token = secrets.token_hex(16)
         # The job's own Landlock layer: the same reads as the server, writes to its folder only.
         confine = confinement(self.hidden, workdir) if iso.landlock_abi else None
+        streams = _JobStreams(workdir, iso, limits.output_bytes)  # stdout, stderr: to grind, not the server
+        streams.start()
         job = dict(stage_job(job, workdir, iso), token=token, out_dir=workdir, time_limit=limits.wall_s,
-                   confine=confine)
+                   confine=confine, stdout_fifo=streams.paths[0], stderr_fifo=streams.paths[1])
         dispatched = time.monotonic()
+        watch = self._watch_disk(limits)
         try:
             self._send(json.dumps({
                 "job": job, "rlimits": rlimit_table(limits, iso.drop_to is not None),
                 "wall_s": limits.wall_s, "startup_s": STARTUP_LIMIT_S, "processes": limits.processes,
-                "output_bytes": limits.output_bytes,
             }))
             # The server enforces the deadline; this is only a backstop for a stuck server.
             raw = self._receive(STARTUP_LIMIT_S + limits.wall_s + 30)
+            over = watch.stop()
             try:
                 reply = protocol.Reply.parse(raw or b"")
             except ProtocolError:
                 self._stop()
-                return RunOutcome(status="crashed", duration_s=time.monotonic() - dispatched,
-                                  message="the warm worker stopped answering; it was restarted",
-                                  isolation=iso.level)
-            outcome = RunOutcome(status="ok", stdout=reply.stdout, stderr=reply.stderr, returncode=reply.exit,
+                return _over_disk(RunOutcome(status="crashed", duration_s=time.monotonic() - dispatched,
+                                             message="the warm worker stopped answering; it was restarted",
+                                             isolation=iso.level), over, limits)
+            stdout, stderr = streams.texts()
+            witness = reply.witness if job.get("witness") else None
+            if witness is not None and witness.get("writes") is not None:  # printing is not writing a file
+                witness = dict(witness, writes=max(int(witness["writes"] or 0) - sum(streams.totals), 0))
+            outcome = RunOutcome(status="ok", stdout=stdout, stderr=stderr, returncode=reply.exit,
                                  duration_s=time.monotonic() - dispatched, last_case=reply.last_case,
-                                 witness=reply.witness if job.get("witness") else None)
+                                 witness=witness)
             _confine_failed(outcome)
-            return _conclude(outcome, workdir, token, limits, reply.timed_out, started=reply.ready or not reply.timed_out)
+            return _over_disk(_conclude(outcome, workdir, token, limits, reply.timed_out,
+                                        started=reply.ready or not reply.timed_out), over, limits)
         except (BrokenPipeError, OSError, ValueError):  # ValueError: stdin closed by close() meanwhile
             self._stop()
             return RunOutcome(status="crashed", message="the warm worker died; it was restarted", isolation=iso.level)
         finally:
+            watch.stop()
+            streams.close()
             remove_tree(workdir)
+
+    def _watch_disk(self, limits: Limits) -> disk.DiskWatch:
+        """The job's disk use, watched from grind's side: the server's folder holds this job's
+        folder and nothing else of size. Past the cap, every process of the server is killed
+        (grind cannot reach the job alone inside bubblewrap's PID namespace); the job gets the
+        disk-limit verdict and the next job a fresh server."""
+        server = self.proc.pid if self.proc is not None else None
+
+        def kill() -> None:
+            if server is not None:
+                for pid in reversed(disk.descendants(server)):
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except OSError:
+                        pass
+
+        watch = disk.DiskWatch(self.root or "", limits.disk_mb << 20, kill=kill,
+                               pids=lambda: disk.descendants(server) if server is not None else [])
+        watch.start()
+        return watch
 
 
 _SPAWNER: queue.Queue[Any] | None = None
