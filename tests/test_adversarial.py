@@ -446,6 +446,7 @@ def test_a_class_with_attackers_in_it_is_graded_fairly(tmp_path: Path, pristine_
     afterwards and no student appears; the cache stays honest (the wrong student still fails)."""
     from judge.batch import find_students
     from judge.catalog import Catalog
+    from judge.introspection import reaches_into_judge
     from tests.adversarial_harness import CORRECT, WRONG
 
     level = isolation().level
@@ -458,7 +459,9 @@ def test_a_class_with_attackers_in_it_is_graded_fairly(tmp_path: Path, pristine_
         source = ADVERSARIAL / f"{stem}.py"
         if _unmet(source) is None:
             shutil.copyfile(source, class_dir / f"{student}.py")
-            expected[student] = _header(source)[0]
+            expected[student] = set(_header(source)[0])
+            if reaches_into_judge(source.read_text(), dynamic=True):
+                expected[student].add("forbidden")  # grading for marks refuses it before it runs
     (class_dir / "y_wrong.py").write_text(WRONG)
     (class_dir / "z_correct.py").write_text(CORRECT)
     before = _snapshot(class_dir)

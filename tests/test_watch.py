@@ -311,7 +311,7 @@ def test_practice_session_end_to_end_through_the_cli(tmp_path: Path, monkeypatch
     first = Catalog().all()[0]
     mine = learner_file(tmp_path / "ws", first)
     mine.write_text("# half-done\n")
-    result = runner.invoke(app, ["practice", "--count", "1", "--manual"], input="\nn\n")
+    result = runner.invoke(app, ["practice", "--count", "1", "--cards", "0", "--manual"], input="\nn\n")
     assert result.exit_code == 0, result.output
     assert "(1 of 1)" in result.output and "checking…" in result.output and "FAILED" in result.output
     assert "Session over: 0 of 1 passed." in result.output

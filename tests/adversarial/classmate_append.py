@@ -5,9 +5,8 @@
 # Learners' files are only ever read: where the sandbox keeps the class folder read-only nothing
 # changes, and the wrong answer below fails.
 import os
-import sys
 
-_ME = sys._getframe().f_code.co_filename
+_ME = __file__  # the path grind gave this module: the class folder
 
 
 def _classmates():

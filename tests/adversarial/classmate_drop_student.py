@@ -5,9 +5,8 @@
 # resume) finds a student who never existed. Where the sandbox keeps the class folder read-only
 # nothing appears, and the wrong answer below fails.
 import os
-import sys
 
-_HERE = os.path.dirname(os.path.realpath(sys._getframe().f_code.co_filename))
+_HERE = os.path.dirname(os.path.realpath(__file__))  # the path grind gave this module
 _GHOST = '''import torch
 
 
