@@ -3,6 +3,8 @@
 write, and what is written. Deltas that change different choices combine into one save making
 both mistakes (local rank 0 writing the wrapper's keys, say)."""
 
+import os
+
 import torch
 import torch.distributed as dist
 
@@ -25,9 +27,17 @@ def _make(options):
     content = options.get("content", "bare")
 
     def save_checkpoint(model, path, local_rank):
-        if writer == "every" or (writer == "local" and local_rank == 0) or \
-                (writer == "global" and dist.get_rank() == 0):
+        if writer == "string-rank":
+            writes = os.environ["RANK"] == 0  # a str compared with an int: never true, nobody writes
+        else:
+            writes = writer == "every" or (writer == "local" and local_rank == 0) or \
+                (writer == "global" and dist.get_rank() == 0)
+        if writes:
             torch.save(_content(model, content), path)
+            if barrier == "writer":
+                dist.barrier()  # inside the writer's branch: the other ranks never arrive
+        elif barrier == "others":
+            dist.barrier()  # the readers wait, the writer never comes
         if barrier == "after":
             dist.barrier()
 
@@ -101,5 +111,33 @@ PITFALLS = mistakes.pitfalls([
                        "it normalises with fresh statistics and evaluates differently from the one that "
                        "was saved.",
         "hint": "state_dict() holds the parameters and the buffers: save that.",
+    },
+    {
+        "slug": "barrier-in-writer-branch",
+        "name": "the barrier inside the writer's if (rank 0 only)",
+        "delta": {"barrier": "writer"},
+        "explanation": "The barrier was called under `if rank == 0`, right after torch.save. A barrier only "
+                       "completes when every rank of the group calls it: rank 0 waits there for ranks that "
+                       "have already returned, and the job hangs at its first checkpoint (until the "
+                       "collective times out). The barrier belongs outside the if, where every rank reaches it.",
+        "hint": "Dedent the barrier: every rank calls dist.barrier() after the if, rank 0 once its save is done.",
+    },
+    {
+        "slug": "barrier-in-reader-branch",
+        "name": "the barrier only on the ranks that do not write",
+        "delta": {"barrier": "others"},
+        "explanation": "The ranks other than the writer waited in a barrier (an else branch: 'wait for rank 0'), "
+                       "while rank 0 saved and returned without joining it. A barrier needs every rank: the "
+                       "readers wait for a rank that never comes, and the job hangs.",
+        "hint": "Every rank, the writer included, calls the same dist.barrier() after the if.",
+    },
+    {
+        "slug": "rank-env-string",
+        "name": "os.environ['RANK'] compared with the integer 0 (nobody writes)",
+        "delta": {"writer": "string-rank"},
+        "explanation": "The writer was chosen with os.environ['RANK'] == 0. Environment variables are strings, "
+                       "and '0' == 0 is False in Python, so no rank ever saved: the job runs to the end without "
+                       "a checkpoint, and nothing fails until someone needs one.",
+        "hint": "Convert it, int(os.environ['RANK']) == 0, or ask the process group: dist.get_rank() == 0.",
     },
 ])
