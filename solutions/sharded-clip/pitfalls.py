@@ -198,8 +198,7 @@ PITFALLS = [
         "slug": "empty-shard-returns-early",
         "name": "a rank with no gradient returns without joining the collective",
         "impl": empty_returns_early,
-        "library": "torch.nn.utils.clip_grad_norm_ returns 0 at once for a list without gradients: safe in "
-                   "one process, a hang when every rank must join an all_reduce",
+        "library": "torch.nn.utils.clip_grad_norm_ (its early return of 0 for a list without gradients)",
         "explanation": "A rank whose shard holds no entry (no gradient at all, or only zero-size slices, as "
                        "when a parameter has fewer entries than there are ranks) returned at once. In one "
                        "process that early exit is harmless, and torch's own clip_grad_norm_ has it. Here "
@@ -250,3 +249,31 @@ PITFALLS = [
         "hint": "Divide by total + 1e-6, as clip_grad_norm_ does.",
     },
 ]
+
+
+# A mistake in how the shards are combined often comes with the stack that breaks on an empty
+# shard (the code was written before anyone thought of one). Such a pair is the other mistake
+# with the stack's check in front of it: the stack raises where empty-shard-crash raises (before
+# any collective), and elsewhere the other mistake runs unchanged. The ways of returning early
+# leave nothing to stack, so they are alternatives to the crash, not partners.
+_EARLY = {"empty-shard-returns-early", "zero-norm-returns-early", "small-shard-returns-early"}
+COMBINE = "all"  # pairs are built only when a diagnosis asks for them
+
+
+def _stacked_first(impl):
+    def clip_sharded_grad_norm_(parameters, max_norm, norm_type=2.0):
+        grads, p = _grads(parameters), float(norm_type)
+        torch.stack([g.detach().abs().max() if p == INF else g.detach().abs().pow(p).sum() for g in grads])
+        return impl(parameters, max_norm, norm_type)
+    return clip_sharded_grad_norm_
+
+
+def combine(a, b):
+    impls = {pitfall["slug"]: pitfall["impl"] for pitfall in PITFALLS}
+    if "empty-shard-crash" not in (a, b):
+        return None
+    other = b if a == "empty-shard-crash" else a
+    if other == "empty-shard-crash" or other in _EARLY or other not in impls:
+        return None
+    return _stacked_first(impls[other])
+
