@@ -112,6 +112,19 @@ PITFALLS = mistakes.pitfalls([
                        "was saved.",
         "hint": "state_dict() holds the parameters and the buffers: save that.",
     },
+    # The readers' barrier comes before the writer's: the two differ only in their deadlock's text,
+    # and when a loaded machine words a learner's deadlock differently (seen twice for the readers'
+    # barrier under a parallel test run, never for the writer's), grind falls back to matching the
+    # error's type and takes the first pitfall listed.
+    {
+        "slug": "barrier-in-reader-branch",
+        "name": "the barrier only on the ranks that do not write",
+        "delta": {"barrier": "others"},
+        "explanation": "The ranks other than the writer waited in a barrier (an else branch: 'wait for rank 0'), "
+                       "while rank 0 saved and returned without joining it. A barrier needs every rank: the "
+                       "readers wait for a rank that never comes, and the job hangs.",
+        "hint": "Every rank, the writer included, calls the same dist.barrier() after the if.",
+    },
     {
         "slug": "barrier-in-writer-branch",
         "name": "the barrier inside the writer's if (rank 0 only)",
@@ -121,15 +134,6 @@ PITFALLS = mistakes.pitfalls([
                        "have already returned, and the job hangs at its first checkpoint (until the "
                        "collective times out). The barrier belongs outside the if, where every rank reaches it.",
         "hint": "Dedent the barrier: every rank calls dist.barrier() after the if, rank 0 once its save is done.",
-    },
-    {
-        "slug": "barrier-in-reader-branch",
-        "name": "the barrier only on the ranks that do not write",
-        "delta": {"barrier": "others"},
-        "explanation": "The ranks other than the writer waited in a barrier (an else branch: 'wait for rank 0'), "
-                       "while rank 0 saved and returned without joining it. A barrier needs every rank: the "
-                       "readers wait for a rank that never comes, and the job hangs.",
-        "hint": "Every rank, the writer included, calls the same dist.barrier() after the if.",
     },
     {
         "slug": "rank-env-string",
