@@ -86,4 +86,7 @@ CASES = [
     case("worked_example", "example", inputs=fixed(model="scale", k=2, targets=EXAMPLE), call=run, world_size=2),
     case("single_microbatch", inputs=fixed(model="linear", k=1, seed=2, batch=3), call=run, world_size=2),
     case("hidden_layer_four_microbatches", inputs=fixed(model="mlp", k=4, seed=3), call=run, world_size=2),
+    # More than two ranks, and microbatches of a single example each (the statement allows both).
+    case("three_ranks_microbatches_of_one", inputs=fixed(model="mlp", k=3, seed=4, batch=1), call=run,
+         world_size=3),
 ]
