@@ -1,7 +1,9 @@
 """Known-wrong ways to clip sharded gradients. Each is a whole implementation a learner could
 write; they differ from the reference in how the ranks' shares are combined, or in what a rank
-with nothing to clip does. Every pitfall but those last ones handles an empty shard as the
-reference does (it contributes 0), so that each one makes exactly one mistake."""
+with nothing to clip does. The pitfalls of the first kind handle an empty shard as the reference
+does (it contributes 0), so that each makes exactly one mistake; the second kind (returning before
+the collective, a stack that breaks on an empty shard) is what the empty-shard cases exist for,
+and a real job would hang on each of them."""
 
 import torch
 import torch.distributed as dist
