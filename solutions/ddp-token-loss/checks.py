@@ -78,4 +78,10 @@ CASES = [
          world_size=2),
     case("four_ranks", inputs=fixed(seed=5, lengths=[[2], [5, 1], [3], [4, 4]], width=5), call=run_model,
          world_size=4),
+    # Nothing to learn from, on rank 0 of three (rank 0 also decides nothing special); then on every
+    # rank: N = 0, and the loss must be a zero, not 0 / 0.
+    case("rank0_without_tokens_three_ranks", inputs=fixed(seed=6, lengths=[[0, 0], [2, 1], [3]], width=3),
+         call=run_model, world_size=3),
+    case("no_tokens_anywhere", inputs=fixed(seed=7, lengths=[[0], [0, 0]], width=2), call=run_model,
+         world_size=2),
 ]

@@ -57,5 +57,7 @@ CASES = [
     case("fewer_items_than_ranks", inputs=fixed(3, 4), call=run),
     case("one_item_four_ranks", inputs=fixed(1, 4, shuffle=True, seed=9), call=run),
     case("fewer_items_than_ranks_drop_last", inputs=fixed(3, 4, shuffle=True, drop_last=True), call=run),
+    # One item fewer than the ranks, shuffled over two epochs: the last rank's only item is padding.
+    case("one_fewer_than_ranks_shuffled", inputs=fixed(2, 3, shuffle=True, seed=5, epochs=(1, 2)), call=run),
     case("random", "random", inputs=random_inputs, call=run, sizes=[2, 5, 23, 64], seeds=2),
 ]

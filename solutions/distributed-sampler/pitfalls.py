@@ -7,6 +7,9 @@ Deltas that set different options compose into one sampler making both mistakes
 ``combine`` returns None when both set the same option. Pitfalls that are a real library's own
 behaviour carry ``"library"`` (and ``"convention": True`` when it is documented as intended)."""
 
+import random
+
+import numpy as np
 import torch
 
 from grind_kit import Deltas
@@ -18,6 +21,13 @@ def _ordering(length, rank, shuffle, seed, epoch, options):
     value = (seed if options.get("use_seed", True) else 0) + (epoch if options.get("use_epoch", True) else 0)
     if options.get("rank_in_seed"):
         value += rank  # each rank draws its own permutation
+    rng = options.get("rng", "torch")
+    if rng == "python":  # the standard library's Mersenne Twister: another permutation for the same seed
+        order = list(range(length))
+        random.Random(value).shuffle(order)
+        return order
+    if rng == "numpy":
+        return np.random.RandomState(value).permutation(length).tolist()
     generator = torch.Generator()
     generator.manual_seed(value)
     return torch.randperm(length, generator=generator).tolist()
@@ -26,6 +36,8 @@ def _ordering(length, rank, shuffle, seed, epoch, options):
 def _pad(order, total, how):
     if how == "none" or not order:
         return order
+    if how == "dataset":  # the padding taken from the dataset's first items, not the ordering's
+        return order + [i % len(order) for i in range(total - len(order))]
     if how == "once":  # one slice of the ordering: too short when the padding exceeds the dataset
         return order + order[:total - len(order)]
     return [order[i % len(order)] for i in range(total)]  # "wrap": starts over as often as needed
@@ -44,10 +56,10 @@ def _split(order, world_size, rank, how):
 
 
 def _implementation(options):
-    drop = options.get("drop", "after_shuffle")  # "after_shuffle" (right) | "before_shuffle" | "never"
+    drop = options.get("drop", "after_shuffle")  # "after_shuffle" (right) | "before_shuffle" | "never" | "always"
 
     def rank_indices(length, world_size, rank, shuffle=True, seed=0, epoch=0, drop_last=False):
-        drop_last = drop_last and drop != "never"
+        drop_last = (drop_last and drop != "never") or drop == "always"
         per_rank = length // world_size if drop_last else -(-length // world_size)
         total = per_rank * world_size
         if drop_last and drop == "before_shuffle" and shuffle:
@@ -80,9 +92,12 @@ PITFALLS = MISTAKES.pitfalls([
         "slug": "seed-ignored",
         "name": "the seed left out of the shuffle",
         "delta": {"use_seed": False},
+        "library": "DistributedSampler before PyTorch 1.6 (no seed argument: its generator was seeded with the epoch)",
         "explanation": "The permutation was seeded with the epoch alone, so two runs with different seeds "
                        "shuffle identically. DistributedSampler seeds its generator with seed + epoch; the "
-                       "seed is what lets two runs (or two samplers) differ.",
+                       "seed is what lets two runs (or two samplers) differ. DistributedSampler itself had no "
+                       "seed argument before PyTorch 1.6 and seeded with the epoch alone, so code ported from "
+                       "that era does this.",
         "hint": "Seed the generator with seed + epoch, not epoch alone.",
     },
     {
@@ -166,5 +181,47 @@ PITFALLS = MISTAKES.pitfalls([
                        "training. DistributedSampler shuffles the whole dataset first and then cuts the "
                        "permutation's tail: a different handful of items sits out each epoch.",
         "hint": "Shuffle all `length` items, then cut the permutation to R * (length // R).",
+    },
+    {
+        "slug": "python-random-shuffle",
+        "name": "shuffled with Python's random, not torch.randperm",
+        "delta": {"rng": "python"},
+        "explanation": "The ordering was shuffled with Python's random module (random.Random(seed + epoch)."
+                       "shuffle, or random.seed then random.shuffle). That is a fine shuffle, and the same on "
+                       "every rank, but not DistributedSampler's: a different generator gives a different "
+                       "permutation for the same seed, so a resumed run, or a custom sampler meant to replace "
+                       "torch's, reads the items in another order than the job it continues.",
+        "hint": "Draw the permutation the way DistributedSampler does: torch.randperm(length, generator=g) with "
+                "g = torch.Generator() seeded with seed + epoch.",
+    },
+    {
+        "slug": "numpy-permutation",
+        "name": "shuffled with numpy's RandomState, not torch.randperm",
+        "delta": {"rng": "numpy"},
+        "explanation": "The ordering came from np.random.RandomState(seed + epoch).permutation(length). It is "
+                       "the same on every rank, so the shares are disjoint, but numpy's generator gives another "
+                       "permutation than torch's for the same seed: not the order DistributedSampler reads, and "
+                       "not what a run resumed with torch's sampler expects.",
+        "hint": "Use torch.randperm(length, generator=g), g = torch.Generator() seeded with seed + epoch.",
+    },
+    {
+        "slug": "always-floor",
+        "name": "the tail dropped without drop_last (length // R instead of the ceiling)",
+        "delta": {"drop": "always"},
+        "explanation": "Each rank got length // R items whether or not drop_last was set, so without drop_last "
+                       "the last length % R items of the ordering were never read. DistributedSampler's default "
+                       "(drop_last=False) rounds up instead: ceil(length / R) items per rank, the shortfall "
+                       "padded with the ordering's first items, so every item is seen every epoch.",
+        "hint": "Without drop_last, per_rank = ceil(length / R) = -(-length // R), and pad to R times that.",
+    },
+    {
+        "slug": "padding-from-dataset",
+        "name": "padded with the dataset's first items instead of the shuffled ordering's",
+        "delta": {"pad": "dataset"},
+        "explanation": "The padding repeated items 0, 1, 2, ... of the dataset rather than the first entries of "
+                       "this epoch's shuffled ordering. Without shuffling the two agree; with it, the same few "
+                       "items are read twice in every epoch. DistributedSampler pads by starting the "
+                       "(shuffled) ordering over.",
+        "hint": "Pad with the ordering itself: padded[i] = order[i % length], after the shuffle.",
     },
 ])

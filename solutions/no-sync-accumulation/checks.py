@@ -99,6 +99,9 @@ CASES = [
     case("worked_example", "example", inputs=fixed(model="scale", k=2, targets=EXAMPLE), call=run, world_size=2),
     case("single_microbatch", inputs=fixed(model="linear", k=1, seed=2, batch=3), call=run, world_size=2),
     case("hidden_layer_four_microbatches", inputs=fixed(model="mlp", k=4, seed=3), call=run, world_size=2),
+    # More than two ranks, and microbatches of a single example each (the statement allows both).
+    case("three_ranks_microbatches_of_one", inputs=fixed(model="mlp", k=3, seed=4, batch=1), call=run,
+         world_size=3),
     # The witnessed case (exercise.toml): grind counts its traffic from outside the ranks.
     case("large_model_four_microbatches", inputs=fixed(model="large", k=4, seed=4), call=run, world_size=2),
 ]

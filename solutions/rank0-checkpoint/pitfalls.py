@@ -3,6 +3,8 @@
 write, and what is written. Deltas that change different choices combine into one save making
 both mistakes (local rank 0 writing the wrapper's keys, say)."""
 
+import os
+
 import torch
 import torch.distributed as dist
 
@@ -25,9 +27,17 @@ def _make(options):
     content = options.get("content", "bare")
 
     def save_checkpoint(model, path, local_rank):
-        if writer == "every" or (writer == "local" and local_rank == 0) or \
-                (writer == "global" and dist.get_rank() == 0):
+        if writer == "string-rank":
+            writes = os.environ["RANK"] == 0  # a str compared with an int: never true, nobody writes
+        else:
+            writes = writer == "every" or (writer == "local" and local_rank == 0) or \
+                (writer == "global" and dist.get_rank() == 0)
+        if writes:
             torch.save(_content(model, content), path)
+            if barrier == "writer":
+                dist.barrier()  # inside the writer's branch: the other ranks never arrive
+        elif barrier == "others":
+            dist.barrier()  # the readers wait, the writer never comes
         if barrier == "after":
             dist.barrier()
 
@@ -35,8 +45,16 @@ def _make(options):
 
 
 mistakes = Deltas.on_options(_make)
-combine = mistakes.combine
 COMBINE = "all"  # pairs run only when a diagnosis needs them
+# A barrier on one side of the if hangs the job whatever else the save gets wrong: paired with a
+# content mistake it behaves exactly like itself, so a pair could only ever be named when the
+# deadlock's wording (which depends on the load: which ranks were counted as waiting yet) happened
+# to agree with the pair's run and not with the single's, naming a mistake the learner did not make.
+ALONE = {"barrier-in-writer-branch", "barrier-in-reader-branch"}
+
+
+def combine(a, b):
+    return None if ALONE & {a, b} else mistakes.combine(a, b)
 
 PITFALLS = mistakes.pitfalls([
     {
@@ -101,5 +119,37 @@ PITFALLS = mistakes.pitfalls([
                        "it normalises with fresh statistics and evaluates differently from the one that "
                        "was saved.",
         "hint": "state_dict() holds the parameters and the buffers: save that.",
+    },
+    # The readers' barrier comes before the writer's: the two differ only in their deadlock's text,
+    # and when a loaded machine words a learner's deadlock differently (seen twice for the readers'
+    # barrier under a parallel test run, never for the writer's), grind falls back to matching the
+    # error's type and takes the first pitfall listed.
+    {
+        "slug": "barrier-in-reader-branch",
+        "name": "the barrier only on the ranks that do not write",
+        "delta": {"barrier": "others"},
+        "explanation": "The ranks other than the writer waited in a barrier (an else branch: 'wait for rank 0'), "
+                       "while rank 0 saved and returned without joining it. A barrier needs every rank: the "
+                       "readers wait for a rank that never comes, and the job hangs.",
+        "hint": "Every rank, the writer included, calls the same dist.barrier() after the if.",
+    },
+    {
+        "slug": "barrier-in-writer-branch",
+        "name": "the barrier inside the writer's if (rank 0 only)",
+        "delta": {"barrier": "writer"},
+        "explanation": "The barrier was called under `if rank == 0`, right after torch.save. A barrier only "
+                       "completes when every rank of the group calls it: rank 0 waits there for ranks that "
+                       "have already returned, and the job hangs at its first checkpoint (until the "
+                       "collective times out). The barrier belongs outside the if, where every rank reaches it.",
+        "hint": "Dedent the barrier: every rank calls dist.barrier() after the if, rank 0 once its save is done.",
+    },
+    {
+        "slug": "rank-env-string",
+        "name": "os.environ['RANK'] compared with the integer 0 (nobody writes)",
+        "delta": {"writer": "string-rank"},
+        "explanation": "The writer was chosen with os.environ['RANK'] == 0. Environment variables are strings, "
+                       "and '0' == 0 is False in Python, so no rank ever saved: the job runs to the end without "
+                       "a checkpoint, and nothing fails until someone needs one.",
+        "hint": "Convert it, int(os.environ['RANK']) == 0, or ask the process group: dist.get_rank() == 0.",
     },
 ])

@@ -1,5 +1,5 @@
-# expect: failed pitfall=reduced-loss
-# source: the logging recipe used as the training loss: each rank's mean is averaged across ranks with all_reduce so every rank reports the same number
+# expect: failed pitfall=empty-rank-nan+reduced-loss
+# source: the logging recipe used as the training loss: each rank's mean is averaged across ranks with all_reduce so every rank reports the same number; its local mean is 0 / 0 on a rank without tokens
 import torch
 import torch.distributed as dist
 

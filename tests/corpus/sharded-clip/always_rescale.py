@@ -1,5 +1,5 @@
-# expect: failed pitfall=no-clamp
-# source: right global norm, but the gradients are rescaled to max_norm even when they were smaller
+# expect: failed pitfall=no-clamp+empty-shard-crash
+# source: right global norm, but the gradients are rescaled to max_norm even when they were smaller; torch.stack of the per-tensor values also raises on a rank with an empty shard
 import torch
 import torch.distributed as dist
 

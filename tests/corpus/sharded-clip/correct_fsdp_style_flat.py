@@ -7,8 +7,12 @@ import torch.distributed as dist
 def clip_sharded_grad_norm_(parameters, max_norm, norm_type=2.0):
     grads = [p.grad for p in parameters if p.grad is not None]
     norm_type = float(norm_type)
-    local_norm = torch.linalg.vector_norm(torch.stack([torch.linalg.vector_norm(g, norm_type) for g in grads]),
-                                          norm_type)
+    nonempty = [g for g in grads if g.numel() > 0]
+    if nonempty:
+        local_norm = torch.linalg.vector_norm(
+            torch.stack([torch.linalg.vector_norm(g, norm_type) for g in nonempty]), norm_type)
+    else:  # FSDP too all-reduces a zero local norm from a rank that holds no gradient
+        local_norm = torch.zeros((), dtype=grads[0].dtype if grads else torch.float32)
     if norm_type == float("inf"):
         total_norm = local_norm.clone()
         dist.all_reduce(total_norm, op=dist.ReduceOp.MAX)

@@ -7,7 +7,7 @@ def clip_sharded_grad_norm_(parameters, max_norm, norm_type=2.0):
     grads = [p.grad for p in parameters if p.grad is not None]
     p = float(norm_type)
     if p == float("inf"):
-        part = max(float(g.abs().max()) for g in grads)
+        part = max((float(g.abs().max()) for g in grads if g.numel()), default=0.0)
     else:
         part = sum(float(g.double().abs().pow(p).sum()) for g in grads)
     parts = [None] * dist.get_world_size()

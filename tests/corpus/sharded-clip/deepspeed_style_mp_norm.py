@@ -9,7 +9,7 @@ def clip_sharded_grad_norm_(parameters, max_norm, norm_type=2.0):
     total_norm = 0.0
     for g in grads:
         total_norm += float(g.norm(norm_type)) ** norm_type
-    total_norm = torch.tensor(total_norm ** (1.0 / norm_type), dtype=grads[0].dtype)
+    total_norm = torch.tensor(total_norm ** (1.0 / norm_type), dtype=grads[0].dtype if grads else torch.float32)
     dist.all_reduce(total_norm, op=dist.ReduceOp.SUM)
     clip_coef = max_norm / (total_norm + 1e-6)
     if clip_coef < 1:

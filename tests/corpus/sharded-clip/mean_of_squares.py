@@ -1,5 +1,5 @@
-# expect: failed pitfall=averaged
-# source: habit from loss averaging: the shared sum of squares is divided by the world size, like a mean
+# expect: failed pitfall=averaged+empty-shard-crash
+# source: habit from loss averaging: the shared sum of squares is divided by the world size, like a mean; torch.stack of the per-tensor values also raises on a rank with an empty shard
 import torch
 import torch.distributed as dist
 

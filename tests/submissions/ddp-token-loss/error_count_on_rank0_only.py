@@ -1,4 +1,4 @@
-# expect: failed
+# expect: failed pitfall=count-on-rank0-only
 # Only rank 0 asks for the global count. gloo matches collectives by order, so rank 0's all_reduce
 # meets rank 1's first gradient all_reduce from DDP: where the sizes agree (the worked example)
 # rank 0 is then left waiting in backward while rank 1 has returned, a deadlock; where they do

@@ -1,6 +1,6 @@
-# expect: failed pitfall=local-norm
+# expect: failed pitfall=small-shard-returns-early
 # Returns its own shard's norm, skipping the all_reduce, when that shard alone is below max_norm
-# (named as clipping by the local norm); where the other shard is not small, the other rank waits
+# (its own pitfall); where the other shard is not small, the other rank waits
 # in the all_reduce alone and that case is reported as a deadlock.
 import torch
 import torch.distributed as dist
