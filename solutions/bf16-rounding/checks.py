@@ -10,13 +10,14 @@ Inputs are built from bit patterns wherever the exact float matters (ties, NaN p
 The exercise forbids the 16-bit dtypes, and the static scan refuses ``torch.float16`` as
 written, but ``x.half()`` or a dtype fetched with ``getattr`` slip past it (the runtime guard
 replaces functions and classes, not dtype objects or tensor methods). So every case also
-watches, with a dispatch mode around the call, whether any tensor of a 16-bit float dtype was
-made: the observation ``made a 16-bit float tensor`` must be False. (numpy's float16 is outside
-torch and not watched.)
+watches, with a torch-function mode around the call, whether any torch call returned a tensor
+of a 16-bit float dtype: the observation ``made a 16-bit float tensor`` must be False. (A
+function mode costs nothing to start; a dispatch mode's first use imports about 800 modules,
+4 s. numpy's float16 is outside torch and not watched.)
 """
 
 import torch
-from torch.utils._python_dispatch import TorchDispatchMode
+from torch.overrides import TorchFunctionMode
 from torch.utils._pytree import tree_leaves
 
 from grind_kit import case
@@ -24,21 +25,19 @@ from grind_kit import case
 _HALF_DTYPES = (torch.bfloat16, torch.float16)
 
 
-class _HalfWatch(TorchDispatchMode):
-    """Notes whether any operation run inside it returned (or was asked for) a 16-bit float."""
+class _HalfWatch(TorchFunctionMode):
+    """Notes whether any torch function or tensor method run inside it returned a 16-bit float."""
 
     def __init__(self):
         super().__init__()
         self.seen = False
 
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        kwargs = kwargs or {}
-        out = func(*args, **kwargs)
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
         if not self.seen:
-            leaves = tree_leaves(out) + tree_leaves(kwargs)
-            self.seen = any((isinstance(t, torch.Tensor) and t.dtype in _HALF_DTYPES) or t in _HALF_DTYPES
-                            for t in leaves if isinstance(t, (torch.Tensor, torch.dtype)))
+            self.seen = any(isinstance(t, torch.Tensor) and t.dtype in _HALF_DTYPES for t in tree_leaves(out))
         return out
+
 
 BF16 = "to_bfloat16_bits"
 FP16 = "to_float16_bits"
@@ -48,8 +47,8 @@ _INF = {BF16: 0x7F80, FP16: 0x7C00}
 
 
 def from_bits(patterns):
-    """float32 values from 32-bit patterns (Python ints 0 .. 2**32 - 1)."""
-    u = torch.tensor(patterns, dtype=torch.int64)
+    """float32 values from 32-bit patterns (Python ints 0 .. 2**32 - 1, or an int64 tensor)."""
+    u = torch.as_tensor(patterns, dtype=torch.int64)
     return (u - ((u >> 31) << 32)).to(torch.int32).view(torch.float32)
 
 
@@ -97,7 +96,7 @@ def every_midpoint(fmt):
                                torch.ones_like(base) << (12 + (113 - exponent).clamp(max=11)))
         ties = base + half
         x = torch.cat([ties - 1, ties, ties + 1]) & 0xFFFFFFFF
-        return {"x": from_bits(x.tolist()), "fmt": fmt}
+        return {"x": from_bits(x), "fmt": fmt}
     return inputs
 
 
@@ -118,7 +117,7 @@ def random_inputs(size, seed):
         tie = (spread & ~0x1FFF) | 0x1000  # a tie for float16 normals; inexact below 2**-14 (fine)
     which = torch.randint(0, 3, (n,), generator=gen)
     chosen = torch.where(which == 0, raw, torch.where(which == 1, spread, tie)) & 0xFFFFFFFF
-    return {"x": from_bits(chosen.tolist()), "fmt": fmt}
+    return {"x": from_bits(chosen), "fmt": fmt}
 
 
 CASES = [

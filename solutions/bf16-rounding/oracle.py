@@ -1,12 +1,12 @@
 """Oracle: torch's own casts, ``tensor.to(torch.bfloat16)`` and ``.to(torch.float16)``, read back
 as 16-bit patterns. The cases compare every non-NaN pattern bit for bit.
 
-The cases also watch (with a dispatch mode) for 16-bit float tensors, which a learner may not
+The cases also watch (with a torch-function mode) for 16-bit float tensors, which a learner may not
 make; the oracle's casts are its whole point, so they run with that watch switched off.
 """
 
 import torch
-from torch.utils._python_dispatch import _disable_current_modes
+
 
 
 def _pattern(y):
@@ -14,10 +14,10 @@ def _pattern(y):
 
 
 def to_bfloat16_bits(x):
-    with _disable_current_modes():
+    with torch._C.DisableTorchFunction():
         return _pattern(x.to(torch.bfloat16))
 
 
 def to_float16_bits(x):
-    with _disable_current_modes():
+    with torch._C.DisableTorchFunction():
         return _pattern(x.to(torch.float16))

@@ -1,6 +1,6 @@
 # expect: failed
 # torch's cast reached through tensor methods and a dtype fetched by name, which no static scan sees;
-# every case's dispatch watch reports "made a 16-bit float tensor".
+# every case's torch-function watch reports "made a 16-bit float tensor".
 import torch
 
 _BF16 = getattr(torch, "bfloat" + "16")
