@@ -42,7 +42,7 @@ class Problem:
     __repr__ = __str__
 
 
-def problem(seed, *, batches=420, batch_size=32, hidden=8, optimizer="sgd", groups=2, input_scale=1.0):
+def problem(seed, *, batches=150, batch_size=32, hidden=8, optimizer="sgd", groups=2, input_scale=1.0):
     """A seeded regression problem: targets 2 * tanh(x @ w) plus a little noise, a network started
     from standard normal weights (far from the targets, so the loss has somewhere to fall), and
     ``batches`` minibatches of ``batch_size`` fresh examples. ``input_scale`` multiplies the inputs
