@@ -93,15 +93,23 @@ def run_test(subject, problem, config):
     def before_step(opt, args, kwargs):
         seen.append([float(group["lr"]) for group in opt.param_groups])
 
+    read = []  # minibatches taken from the iterator: none after the one that fires the stop rule
+
+    def stream():
+        for batch in problem.batches:
+            read.append(1)
+            yield batch
+
     handle = optimizer.register_step_pre_hook(before_step)
     try:
         lrs, losses, suggested = subject.lr_range_test(problem.model, nn.functional.mse_loss,
-                                                       iter(problem.batches), optimizer, **config)
+                                                       stream(), optimizer, **config)
     finally:
         handle.remove()
     groups = len(optimizer.param_groups)
     return {
         "steps": len(seen),
+        "minibatches read": len(read),
         "lr per step": [float(lr) for lr in lrs],
         "loss per step": [float(loss) for loss in losses],
         "group lrs per step": torch.tensor(seen, dtype=torch.float64).reshape(len(seen), groups),
@@ -123,7 +131,7 @@ def random_inputs(size, seed):
 CASES = [
     # The course's numbers: from 1e-7, 10x every 50 steps, stop at 4x the best loss. Unnormalised
     # inputs (x100) make it diverge at a small lr, after 133 steps instead of 300-odd.
-    case("worked_example", "example", call=run_test, shown=["steps", "suggested lr"],
+    case("worked_example", "example", call=run_test, shown=["steps", "minibatches read", "suggested lr"],
          inputs=configured(0, input_scale=100.0)),
     # A shorter sweep, with the arguments spelled out.
     case("faster_sweep", call=run_test,

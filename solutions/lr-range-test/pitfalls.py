@@ -36,7 +36,7 @@ def _smoother(kind):
 
 def _range_test(model, loss_fn, batches, optimizer, start_lr=1e-7, steps_per_decade=50, stop_factor=4.0, *,
                 groups="all", growth="exponential", first_step=0, set_lr="before", zero=True, smooth=None,
-                stop_against="best", record_last=True, suggest="below_divergence"):
+                stop_against="best", record_last=True, suggest="below_divergence", read_ahead=False):
     lrs, losses = [], []
     smooth_fn = _smoother(smooth)
 
@@ -71,6 +71,8 @@ def _range_test(model, loss_fn, batches, optimizer, start_lr=1e-7, steps_per_dec
         lrs.append(lr)
         losses.append(value)
         if diverged:
+            if read_ahead:  # a prefetching loop had already taken the next minibatch
+                next(batches, None)
             break
     else:
         return lrs, losses, math.nan
@@ -177,6 +179,17 @@ PITFALLS = MISTAKES.pitfalls([
                        "all the earlier ones and every step used their running sum: the steps grew with the "
                        "number of batches seen, not only with the learning rate, and the loss diverged early.",
         "hint": "Call optimizer.zero_grad() before each backward().",
+    },
+    {
+        "slug": "reads-past-the-stop",
+        "name": "one minibatch read past the stop",
+        "delta": {"read_ahead": True},
+        "explanation": "The curve and the suggestion are right, but the loop fetched the next minibatch before "
+                       "testing the stop rule (a prefetching while loop), so one more minibatch was taken from "
+                       "the iterator than the test trained on. The iterator is the caller's: a data stream that "
+                       "training goes on reading after the test silently loses that batch.",
+        "hint": "Test the stop rule before asking the iterator for anything more; a for loop over batches "
+                "that breaks on the rule does exactly that.",
     },
     {
         "slug": "fastai-smoothed-curve",
