@@ -96,10 +96,10 @@ def classifier_case(seed, *, d_in=6, hidden=12, classes=5, batch=16, optimizer="
 def worked_example():
     """Ten classes, one weight matrix and no bias: row 0 is [3, 4] (norm 5), the other rows are 0.
     The input [4, -3] is orthogonal to [3, 4], so every logit is 0: a uniform guess."""
-    model = nn.Sequential(nn.Linear(2, 10, bias=False), nn.Identity(), nn.Identity()).double()
+    model = nn.Linear(2, 10, bias=False).double()
     with torch.no_grad():
-        model[0].weight.zero_()
-        model[0].weight[0] = torch.tensor([3.0, 4.0], dtype=torch.float64)
+        model.weight.zero_()
+        model.weight[0] = torch.tensor([3.0, 4.0], dtype=torch.float64)
     opt = torch.optim.SGD(model.parameters(), lr=5.0)
     batch = (torch.tensor([[4.0, -3.0]], dtype=torch.float64), torch.tensor([0]))
     summary = "Linear(2, 10, bias=False), row 0 [3, 4]; x [[4, -3]], y [0]; SGD lr 5, 1 group"
