@@ -1,0 +1,20 @@
+# expect: failed pitfall=off-by-one-step
+# source: enumerate(batches, 1) used both as a 1-based counter and as the exponent's step
+import math
+
+
+def lr_range_test(model, loss_fn, batches, optimizer, start_lr=1e-7, steps_per_decade=50, stop_factor=4.0):
+    lrs, losses = [], []
+    for step, (x, y) in enumerate(batches, 1):
+        lr = start_lr * 10 ** (step / steps_per_decade)
+        for g in optimizer.param_groups:
+            g["lr"] = lr
+        optimizer.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        optimizer.step()
+        lrs.append(lr)
+        losses.append(loss.item())
+        if losses[-1] > stop_factor * min(losses):
+            return lrs, losses, lr / 10
+    return lrs, losses, math.nan
