@@ -84,6 +84,7 @@ class Explanation:
     exact: bool = False  # one candidate behaves like the learner on every failing instance
     suspects: list[str] = field(default_factory=list)  # slugs explaining any difference, most first
     closest: Near | None = None  # when nothing is named: the pitfall nearest the learner's answer
+    breadth: int = 0  # exact: on how many instances (failing or not) the candidate behaves like the learner
 
 
 def same_behaviour(
@@ -177,21 +178,23 @@ def explain(
     diffs = differences(failing, ref_obs, learner_cases, learner_obs, tolerance)
 
     def attempt(by_message: bool) -> Explanation | None:
-        def agrees(cases: dict[str, CaseRecord], obs: dict[str, Observations], name: str) -> bool:
+        def agrees(cases: dict[str, CaseRecord], obs: dict[str, Observations], name: str,
+                   message: bool = by_message) -> bool:
             return same_behaviour(cases.get(name), obs.get(name, {}), learner_cases.get(name),
-                                  learner_obs.get(name, {}), tolerance, by_message)
+                                  learner_obs.get(name, {}), tolerance, message)
 
         best: tuple[int, int, int] | None = None
         for order, (metas, cases, obs) in enumerate(candidates):
             if not all(agrees(cases, obs, name) for name in failing):
                 continue
-            # Fewer mistakes first (a single pitfall beats a pair that also fits), then breadth.
-            score = (-len(metas), sum(agrees(cases, obs, name) for name in instances), -order)
+            # Fewer mistakes first (a single pitfall beats a pair that also fits), then breadth,
+            # counted on type alone in both rounds so that the two rounds' winners compare.
+            score = (-len(metas), sum(agrees(cases, obs, name, False) for name in instances), -order)
             if best is None or score > best:
                 best = score
         if best is not None:
             metas = candidates[-best[2]][0]
-            return Explanation([Finding(metas, diffs)], exact=True)
+            return Explanation([Finding(metas, diffs)], exact=True, breadth=best[1])
 
         # Partial: a greedy cover of the differences, single pitfalls only (pairs that explain
         # only part of it would name two mistakes on the strength of one).
@@ -239,9 +242,16 @@ def explain(
         return Explanation(findings, [d for d in diffs if d in remaining], complete=not remaining, suspects=suspects)
 
     strict = attempt(True)
-    if strict is not None and strict.exact:
-        return strict
     loose = attempt(False)
+    def rank(found: Explanation) -> tuple[int, int]:
+        return -len(found.findings[0].pitfalls), found.breadth
+
+    if strict is not None and strict.exact and not (loose is not None and loose.exact and rank(loose) > rank(strict)):
+        # The learner's very message is better evidence than the same error type, unless the
+        # type-alone match behaves like the learner on more instances: a deadlock's wording
+        # depends on timing, while a pitfall that hangs where the learner passed is another
+        # mistake (a zero shard skipped is not every small shard skipped).
+        return strict
     if loose is not None and loose.exact:
         return loose
     for found in (strict, loose):
