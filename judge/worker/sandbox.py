@@ -311,10 +311,23 @@ def _witnessed(fd: int, printed: int) -> dict[str, int | None] | None:
         raw = os.read(fd, 4096)
     except OSError:
         return None
-    figures = protocol.parse_witness(_json_or_none(raw))
-    if figures is not None and figures.get("writes") is not None:
-        figures["writes"] = max(int(figures["writes"] or 0) - printed, 0)
-    return figures
+    return less_printed(protocol.parse_witness(_json_or_none(raw)), printed)
+
+
+# At most this much of what a run printed is taken off its writes. Printing is not writing a file,
+# so a learner's debug output must not look like a second checkpoint; but bytes can reach a pipe
+# without write(2) (vmsplice, splice), so an unbounded allowance would let a run print its way
+# back under its count. A megabyte is far more than anyone reads, and far less than one checkpoint
+# of a witnessed case (rank0-checkpoint's is 4 MB).
+PRINT_ALLOWANCE = 1 << 20
+
+
+def less_printed(figures: dict[str, int | None] | None, printed: int) -> dict[str, int | None] | None:
+    """The witness's figures with what the run printed (grind drained it) taken off its writes,
+    up to PRINT_ALLOWANCE."""
+    if figures is None or figures.get("writes") is None:
+        return figures
+    return dict(figures, writes=max(int(figures["writes"] or 0) - min(printed, PRINT_ALLOWANCE), 0))
 
 
 def _json_or_none(raw: bytes) -> Any:
@@ -901,9 +914,7 @@ class WarmWorker:
                                              message="the warm worker stopped answering; it was restarted",
                                              isolation=iso.level), over, limits)
             stdout, stderr = streams.texts()
-            witness = reply.witness if job.get("witness") else None
-            if witness is not None and witness.get("writes") is not None:  # printing is not writing a file
-                witness = dict(witness, writes=max(int(witness["writes"] or 0) - sum(streams.totals), 0))
+            witness = less_printed(reply.witness if job.get("witness") else None, sum(streams.totals))
             outcome = RunOutcome(status="ok", stdout=stdout, stderr=stderr, returncode=reply.exit,
                                  duration_s=time.monotonic() - dispatched, last_case=reply.last_case,
                                  witness=witness)

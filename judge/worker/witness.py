@@ -60,17 +60,15 @@ def sample() -> dict[str, int | None]:
     return {"traffic": loopback_bytes(), "writes": written_bytes()}
 
 
-def since(before: dict[str, int | None], printed: int = 0) -> dict[str, int | None]:
-    """What happened between ``before`` and now; ``printed`` (bytes the run sent to its stdout
-    and stderr, which the caller drained and counted) is taken off the writes: printing is not
-    writing a file, and a learner's debug output must not look like a second checkpoint."""
+def since(before: dict[str, int | None]) -> dict[str, int | None]:
+    """What happened between ``before`` and now (never negative; None where unreadable). What a
+    run printed is among its writes here: grind, which drained it, takes it off (up to an
+    allowance: see sandbox.less_printed)."""
     now = sample()
     out: dict[str, int | None] = {}
     for key, value in now.items():
         start = before.get(key)
         out[key] = None if value is None or start is None else max(value - start, 0)
-    if out["writes"] is not None:
-        out["writes"] = max(out["writes"] - printed, 0)
     return out
 
 
