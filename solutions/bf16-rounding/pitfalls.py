@@ -51,7 +51,12 @@ def _convert(x, exponent_bits, fraction_bits, rounding="even", nan_check=True, s
 
 
 def _implementation(options):
-    return {name: (lambda x, _fmt=fmt: _convert(x, *_fmt, **options)) for name, fmt in _FORMATS.items()}
+    # A wrong bias is a float16 mistake (bfloat16 keeps float32's 127): only float16's entry gets it,
+    # so the mistake, alone or paired, leaves bfloat16's answers right as the learner's do.
+    def options_for(fmt):
+        return {k: v for k, v in options.items() if k != "bias" or fmt == _FORMATS["to_float16_bits"]}
+
+    return {name: (lambda x, _fmt=fmt: _convert(x, *_fmt, **options_for(_fmt))) for name, fmt in _FORMATS.items()}
 
 
 MISTAKES = Deltas.on_options(_implementation)
