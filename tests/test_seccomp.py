@@ -129,6 +129,15 @@ def probes():
     out["io_uring_setup"] = call(nr["io_uring_setup"], 4, ring)
     out["io_uring_enter"] = call(nr["io_uring_enter"], -1, 0, 0, 0, 0, 0)
     out["io_uring_register"] = call(nr["io_uring_register"], -1, 0, 0, 0)
+    aio = ctypes.c_ulong(0)
+    out["io_setup"] = call(nr["io_setup"], 8, ctypes.byref(aio))
+    out["io_submit"] = call(nr["io_submit"], 0, 0, 0)
+    # SIGCHLD ignored: the kernel reaps children, whose writes then reach no one's count
+    act = (ctypes.c_ulong * 4)(1, 0, 0, 0)  # SIG_IGN
+    out["sigchld_set"] = in_child(nr["rt_sigaction"], 17, act, 0, 8)
+    old = (ctypes.c_ulong * 4)()
+    out["sigchld_read"] = call(nr["rt_sigaction"], 17, 0, old, 8)
+    out["sigusr1_set"] = in_child(nr["rt_sigaction"], 10, act, 0, 8)
     for name, family, kind, proto in (("unix", 1, 1, 0), ("unix_dgram", 1, 2, 0), ("inet_tcp", 2, 1, 0),
                                       ("inet_udp", 2, 2, 0), ("inet6_udp", 10, 2, 0), ("netlink_route", 16, 3, 0),
                                       ("netlink_sock_diag", 16, 3, 4), ("packet", 17, 2, 0), ("vsock", 40, 1, 0),
@@ -202,7 +211,7 @@ REFUSED_ALWAYS = [
     "process_vm_writev", "ptrace_peek", "kcmp", "userfaultfd", "bpf", "perf_event_open", "keyctl", "add_key",
     "request_key", "fanotify_init", "name_to_handle_at", "open_by_handle_at", "mount", "umount2", "chroot",
     "pivot_root", "fsopen", "fspick", "open_tree", "move_mount", "fsconfig", "fsmount", "mount_setattr",
-    "open_tree_attr", "process_madvise",
+    "open_tree_attr", "process_madvise", "io_setup", "io_submit", "sigchld_set",
 ]
 INET = ["socket_inet_tcp", "socket_inet_udp", "socket_inet6_udp", "socket_netlink_route", "udp_to_host"]
 EPERM, ENOSYS = os.strerror(1), os.strerror(38)
@@ -244,14 +253,15 @@ def test_the_filter_refuses_every_side_door(inet: bool, udp_listener: tuple[int,
     results = json.loads(proc.stdout.strip().splitlines()[-1])
     before, after = results["before"], results["after"]
     # Controls: what worked before the filter (a refusal after it is then the filter's doing).
-    for name in ("io_uring_setup", "socket_unix", "socketpair_dgram", "socket_inet_udp", "udp_to_host"):
+    for name in ("io_uring_setup", "socket_unix", "socketpair_dgram", "socket_inet_udp", "udp_to_host", "io_setup",
+                 "sigchld_set"):
         assert before[name] == "ok", f"control {name} failed, the check proves nothing: {before[name]}"
     wrong = {name: after[name] for name in REFUSED_ALWAYS if after[name] != EPERM}
     assert not wrong, f"not refused with EPERM after the filter: {wrong}"
     assert after["clone3"] == ENOSYS and after["number_470"] == ENOSYS
     for name in INET:
         assert after[name] == ("ok" if inet else EPERM), (name, after[name])
-    for name in ("socketpair_stream", "socketpair_seqpacket", "prlimit_own", "pidfd_open"):
+    for name in ("socketpair_stream", "socketpair_seqpacket", "prlimit_own", "pidfd_open", "sigchld_read", "sigusr1_set"):
         assert after[name] == "ok", (name, after[name])
     assert results["thread"] and results["fork"] == 3 and results["subprocess"] == 0, results
     # The control's datagram arrives; the one sent under the filter only where it was allowed here

@@ -536,7 +536,8 @@ _SECCOMP_ARCHES = {
         "add_key": 248, "request_key": 249, "keyctl": 250, "unshare": 272, "perf_event_open": 298,
         "fanotify_init": 300, "prlimit64": 302, "name_to_handle_at": 303, "open_by_handle_at": 304, "setns": 308,
         "process_vm_readv": 310, "process_vm_writev": 311, "kcmp": 312, "sched_setattr": 314, "bpf": 321,
-        "userfaultfd": 323, **_SHARED_NUMBERS,
+        "userfaultfd": 323, "rt_sigaction": 13, "io_setup": 206, "io_destroy": 207, "io_getevents": 208,
+        "io_submit": 209, "io_cancel": 210, "io_pgetevents": 333, **_SHARED_NUMBERS,
     }),
     "aarch64": (0xC00000B7, {
         "socket": 198, "socketpair": 199, "clone": 220, "ptrace": 117, "setpriority": 140, "sched_setparam": 118,
@@ -544,13 +545,18 @@ _SECCOMP_ARCHES = {
         "add_key": 217, "request_key": 218, "keyctl": 219, "unshare": 97, "perf_event_open": 241,
         "fanotify_init": 262, "prlimit64": 261, "name_to_handle_at": 264, "open_by_handle_at": 265, "setns": 268,
         "process_vm_readv": 270, "process_vm_writev": 271, "kcmp": 272, "sched_setattr": 274, "bpf": 280,
-        "userfaultfd": 282, **_SHARED_NUMBERS,
+        "userfaultfd": 282, "rt_sigaction": 134, "io_setup": 0, "io_destroy": 1, "io_submit": 2, "io_cancel": 3,
+        "io_getevents": 4, "io_pgetevents": 292, **_SHARED_NUMBERS,
     }),
 }
 _NEWEST = 469  # file_setattr (Linux 6.17): the last number this table has been checked against
 # Refused outright, whatever the arguments, grouped by the door each one is.
 REFUSED = {
     "io_uring": ("io_uring_setup", "io_uring_enter", "io_uring_register"),
+    # Linux AIO writes a file from the kernel's side: the bytes reach the file without passing
+    # through the run's write count (wchar), which grind's witness reads (witness.py)
+    "asynchronous I/O that no write count sees": ("io_setup", "io_destroy", "io_submit", "io_cancel",
+                                                  "io_getevents", "io_pgetevents"),
     "another process's memory or descriptors": ("ptrace", "process_vm_readv", "process_vm_writev", "pidfd_getfd",
                                                 "kcmp", "process_madvise"),
     "kernel objects shared beyond the run": ("keyctl", "add_key", "request_key", "bpf", "perf_event_open",
@@ -560,6 +566,7 @@ REFUSED = {
     "file handles, which skip every path check": ("name_to_handle_at", "open_by_handle_at"),
 }
 _AF_UNIX, _AF_INET, _AF_INET6, _AF_NETLINK = 1, 2, 10, 16
+_SIGCHLD = 17  # x86_64 and aarch64 alike
 _NETLINK_ROUTE, _SOCK_DGRAM, _SOCK_TYPE_MASK = 0, 2, 0xF
 _NR, _ARCH = 0, 4  # offsets in struct seccomp_data; the arguments follow, 8 bytes each, from 16
 _ALLOW = 0x7FFF0000  # SECCOMP_RET_ALLOW
@@ -618,6 +625,7 @@ def seccomp_program(machine: str, inet: bool) -> list[tuple[int, int, int, int]]
         ("jeq", nr["socketpair"], "socketpair", None),
         ("jeq", nr["clone"], "clone", None),
         ("jeq", nr["clone3"], "enosys", None),  # glibc then uses clone(), whose flags this filter can read
+        ("jeq", nr["rt_sigaction"], "sigaction", None),
         ("jeq", nr["prlimit64"], "prlimit", None),
         ("jeq", nr["setpriority"], "setpriority", None),
         ("jeq", nr["sched_setscheduler"], "other_pid", None),
@@ -637,6 +645,12 @@ def seccomp_program(machine: str, inet: bool) -> list[tuple[int, int, int, int]]
         ("label", "socketpair"), ("ld", _arg(0)), ("jeq", _AF_UNIX, None, "eperm"),
         ("ld", _arg(1)), ("and", _SOCK_TYPE_MASK), ("jeq", _SOCK_DGRAM, "eperm", "allow"),
         ("label", "clone"), ("ld", _arg(0)), ("jset", _CLONE_NEW_ANY, "eperm", "allow"),
+        # rt_sigaction(SIGCHLD, act, ...): reading is free, setting is refused. A process whose
+        # SIGCHLD is ignored (or SA_NOCLDWAIT) has its children reaped by the kernel, and their
+        # writes are then added to no one's count: a hidden second writer of a checkpoint was
+        # reaped that way and passed. Nothing a run does needs a SIGCHLD handler.
+        ("label", "sigaction"), ("ld", _arg(0)), ("jeq", _SIGCHLD, None, "allow"),
+        ("ld", _arg(1)), ("jeq", 0, None, "eperm"), ("ld", _arg(1) + 4), ("jeq", 0, "allow", "eperm"),
         ("label", "prlimit"), ("ld", _arg(0)), ("jeq", 0, "allow", None),  # its own: pid 0
         ("ld", _arg(2)), ("jeq", 0, None, "eperm"), ("ld", _arg(2) + 4), ("jeq", 0, "allow", "eperm"),  # only reads
         ("label", "setpriority"), ("ld", _arg(0)), ("jeq", 0, None, "eperm"),  # PRIO_PROCESS only,
