@@ -21,20 +21,32 @@ doors too: text cannot become code, or a module, without one of them.
 from __future__ import annotations
 
 import ast
+import re
 
 # Modules whose import alone opens a door into the interpreter's frames, objects or memory.
-MODULES = frozenset({"gc", "ctypes", "_ctypes", "cffi", "inspect"})
-# ... and modules that turn data or a computed name into code or an object (doors only where the
-# exercise forbids APIs: reaching torch's own implementation by a computed name is the point there).
-DYNAMIC_MODULES = frozenset({"importlib", "pickle", "marshal", "builtins"})
+MODULES = frozenset({"gc", "ctypes", "_ctypes", "cffi", "inspect", "traceback", "code", "codeop", "runpy", "timeit",
+                     "cProfile", "profile", "pdb", "bdb", "trace", "importlib", "builtins", "_thread",
+                     "multiprocessing", "operator"})
+# Modules that turn bytes into calls (an unpickled payload can call anything it names): doors on
+# an exercise with forbidden APIs; elsewhere saving state with pickle is an ordinary style.
+DYNAMIC_MODULES = frozenset({"pickle", "_pickle", "marshal", "copyreg", "shelve", "dill", "cloudpickle"})
 # Attributes that walk frames, closures and code objects.
 ATTRIBUTES = frozenset({"_getframe", "_current_frames", "settrace", "setprofile", "f_back", "f_locals",
                         "f_globals", "f_builtins", "f_code", "tb_frame", "gi_frame", "cr_frame", "ag_frame",
                         "__closure__", "__code__", "__globals__", "__builtins__", "__subclasses__",
-                        "__wrapped__", "get_referrers", "get_objects"})
+                        "__wrapped__", "get_referrers", "get_objects", "__dict__", "__class__", "__base__",
+                        "__bases__", "__mro__", "__getattribute__", "__reduce__", "__reduce_ex__",
+                        "exc_info", "last_traceback", "__traceback__",
+                        "setprofile_all_threads", "settrace_all_threads", "ctypeslib", "sharedctypes",
+                        "attrgetter", "methodcaller"})
 # Calls that turn text into code, or a computed name into a module.
-CALLS = frozenset({"exec", "eval", "compile", "__import__", "breakpoint"})
-DYNAMIC_CALLS = frozenset({"globals", "vars", "locals"})
+# Builtins that turn text into code, or a computed name into a module or an attribute: any use of
+# the name is a door (``run = exec`` is as good as a call), not only a call.
+NAMES = frozenset({"exec", "eval", "compile", "__import__", "breakpoint", "globals", "vars", "locals", "getattr",
+                   "setattr", "delattr", "__builtins__", "__loader__", "__spec__"})
+# Attributes that are doors only on the sys module (``model.modules()`` is an ordinary call).
+SYS_ATTRIBUTES = frozenset({"modules", "exception", "exc_info", "last_traceback", "last_exc", "monitoring",
+                            "_getframe", "settrace", "setprofile", "_current_frames"})
 
 
 def reaches_into_judge(source: str, dynamic: bool = True) -> list[tuple[str, int]]:
@@ -45,25 +57,65 @@ def reaches_into_judge(source: str, dynamic: bool = True) -> list[tuple[str, int
     computed ``getattr`` is an ordinary style (over a model's parameter names, say).
     ``source`` must compile (the caller checked)."""
     modules = MODULES | DYNAMIC_MODULES if dynamic else MODULES
-    calls = CALLS | DYNAMIC_CALLS if dynamic else CALLS
     found: list[tuple[str, int]] = []
-    for node in ast.walk(ast.parse(source)):
+    tree = ast.parse(source)
+    calls_of = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
+    # a string standing alone as a statement (a docstring) does nothing: its words are no door
+    docstrings = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Expr)}
+    # names bound by imports: a computed attribute of a module (getattr(sys, "_get" + "frame")) is
+    # a door on every exercise, whatever an object's computed attribute is
+    imported = {(a.asname or a.name).split(".")[0]: (a.name if isinstance(node, ast.Import) else node.module or "")
+                for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom)) for a in node.names}
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             found += [(f"import {a.name}", node.lineno) for a in node.names if a.name.split(".")[0] in modules]
         elif isinstance(node, ast.ImportFrom) and node.module:
             if node.module.split(".")[0] in modules or (node.module == "sys" and any(a.name in ATTRIBUTES
                                                                                         for a in node.names)):
                 found.append((f"from {node.module} import ...", node.lineno))
-        elif isinstance(node, ast.Attribute) and node.attr in ATTRIBUTES:
+        elif isinstance(node, ast.Attribute) and (node.attr in ATTRIBUTES or (
+                node.attr in SYS_ATTRIBUTES and isinstance(node.value, ast.Name) and node.value.id == "sys")):
             found.append((f".{node.attr}", node.lineno))
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-            if node.func.id in calls:
-                found.append((f"{node.func.id}()", node.lineno))
-            elif dynamic and node.func.id in ("getattr", "setattr", "delattr") and not _literal_name(node):
-                found.append((f"{node.func.id}() with a computed name", node.lineno))
-        elif isinstance(node, ast.Name) and node.id in ("__builtins__", "__loader__", "__spec__"):
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _ACCESSORS:
+            if _literal_name(node) and _harmless(node.args[1].value):
+                continue  # getattr(model, "weight"): a literal, ordinary name
+            target = imported.get(_root(node.args[0]) or "", "") if node.args else ""
+            built = len(node.args) >= 2 and not isinstance(node.args[1], (ast.Constant, ast.Name))
+            if not dynamic and not _literal_name(node) and target.split(".")[0] not in _SYSTEM and not built:
+                continue  # getattr(model, name): an ordinary style where no API is forbidden (see above)
+            found.append((f"{node.func.id}() with that name", node.lineno))
+        elif isinstance(node, ast.Name) and node.id in NAMES and node.id not in _ACCESSORS:
             found.append((node.id, node.lineno))
+        elif isinstance(node, ast.Name) and node.id in _ACCESSORS and not _called(node, calls_of):
+            found.append((f"{node.id} passed around", node.lineno))
+        elif (isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes)) and id(node) not in docstrings
+              and not _harmless(node.value if isinstance(node.value, str) else node.value.decode("latin-1"))):
+            found.append((f"the text {node.value!r}"[:60], node.lineno))
     return sorted(set(found), key=lambda item: (item[1], item[0]))
+
+
+_ACCESSORS = ("getattr", "setattr", "delattr")
+# The modules whose attributes, reached by a computed name, are doors (sys._getframe and kin)
+_SYSTEM = frozenset({"sys", "builtins", "os", "posix", "signal", "resource", "threading", "_thread", "io", "_io"})
+
+
+def _root(node: ast.AST | None) -> str | None:
+    """The name an attribute chain starts from (``torch.nn.functional`` -> ``torch``)."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _harmless(text: str) -> bool:
+    """A string that names none of the doors: a door's name written as text is how a computed
+    attribute or import reaches it (``attrgetter("_getframe")``, ``sys.modules["gc"]``)."""
+    words = set(re.split(r"[^A-Za-z0-9_]+", text))
+    return not (words & (ATTRIBUTES | NAMES | MODULES | DYNAMIC_MODULES | SYS_ATTRIBUTES)
+                - {"modules", "exception", "code", "trace", "profile", "operator"})
+
+
+def _called(node: ast.Name, calls_of: set[int]) -> bool:
+    return id(node) in calls_of
 
 
 def _literal_name(call: ast.Call) -> bool:

@@ -26,8 +26,17 @@ from .conftest import ROOT
     ("from ctypes import pythonapi\n", "from ctypes import ..."),
     ("def f(g):\n    return g.__closure__\n", ".__closure__"),
     ("def f(frame):\n    return frame.f_back.f_locals\n", ".f_back"),
-    ("exec('x = 1')\n", "exec()"),
-    ("m = __import__('s' + 'ys')\n", "__import__()"),
+    ("exec('x = 1')\n", "exec"),
+    ("m = __import__('s' + 'ys')\n", "__import__"),
+    ("run = exec\n", "exec"),
+    ("import sys\nsys.modules['gc']\n", ".modules"),
+    ("from operator import attrgetter\n", "from operator import ..."),
+    ("import traceback\n", "import traceback"),
+    ("f = (lambda: 0).__class__\n", ".__class__"),
+    ("name = '_get' 'frame'\n", "the text '_getframe'"),
+    ("import sys\nf = getattr(sys, '_get' + 'frame')\n", "getattr() with that name"),
+    ("import sys as s\nn = 'x'\nf = getattr(s, n)\n", "getattr() with that name"),
+    ("import torch\nf = getattr(torch, 'bfloat' + '16')\n", "getattr() with that name"),
     ("import inspect\n", "import inspect"),
     ("from sys import _getframe\n", "from sys import ..."),
 ])
@@ -41,7 +50,9 @@ def test_each_door_is_found_with_its_line(source: str, door: str) -> None:
 def test_computed_names_are_doors_only_where_the_exercise_forbids_apis() -> None:
     source = "import torch\ndef f(model, names):\n    return [getattr(model, n) for n in names]\n"
     assert reaches_into_judge(source, dynamic=False) == []
-    assert reaches_into_judge(source, dynamic=True) == [("getattr() with a computed name", 3)]
+    assert reaches_into_judge(source, dynamic=True) == [("getattr() with that name", 3)]
+    assert reaches_into_judge("import pickle\n", dynamic=False) == []
+    assert reaches_into_judge("for m in model.modules():\n    pass\n", dynamic=True) == []
     assert reaches_into_judge("x = getattr(obj, 'weight')\n", dynamic=True) == []
 
 
@@ -55,8 +66,8 @@ def _answers() -> list[tuple[str, Path]]:
 
 
 def test_no_ordinary_answer_is_refused_for_marks() -> None:
-    """Every corpus answer and golden file that is not an attack on the judge (its expectation
-    is not 'forbidden', and its own header does not call it hostile) compiles to no door."""
+    """Every corpus answer (written in other styles, as learners write) and every golden file
+    that passes, unless its header calls it hostile or expects 'forbidden', compiles to no door."""
     refused = []
     catalog = Catalog()
     for slug, path in _answers():
@@ -64,6 +75,8 @@ def test_no_ordinary_answer_is_refused_for_marks() -> None:
         head = text.split("\n", 2)[:2]
         if "forbidden" in head[0] or any("hostile" in line for line in head):
             continue
+        if path.parent.parent.name == "submissions" and "passed" not in head[0]:
+            continue  # a golden wrong answer may dodge the static scan on purpose (bf16's dtype by name)
         try:
             compile(text, str(path), "exec")
         except (SyntaxError, ValueError):
