@@ -560,7 +560,7 @@ def init(
             typer.echo(f"  kept your existing notebooks: {', '.join(p.parent.name for p in books.kept)}")
         first = (report.created or report.kept or ["clipping"])[0]
         typer.echo(f"Next: open {directory}/{first}/{first}.ipynb in Jupyter and run its cells (the notebook "
-                   "extra: pip install 'grind[notebook]').")
+                   "extra: pip install '.[notebook]' in grind's folder).")
         return
     first = (report.created or report.kept or ["clipping"])[0]
     typer.echo(f"Next: cd {directory}, read {first}/README.md, edit {first}/{first}.py, "
@@ -603,7 +603,7 @@ def mcp_command(
     except ImportError as exc:
         if (exc.name or "").split(".")[0] not in ("mcp", "mcp_types", "pydantic", "anyio"):
             raise
-        raise EnvironmentProblem(f"grind mcp needs the mcp package: pip install 'grind[mcp]' (here: {exc})") from None
+        raise EnvironmentProblem(f"grind mcp needs the mcp package: pip install '.[mcp]' in grind's folder (here: {exc})") from None
     serve()
 
 
