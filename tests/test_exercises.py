@@ -138,9 +138,10 @@ def test_lr_schedule_reads_each_lr_from_the_scheduler_without_stepping_the_optim
 
 
 def test_exact_resume_trains_each_uninterrupted_run_once_for_the_cases_that_share_it() -> None:
-    """exact-resume's cases interrupt five distinct training runs (three cases interrupt the
-    same one at different steps): the length of each uninterrupted run is computed once per run,
-    not once per case, since where a case interrupts is no part of the run itself."""
+    """exact-resume's ten cases interrupt six distinct training runs (three cases interrupt the
+    same one at different steps, and the later cases reuse runs too): the length of each
+    uninterrupted run is computed once per run, not once per case, since where a case interrupts
+    is no part of the run itself."""
     import sys
 
     from judge.kit import kit_dir, kit_modules
@@ -159,7 +160,7 @@ def test_exact_resume_trains_each_uninterrupted_run_once_for_the_cases_that_shar
         sys.meta_path.remove(finder)
         for name in [m for m in sys.modules if m.split(".")[0] in ("grind_kit", "resume_checks")]:
             del sys.modules[name]
-    assert len(checks.CASES) == 7 and len(built) == 5
+    assert len(checks.CASES) == 10 and len(built) == 6
     assert lengths[:3] == [lengths[0]] * 3 and min(lengths) >= checks.BASE["updates"]
 
 

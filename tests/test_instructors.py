@@ -161,7 +161,8 @@ def _class_folder(root: Path) -> dict[str, tuple[str, str | None]]:
                        ("pitfall_nan_on_zero", "nan-on-zero"), ("pitfall_new_tensors", "new-tensors")):
         add(sources[stem], "failed", slug, as_folder=False)
         add(sources[stem], "failed", slug, as_folder=True)
-    for stem, status in (("os_exit_at_import", "crashed"), ("segfault_ctypes", "crashed"),
+    # segfault_ctypes imports ctypes: grading for marks refuses it before it runs (introspection.py)
+    for stem, status in (("os_exit_at_import", "crashed"), ("segfault_ctypes", "forbidden"),
                          # killing the parent: crashed, or refused outright where Landlock scopes signals
                          ("kill_parent", "crashed|failed"), ("forge_results_and_exit", "crashed"),
                          ("infinite_loop", "timeout"), ("sleep_forever", "timeout"),
