@@ -39,7 +39,6 @@ ATTRIBUTES = frozenset({"_getframe", "_current_frames", "settrace", "setprofile"
                         "exc_info", "last_traceback", "__traceback__",
                         "setprofile_all_threads", "settrace_all_threads", "ctypeslib", "sharedctypes",
                         "attrgetter", "methodcaller"})
-# Calls that turn text into code, or a computed name into a module.
 # Builtins that turn text into code, or a computed name into a module or an attribute: any use of
 # the name is a door (``run = exec`` is as good as a call), not only a call.
 NAMES = frozenset({"exec", "eval", "compile", "__import__", "breakpoint", "globals", "vars", "locals", "getattr",
@@ -51,10 +50,11 @@ SYS_ATTRIBUTES = frozenset({"modules", "exception", "exc_info", "last_traceback"
 
 def reaches_into_judge(source: str, dynamic: bool = True) -> list[tuple[str, int]]:
     """Each (construct, line) in ``source`` that could reach the judge's frames or objects, in
-    line order. ``dynamic`` adds the computed-name doors (``getattr(obj, name)`` with a name that
-    is not a literal, ``vars()``, ``importlib``, ``pickle``): an exercise with forbidden APIs
-    refuses them too, since they reach torch's implementation as well as the judge's; elsewhere a
-    computed ``getattr`` is an ordinary style (over a model's parameter names, say).
+    line order. ``dynamic`` adds the doors that are ordinary styles elsewhere: ``getattr(obj,
+    name)`` with any computed name, and pickling modules. An exercise with forbidden APIs refuses
+    them too, since they reach torch's implementation as well as the judge's; elsewhere a computed
+    ``getattr`` over a model's parameter names is ordinary, and only one on a ``sys``-like module
+    or with a name built from pieces is a door.
     ``source`` must compile (the caller checked)."""
     modules = MODULES | DYNAMIC_MODULES if dynamic else MODULES
     found: list[tuple[str, int]] = []
@@ -86,7 +86,7 @@ def reaches_into_judge(source: str, dynamic: bool = True) -> list[tuple[str, int
             found.append((f"{node.func.id}() with that name", node.lineno))
         elif isinstance(node, ast.Name) and node.id in NAMES and node.id not in _ACCESSORS:
             found.append((node.id, node.lineno))
-        elif isinstance(node, ast.Name) and node.id in _ACCESSORS and not _called(node, calls_of):
+        elif isinstance(node, ast.Name) and node.id in _ACCESSORS and id(node) not in calls_of:
             found.append((f"{node.id} passed around", node.lineno))
         elif (isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes)) and id(node) not in docstrings
               and not _harmless(node.value if isinstance(node.value, str) else node.value.decode("latin-1"))):
@@ -112,10 +112,6 @@ def _harmless(text: str) -> bool:
     words = set(re.split(r"[^A-Za-z0-9_]+", text))
     return not (words & (ATTRIBUTES | NAMES | MODULES | DYNAMIC_MODULES | SYS_ATTRIBUTES)
                 - {"modules", "exception", "code", "trace", "profile", "operator"})
-
-
-def _called(node: ast.Name, calls_of: set[int]) -> bool:
-    return id(node) in calls_of
 
 
 def _literal_name(call: ast.Call) -> bool:
