@@ -475,3 +475,35 @@ def test_a_side_door_stays_shut_cold_and_warm(attack: Path, bait: Bait, warm_wor
     for mode, verdict in (("cold", cold), ("warm", warm)):
         assert verdict.status.value == "passed", (mode, verdict.status.value, verdict.message, verdict.stdout[-2000:])
         assert said[mode].startswith("GRIND-SIDEDOOR shut"), (mode, verdict.stdout[-2000:])
+
+
+@linux_x86_64
+@pytest.mark.parametrize("attack", ATTACKS, ids=[p.stem for p in ATTACKS])
+def test_bubblewrap_without_landlock_still_shuts_every_side_door(attack: Path, bait: Bait, tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A kernel without Landlock (older than 5.13, or built without it) under bubblewrap: the
+    seccomp filter's doors (unix sockets by path, io_uring, other processes' descriptors...) are
+    not ones a mount namespace shuts, so the runner installs the filter there too. Simulated by
+    telling grind the kernel has no Landlock; the child then gets the filter and no Landlock."""
+    from judge.catalog import Catalog
+    from judge.grade import grade
+    from judge.worker import isolation as isolation_module
+
+    if isolation_module.isolation().level != "bubblewrap":
+        pytest.skip(f"{attack.name}: needs bubblewrap (level here: {isolation_module.isolation().level})")
+    monkeypatch.setattr(isolation_module, "_probe_landlock", lambda: 0)
+    isolation_module.isolation.cache_clear()
+    try:
+        iso = isolation_module.isolation()
+        assert iso.level == "bubblewrap" and not iso.landlock_abi and "seccomp" in iso.layers, iso.layers
+        learner = _with_bait(attack, bait, tmp_path)
+        bait.heard.clear()
+        verdict = grade(Catalog().get("clipping"), learner)  # no worker: a cold run, as the test wants
+    finally:
+        monkeypatch.undo()
+        isolation_module.isolation.cache_clear()
+    print(f"\n{attack.stem} cold at bubblewrap without landlock: {verdict.status.value}: "
+          + "; ".join(verdict.stdout.splitlines()))
+    assert not bait.heard, f"{attack.name} reached a service of the host: {bait.heard}"
+    assert verdict.status.value == "passed", (verdict.status.value, verdict.message, verdict.stdout[-2000:])
+    assert "GRIND-SIDEDOOR shut" in verdict.stdout, verdict.stdout[-2000:]

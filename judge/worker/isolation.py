@@ -176,13 +176,21 @@ class Isolation:
             parts.append("bubblewrap")
         if self.landlock_abi:
             parts.append(f"landlock (ABI {self.landlock_abi})")
-            if platform.machine() in landlock._SECCOMP_ARCHES:
-                parts.append("seccomp")  # installed by the same confine() step, after Landlock
-            if not self.bwrap:
-                parts.append("private network")
+        if self.confines and platform.machine() in landlock._SECCOMP_ARCHES:
+            parts.append("seccomp")  # installed by the same confine() step, after Landlock if any
+        if self.landlock_abi and not self.bwrap:
+            parts.append("private network")
         if self.macos:
             parts.append("sandbox-exec")
         return parts
+
+    @property
+    def confines(self) -> bool:
+        """Whether the runner confines the child itself (Landlock, the seccomp filter): at both
+        sandboxed levels on Linux, bubblewrap on a kernel without Landlock included, since the
+        filter's doors (unix sockets by path, io_uring, other processes' descriptors) are ones a
+        mount namespace does not shut."""
+        return bool(self.landlock_abi or self.bwrap)
 
     def describe(self) -> str:
         return " + ".join(self.layers)
@@ -313,17 +321,19 @@ def isolation() -> Isolation:
     return Isolation(drop, bwrap, abi, macos, tuple(notes))
 
 
-def confinement(hidden: list[Path], workdir: str) -> dict[str, list[str]] | None:
-    """What the child may read and write under Landlock (the job's ``confine``), or None."""
+def confinement(hidden: list[Path], workdir: str) -> dict[str, Any] | None:
+    """What the child may read and write under Landlock (the job's ``confine``), or None.
+    ``landlock`` is False under bubblewrap on a kernel without Landlock: the runner then installs
+    only the seccomp filter (and drops capabilities); the rules are not enforced by anything."""
     iso = isolation()
-    if not iso.landlock_abi and not iso.macos:
+    if not iso.confines and not iso.macos:
         return None
     read, listable = _read_roots(tuple(str(p) for p in [*hidden, *SYSTEM_SECRETS]))
     # TCP: denied, except inside a network namespace whose only interface is the run's own
     # loopback: bubblewrap's, or (without it) one the child makes itself where the kernel lets
     # a user (private_net); distributed cases need it (gloo's ranks talk TCP on 127.0.0.1).
     return {"read": list(read), "list": list(listable), "write": [workdir, "/dev/null"],
-            "loopback_tcp": bool(iso.bwrap), "private_net": not iso.bwrap}
+            "loopback_tcp": bool(iso.bwrap), "private_net": not iso.bwrap, "landlock": bool(iso.landlock_abi)}
 
 
 @functools.lru_cache(maxsize=8)

@@ -64,12 +64,18 @@ class SubjectSpec(TypedDict, total=False):
     source: str
 
 
-class Confinement(TypedDict):
-    """What the child may touch once confined (Landlock; a macOS profile has the same shape)."""
-
+class _Paths(TypedDict):
     read: list[str]
     list: list[str]  # folders split around a hidden one: names visible, contents not
     write: list[str]
+
+
+class Confinement(_Paths, total=False):
+    """What the child may touch once confined (Landlock; a macOS profile has the same shape)."""
+
+    loopback_tcp: bool  # bubblewrap's network namespace: TCP stays on the run's loopback
+    private_net: bool  # no bubblewrap: the child makes a network namespace of its own
+    landlock: bool  # False under bubblewrap on a kernel without Landlock: the seccomp filter only
 
 
 class Job(TypedDict, total=False):

@@ -437,7 +437,8 @@ def confine(rules: dict[str, Any] | None) -> None:
         private_network(rules)
         tcp = bool(rules.get("loopback_tcp")) or (bool(rules.get("private_net")) and bool(_private_net))
         _landlock.drop_capabilities()  # root in a container: a uid, not CAP_SYS_ADMIN (see there)
-        _landlock.restrict(rules["read"], rules["write"], list_only=rules.get("list") or [], deny_tcp=not tcp)
+        if rules.get("landlock", True):  # False: bubblewrap on a kernel without it (the filter still holds)
+            _landlock.restrict(rules["read"], rules["write"], list_only=rules.get("list") or [], deny_tcp=not tcp)
         _landlock.seccomp_filter(inet=tcp)  # doors Landlock leaves open (unix sockets, io_uring, UDP, ...)
     except OSError as exc:
         print(f"grind-confine: {exc}", file=sys.stderr, flush=True)

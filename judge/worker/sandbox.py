@@ -685,7 +685,7 @@ def run_job(job: dict[str, Any], limits: Limits, hidden: list[Path] | None = Non
     # A witnessed exercise: the waiter in front of the run reports its traffic and writes on a
     # pipe of its own, which the worker closes before any learner code exists (witness.py).
     witness_r, witness_w = os.pipe() if job.get("witness") else (-1, -1)
-    confine = confinement(hidden or [], workdir) if iso.landlock_abi else None
+    confine = confinement(hidden or [], workdir) if iso.confines else None
     # Inside bubblewrap's PID namespace the child's parent is the namespace's init, which it
     # cannot kill; the waiter that shields (and reaps for) grind is only needed without it.
     job = dict(stage_job(job, workdir, iso), token=token, out_dir=workdir, control_fd=control_w,
@@ -824,7 +824,7 @@ class WarmWorker:
             self.lines.put(None)
 
         threading.Thread(target=pump, daemon=True).start()
-        self._send(json.dumps({"confine": confine if iso.landlock_abi else None,
+        self._send(json.dumps({"confine": confine if iso.confines else None,
                                "cgroup": str(self.cgroup.path) if self.cgroup is not None else None}))
         if self._receive(STARTUP_LIMIT_S) != b'{"ready": true}\n':
             self._stop()
@@ -891,7 +891,7 @@ class WarmWorker:
         workdir = _make_workdir(iso, self.root, prefix="job-")
         token = secrets.token_hex(16)
         # The job's own Landlock layer: the same reads as the server, writes to its folder only.
-        confine = confinement(self.hidden, workdir) if iso.landlock_abi else None
+        confine = confinement(self.hidden, workdir) if iso.confines else None
         streams = _JobStreams(workdir, iso, limits.output_bytes)  # stdout, stderr: to grind, not the server
         streams.start()
         job = dict(stage_job(job, workdir, iso), token=token, out_dir=workdir, time_limit=limits.wall_s,
