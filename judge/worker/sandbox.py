@@ -450,7 +450,7 @@ def remove_tree(path: str) -> None:
                            timeout=60, check=False)
         except (OSError, subprocess.SubprocessError):
             pass
-    release_folder(path)  # a cold run's tmpfs folder was held until now (see hold_folder)
+    release_folder(path)  # a cold run's folder was held until now (see hold_folder)
 
 
 _DIRECTORY = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
@@ -559,8 +559,9 @@ def sweep_warm_folders(parent: str | None = None) -> list[str]:
     folders and removes them. A folder is gone when nobody holds its lock (hold_folder): the
     lock dies with the process, so a folder in use is never taken, however long its grader runs.
     Folders without a lock file (made by a grind from before the lock) are left alone. A cold
-    run's ``grind-run-*`` folder is swept too where it is a tmpfs (grind as root): its lock is
-    the folder itself; a plain one, as before, stays where a killed ``grind run`` left it."""
+    run's ``grind-run-*`` folder is swept too (a tmpfs as root, a plain folder otherwise): its
+    lock is the folder itself, taken as soon as it is made, and a folder younger than
+    STALE_AFTER_S is never taken."""
     import fcntl
 
     parent = parent or tempfile.gettempdir()
@@ -570,8 +571,7 @@ def sweep_warm_folders(parent: str | None = None) -> list[str]:
         owners.add(drop_to)
     swept = []
     try:
-        entries = [entry for entry in os.scandir(parent) if entry.name.startswith("grind-warm-")
-                   or (entry.name.startswith("grind-run-") and os.path.ismount(entry.path))]
+        entries = [entry for entry in os.scandir(parent) if entry.name.startswith(("grind-warm-", "grind-run-"))]
     except OSError:
         return swept
     for entry in entries:
@@ -618,10 +618,13 @@ def _make_workdir(iso: Isolation, parent: str | None = None, prefix: str = "grin
     if parent is None:
         _sweep_once()  # the first run folder of this grind: what a killed grader left goes first
     workdir = tempfile.mkdtemp(prefix=prefix, dir=parent)
-    if disk_mb is not None and disk.mount_tmpfs(workdir, disk_mb << 20, iso.drop_to) and prefix == "grind-run-":
-        # A cold run's folder on a tmpfs of its own is memory until unmounted: held like a warm
-        # server's folder (by the folder itself: no lock file in the learner's cwd), so a run
-        # killed with grind is swept by the next one.
+    if disk_mb is not None:
+        disk.mount_tmpfs(workdir, disk_mb << 20, iso.drop_to)
+    if prefix == "grind-run-" and parent is None:
+        # A cold run's folder (on a tmpfs of its own as root, memory until unmounted; a plain
+        # folder on a laptop, with whatever the run wrote in it) is held like a warm server's
+        # folder, by the folder itself (no lock file in the learner's cwd), so that a run killed
+        # with grind is swept by the next one.
         hold_folder(workdir, lock_file=False)
     os.chmod(workdir, 0o700)
     if iso.drop_to is not None:
