@@ -729,8 +729,7 @@ def _quiz_session(state: Progress, cards: list[Any], mode: str) -> Any:
         out.print(message, style="yellow", markup=False, highlight=False, soft_wrap=not out.is_terminal)
 
     session = run_session(state, cards, ask=ask, present=present, reveal=reveal, complain=complain, mode=mode)
-    if session.items:
-        show(out, quiz_summary_view(session, time.time()))
+    show(out, quiz_summary_view(session, time.time()))  # also after Ctrl-D at the first card
     return session
 
 

@@ -476,6 +476,13 @@ def test_end_of_input_ends_the_quiz_and_keeps_what_was_answered(in_tmp: Path) ->
         assert len(progress.quiz_answers()) == 1
 
 
+def test_end_of_input_at_the_first_card_still_ends_with_a_summary(in_tmp: Path) -> None:
+    result = invoke("quiz", "precision", input="")  # Ctrl-D before any answer
+    assert result.exit_code == 0 and "Quiz over: no card answered" in result.output, result.output
+    with Progress(in_tmp / "user-state" / "progress.db") as progress:
+        assert progress.quiz_answers() == []
+
+
 def test_nothing_due_says_when_the_next_card_comes_back(in_tmp: Path) -> None:
     for card_id, text in (("clip-total-norm", "13"), ("clip-coef", "1/13"), ("nan-guard", "gradient clipping")):
         assert invoke("quiz", "answer", card_id, text).exit_code == 0

@@ -298,6 +298,8 @@ def _quiz_feedback(view: Any, console: Console) -> Any:
 
 @_draws("QuizSummaryView")
 def _quiz_summary(view: Any, console: Console) -> Any:
+    if not view.rows:
+        return Text(view.headline, style="bold")
     table = Table(expand=False)  # the headline above it, not as its title: a title wraps to the table's width
     for column in ("card", "result", "comes back"):
         table.add_column(column, overflow="fold")

@@ -426,6 +426,8 @@ def quiz_summary_view(session: Session, now: float) -> QuizSummaryView:
         rows.append(QuizSummaryRow(item.card.id, safe(result),
                                    until_text(answered.review.due, now) if answered.review else "not rescheduled"))
     right = sum(1 for item in session.items if item.answered is not None and item.answered.graded.correct)
+    if not rows:  # q or Ctrl-D at the first card: still an answer to "what happened?"
+        return QuizSummaryView("Quiz over: no card answered, so nothing was recorded or rescheduled.", [])
     ended = " (ended early; every answer so far is saved)" if session.quit_early else ""
     return QuizSummaryView(f"Quiz over: {right} of {_count(len(rows), 'card')} right{ended}.", rows)
 
