@@ -191,6 +191,29 @@ def test_cli_interview_blanks_the_file_and_locks_hints_and_solution(tmp_path: Pa
     assert "Hint 1 of 5" in runner.invoke(app, ["hint", "clipping"]).output
 
 
+def test_show_during_an_interview_prints_the_contract_and_no_hint(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """While an interview on adam runs, `grind show adam` still prints the statement (the
+    contract and the worked example's numbers), but nothing of the hints: not where eps goes,
+    not the bias correction, not the order of AdamW's decay."""
+    from .test_exercises import RECIPE_MARKERS, one_line
+
+    monkeypatch.setenv("GRIND_STATE_DIR", str(tmp_path / "user-state"))
+    monkeypatch.chdir(tmp_path)
+    assert runner.invoke(app, ["init", "ws"]).exit_code == 0
+    monkeypatch.chdir(tmp_path / "ws")
+    started = runner.invoke(app, ["run", "adam", "--interview", "--manual"], input="q\n")
+    assert started.exit_code == 0, started.output
+    assert runner.invoke(app, ["hint", "adam"]).exit_code == ExitStatus.USAGE  # the interview is running
+
+    shown = runner.invoke(app, ["show", "adam"])
+    assert shown.exit_code == 0, shown.output
+    text = one_line(shown.output).lower()
+    assert "worked_example_adamw" in text and "2.974013" in text  # the contract's example is there
+    assert [m for m in RECIPE_MARKERS["adam"] if m.lower() in text] == []
+    assert [h for h in Catalog().get("adam").hints if one_line(h).lower()[:60] in text] == []
+
+
 def test_a_plain_practice_session_resumes_a_running_interview(tmp_path: Path) -> None:
     """Quitting an interview and starting a plain `grind practice` must not unlock its hints or
     wipe the file: the running interview is resumed with its clock."""
