@@ -56,7 +56,7 @@ def show(console: Console, view: Any) -> None:
 
 def render_verdict(console: Console, verdict: Verdict, exercise: Exercise, hints: HintInfo | None = None,
                    lead: list[str] | None = None) -> None:
-    show(console, verdict_view(verdict, exercise, hints, lead, console.encoding))
+    show(console, verdict_view(verdict, exercise, hints, lead, console.encoding, console.width))
 
 
 def render_list(console: Console, rows: list[tuple[Exercise, str]], numbered: bool = False) -> None:

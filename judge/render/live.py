@@ -82,7 +82,8 @@ class WatchView:
     def verdict(self, sitting: Sitting, verdict: Verdict, recorded: Recorded, hints_shown: int | None,
                 standing: tuple[int, int] | None = None) -> None:
         hints = None if hints_shown is None else HintInfo(hints_shown, len(sitting.exercise.hints), key=True)
-        self._show(verdict_view(verdict, sitting.exercise, hints, encoding=self.console.encoding))
+        self._show(verdict_view(verdict, sitting.exercise, hints, encoding=self.console.encoding,
+                                width=self.console.width))
         for line in watch_after_verdict(sitting, verdict, recorded, standing):
             self._say(line)
 

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
         Tone,
         ValidationView,
     )
-    from judge.views.verdict import SeriesView, VerdictView
+    from judge.views.verdict import EntriesView, SeriesView, VerdictView
 
 STATUS_STYLE = {
     Status.PASSED: "bold green",
@@ -77,21 +77,28 @@ def _verdict(view: VerdictView, console: Console) -> Any:
     if view.checks:
         table = Table.grid(padding=(0, 1))
         table.add_column(no_wrap=True)
-        table.add_column(no_wrap=True, overflow="ellipsis", max_width=34)
+        # Names fold rather than being cut: a long check name must stay readable at any width.
+        table.add_column(overflow="fold", max_width=max(20, console.width // 3))
         table.add_column(style="dim", no_wrap=True)
-        table.add_column(overflow="fold")
+        table.add_column(overflow="fold", ratio=1)
         for row in view.checks:
             mark, style = MARK[row.status]
             table.add_row(Text(mark, style=style), Text(row.name), Text(row.kind), Text(row.message))
         parts.append(table)
     if view.failure is not None and view.details:
-        parts.append(Text(f"\nFirst failure: {view.failure}", style="bold"))
+        parts.append(Text.assemble(("First failure: ", "bold"), (view.failure, "bold"),
+                                   (f" {view.failure_note}" if view.failure_note else "", "dim")))
         grid = Table.grid(padding=(0, 1))
         grid.add_column(style="bold", no_wrap=True)
         grid.add_column(overflow="fold")
         for label, value in view.details:
-            grid.add_row(Text(f"  {label}:"), Text(value))
+            if label:
+                grid.add_row(Text(f"  {label}:"), Text(value))
+            else:
+                grid.add_row(Text(" "), Text(value))
         parts.append(grid)
+    if view.entries is not None:
+        parts.append(entries(view.entries))
     if view.series is not None:
         parts.append(series(console, view.series))
     for block in view.diagnoses:
@@ -104,6 +111,17 @@ def _verdict(view: VerdictView, console: Console) -> Any:
     return Panel(Group(*parts), title=Text(view.title, style="bold"),
                  subtitle=Text(f" {view.status_word} ", style=STATUS_STYLE[view.status]), subtitle_align="right",
                  expand=True)
+
+
+def entries(view: EntriesView) -> Any:
+    """A large observation's summary: its shape, then the first differing entry and its neighbours."""
+    table = Table(box=None, padding=(0, 2))
+    for column in ("index", "expected", "yours"):
+        table.add_column(column, justify="right")
+    table.add_column("", width=1, no_wrap=True)
+    for index, expected, got, first in view.rows:
+        table.add_row(index, expected, got, "◀" if first else "")
+    return Group(Text(f"  {view.heading}:", style="bold"), table)
 
 
 def series(console: Console, view: SeriesView) -> Any:
