@@ -287,3 +287,24 @@ def test_piped_list_and_progress_keep_their_columns_for_long_names() -> None:
         # the second column (the status) starts at the same place in both rows
         starts = {len(line) - len(line[len(line.split()[0]):].lstrip()) for line in rows}
         assert len(starts) == 1, out.getvalue()
+
+
+def test_watch_redraws_each_verdict_on_a_terminal_and_appends_in_plain(clipping: Any) -> None:
+    """As rustlings does: on a terminal every re-grade clears the screen and redraws the heading
+    and the new verdict (the old one does not scroll up above it); plain output only appends."""
+    sitting = Sitting(clipping, Path("clipping.py"), "watch", NOW)
+    failed = failed_verdict()
+    attempt = Attempt("clipping", NOW - 2, NOW, "failed", 1, 1, None, 0, "watch", "x", NOW)
+    recorded = Recorded(attempt, None)
+    for terminal in (True, False):
+        out = io.StringIO()
+        with WatchView(Console(file=out, width=100, force_terminal=terminal, color_system=None)) as view:
+            view.present(sitting, False, None)
+            view.verdict(sitting, failed, recorded, 0)
+            view.verdict(sitting, failed, recorded, 0)
+        text = out.getvalue()
+        clears = text.count("\x1b[2J")
+        assert clears == (2 if terminal else 0), text[:300]
+        if terminal:  # after the last clear: the heading, then one verdict
+            last = text[text.rindex("\x1b[2J"):]
+            assert "clipping" in last and _flat(last).count("First failure") == 1
