@@ -346,7 +346,8 @@ def test_series_display_whole_step_ticks_steps_as_steps_no_legend_and_aligned_ma
     plot = re.sub(r"\x1b\[[0-9;]*m", "", out.getvalue()).splitlines()
     ticks = plot[plot.index(next(line for line in plot if line.strip() == "step")) - 1]
     assert ticks.split() == [str(n) for n in range(0, 16, 3)], ticks
-    assert "reference (green)" in plot[0] and not any("yours" in line for line in plot[1:])
+    assert "reference (green line), yours (red x)" in plot[0] and not any("yours" in line for line in plot[1:])
+    assert any("x" in line for line in plot[1:-2])  # yours is drawn in crosses: told apart without colour
     drop = [line for line in plot if "▌" in line or "▐" in line]  # vertical drops at steps 4 and 8
     assert len(drop) >= 4
 

@@ -67,9 +67,9 @@ def render_list(console: Console, rows: list[tuple[Exercise, str]], numbered: bo
 
 def render_text(console: Console, title: str, body: str, syntax: bool = False) -> None:
     """A hint or a solution: in a panel on a terminal, as is elsewhere."""
-    from judge.views.screens import TextView
+    from judge.views.screens import text_view
 
-    show(console, TextView(title, body, syntax))
+    show(console, text_view(title, body, syntax))
 
 
 def render_statement(console: Console, title: str, body: str) -> None:
