@@ -13,18 +13,20 @@ Layout of the output layer:
 terminal cannot disagree on content, only on looks. The ``render_*`` functions are the call
 sites' shorthand: build the model, show it. Every function takes its ``Console`` as an argument
 (tests pass ``Console(file=StringIO(), width=80)``); nothing here builds a global console.
+Importing this package, or ``judge.render.plain``, loads no rich: a plain verdict can be drawn
+by a grind run that never imports it (``styled`` loads when a terminal is drawn on).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-
-from judge.render import plain, styled
+from judge.render import plain
 from judge.views.verdict import HintInfo, verdict_view
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from judge.models import Exercise, Verdict
     from judge.practice import Sitting
     from judge.progress import Overview
@@ -47,6 +49,8 @@ def __getattr__(name: str) -> Any:
 def show(console: Console, view: Any) -> None:
     """Print ``view``: rich's rendering on a terminal, plain lines elsewhere."""
     if console.is_terminal:
+        from judge.render import styled  # rich: loaded only when a terminal is drawn on
+
         console.print(styled.renderable(view, console))
         return
     text = plain.text(view, console.width)
