@@ -93,7 +93,7 @@ def test_the_smallest_failure_wins_over_an_earlier_larger_one() -> None:
     verdict = Verdict("clipping", Status.FAILED, [big, small, crashed], "0 of 3 checks passed.")
     assert verdict.smallest_failure is small
     view = verdict_view(verdict, Catalog().get("clipping"))
-    assert view.failure == "random[size=1]" and "smallest failing input" in view.failure_note
+    assert view.failure == "random[size=1]" and "the smallest input of 3 failing checks" in view.failure_note
 
 
 def test_large_values_are_summarised_with_shape_and_the_first_differing_entries() -> None:

@@ -88,15 +88,10 @@ def _verdict(view: VerdictView, console: Console) -> Any:
     if view.failure is not None and view.details:
         parts.append(Text.assemble(("First failure: ", "bold"), (view.failure, "bold"),
                                    (f" {view.failure_note}" if view.failure_note else "", "dim")))
-        grid = Table.grid(padding=(0, 1))
-        grid.add_column(style="bold", no_wrap=True)
-        grid.add_column(overflow="fold")
+        # One small grid per line, so each value wraps under itself and no label's width is
+        # forced on the others (a shared label column left the values 57 of 80 columns).
         for label, value in view.details:
-            if label:
-                grid.add_row(Text(f"  {label}:"), Text(value))
-            else:
-                grid.add_row(Text(" "), Text(value))
-        parts.append(grid)
+            parts.append(_hanging([(f"  {label}: " if label else "  ", value)], lead_style="bold"))
     if view.entries is not None:
         parts.append(entries(view.entries))
     if view.series is not None:
@@ -107,7 +102,7 @@ def _verdict(view: VerdictView, console: Console) -> Any:
     parts += [Text(line, style="dim") for line in view.output]
     parts += [Text(notice, style="yellow") for notice in view.notices]
     if view.footer:
-        parts.append(Text("\n" + view.footer, style="cyan"))
+        parts.append(Text(view.footer, style="cyan"))
     return _titled(Group(*parts), Text(view.title, style="bold"), console,
                    subtitle=Text(f" {view.status_word} ", style=STATUS_STYLE[view.status]), subtitle_align="right",
                    expand=True)
@@ -267,14 +262,14 @@ def _indented(line: str) -> Any:
     return Padding(Text(text), (0, 0, 0, len(line) - len(text))) if text != line else Text(line)
 
 
-def _hanging(rows: list[tuple[str, str]]) -> Any:
+def _hanging(rows: list[tuple[str, str]], lead_style: str = "") -> Any:
     """Lines that keep their indent when they wrap: each wrapped line starts under the text, not
     at the left edge (grind doctor's guarantees at 80 columns)."""
     grid = Table.grid()
     grid.add_column(no_wrap=True)
     grid.add_column(overflow="fold")
     for lead, text in rows:
-        grid.add_row(Text(lead), Text(text))
+        grid.add_row(Text(lead, style=lead_style), Text(text))
     return grid
 
 

@@ -106,6 +106,7 @@ def number(value: float, rtol: float | None = None) -> str:
 
 SMALL = 8  # a value with at most this many numbers is shown whole; a larger one is summarised
 HEAD = 2  # the first numbers a summary shows
+LONG = 160  # an input longer than this is summarised by shapes alone
 _SPELLED = ("nan", "inf", "-inf")
 
 
@@ -129,7 +130,7 @@ def flat(value: Any) -> list[Any]:
     return [x for v in value for x in flat(v)] if isinstance(value, list) else [value]
 
 
-def brief(value: Any, rtol: float | None = None, top: bool = True) -> tuple[str, bool]:
+def brief(value: Any, rtol: float | None = None, top: bool = True, head: int = HEAD) -> tuple[str, bool]:
     """``value`` on one line with every number written by ``number``, and whatever holds more
     than ``SMALL`` numbers summarised by its shape and first numbers; True when something was
     summarised (the whole is then in ``--repro`` and ``--json``)."""
@@ -138,19 +139,19 @@ def brief(value: Any, rtol: float | None = None, top: bool = True) -> tuple[str,
     if _is_number(value) or isinstance(value, bool) or value is None:
         return (number(value, rtol) if _is_number(value) else json.dumps(value)), False
     if isinstance(value, dict):
-        parts = [(json.dumps(str(k)), brief(v, rtol, False)) for k, v in value.items()]
+        parts = [(json.dumps(str(k)), brief(v, rtol, False, head)) for k, v in value.items()]
         return "{" + ", ".join(f"{k}: {text}" for k, (text, _) in parts) + "}", any(cut for _, (_, cut) in parts)
     if isinstance(value, (list, tuple)):
         value = list(value)
         shape = shape_of(value)
         numbers = flat(value) if shape is not None else []
         if shape is not None and len(numbers) > SMALL:
-            head = ", ".join(number(v, rtol) for v in numbers[:HEAD])
-            return f"<shape {shape}: {head}, …>", True
+            first = ", ".join(number(v, rtol) for v in numbers[:head])
+            return (f"<shape {shape}: {first}, …>" if head else f"<shape {shape}>"), True
         if shape is None and len(value) > SMALL:
-            shown = [brief(v, rtol, False) for v in value[:HEAD]]
+            shown = [brief(v, rtol, False, head) for v in value[:HEAD]]
             return "[" + ", ".join(text for text, _ in shown) + f", … {len(value) - HEAD} more]", True
-        items = [brief(v, rtol, False) for v in value]
+        items = [brief(v, rtol, False, head) for v in value]
         return "[" + ", ".join(text for text, _ in items) + "]", any(cut for _, cut in items)
     return str(value), False
 
@@ -196,7 +197,7 @@ def verdict_view(verdict: Verdict, exercise: Exercise, hints: HintInfo | None = 
     if failure is not None:
         note = f"({failure.kind})" if failure.kind else ""
         if failing > 1 and failure.input is not None:
-            note += f", the smallest failing input of {failing} failing checks"
+            note += f", the smallest input of {failing} failing checks"
     entries = None if failure is None or series is not None else entries_view(failure, rtol, tol,
                                                                                exercise.step_base)
     return VerdictView(
@@ -238,6 +239,8 @@ def _detail_lines(verdict: Verdict, failure: Any, rtol: float, summarised: bool,
     cut = False
     if failure.input is not None:
         text, cut = brief(failure.input, rtol)
+        if len(text) > LONG:  # more than two lines at 80 columns: the shapes alone
+            text, cut = brief(failure.input, rtol, head=0)
         lines.append(("Input", text))
     which = f" {failure.observation}" if failure.observation else ""
     if not summarised:
@@ -387,7 +390,7 @@ def _check_rows(verdict: Verdict, width: int = 80) -> list[CheckRow]:
             check = members[0]
             rows.append(CheckRow(status, check.name, check.kind, short))
             continue
-        names = _names([c.case or c.name for c in members], 2 * width - 20 - len(short))
+        names = _names([c.case or c.name for c in members], width + 16 - len(short))
         rows.append(CheckRow(status, _count(len(members)), "", f"{short} ({names})" if short else names))
     return rows
 
