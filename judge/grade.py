@@ -548,19 +548,19 @@ def _diagnose(ref: Reference, run: SubjectRun, failing: list[str], tol: Callable
 
 
 def _distinct_texts(would: float, gave: float, expected: float | None) -> tuple[str, str, str | None]:
-    """Three values written alike, with as many digits as it takes for the ones that differ to
-    read differently ("would give -0.100000 where you gave -0.0999999; expected -0.100000" hides
+    """Three values written alike (judge.numbers), with as many digits as it takes for the ones
+    that differ to read differently ("would give -0.1 where you gave -0.1; expected -0.1" hides
     that the pitfall's value is not the expected one)."""
-    from judge.compare import pair_text
+    from judge.numbers import number_text, pair_text
 
     values = [would, gave] + ([expected] if expected is not None else [])
     texts = list(pair_text(would, gave))
     if expected is not None:
         texts.append(pair_text(expected, gave)[0])
-        for digits in (9, 12, 17):
+        for digits in range(2, 18):
             if len(set(texts)) >= len(set(values)):
                 break
-            texts = [f"{v:.{digits}g}" for v in values]
+            texts = [number_text(v, 10.0 ** -digits) for v in values]
     return texts[0], texts[1], texts[2] if expected is not None else None
 
 

@@ -166,6 +166,17 @@ class Verdict:
     def first_failure(self) -> CheckResult | None:
         return next((c for c in self.checks if c.status is not CheckStatus.PASSED), None)
 
+    @property
+    def smallest_failure(self) -> CheckResult | None:
+        """The failing check with the smallest input (numbers across its inputs; the earlier check
+        on a tie): the one a verdict shows first and --repro writes out, because a learner reads
+        and re-runs three numbers faster than three hundred. A check that did not run on an
+        input (a load error, a stop) comes after every check that did."""
+        failing = [c for c in self.checks if c.status is not CheckStatus.PASSED]
+        if not failing:
+            return None
+        return min(failing, key=lambda c: (c.input is None, input_size(c.input)))
+
     def to_json(self) -> dict[str, Any]:
         """JSON-ready, with learner text (messages, output, file names) escaped: see CheckResult."""
         data = {
@@ -186,6 +197,27 @@ class Verdict:
             "isolation": self.isolation,
         }
         return {key: value if key == "checks" else json_ready(safe_data(value)) for key, value in data.items()}
+
+
+def input_size(value: Any) -> int:
+    """How many numbers ``value`` (a check's JSON input) holds; an array too large to send
+    whole arrives as "<float32 array of shape [64, 128]>" and counts as its shape's product."""
+    if isinstance(value, bool) or value is None:
+        return 0
+    if isinstance(value, (int, float)):
+        return 1
+    if isinstance(value, str):
+        if value.startswith("<") and "shape [" in value:
+            size = 1
+            for part in value.split("shape [", 1)[1].split("]", 1)[0].split(","):
+                size *= int(part) if part.strip().isdigit() else 1
+            return size
+        return 0
+    if isinstance(value, dict):
+        return sum(input_size(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return sum(input_size(v) for v in value)
+    return 0
 
 
 # ---------------------------------------------------------------------------------------------

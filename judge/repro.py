@@ -241,10 +241,12 @@ def _expected_entry(key: str, array: np.ndarray) -> str:
 
 
 def failing_instance(verdict: Verdict) -> tuple[str, str]:
-    """(check name, instance name) of the first failing check, or ReproUnavailable saying why."""
+    """(check name, instance name) of the failing check the verdict shows (the smallest failing
+    input, then the others in order), or ReproUnavailable saying why."""
     if verdict.passed:
         raise ReproUnavailable("every check passed: there is no failure to reproduce")
-    for check in verdict.checks:
+    shown = verdict.smallest_failure
+    for check in ([shown] if shown is not None else []) + verdict.checks:
         if check.status in (CheckStatus.FAILED, CheckStatus.ERROR) and check.instance:
             return check.name, check.instance
     why = verdict.message.splitlines()[0] if verdict.message else verdict.status.value

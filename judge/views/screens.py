@@ -8,6 +8,8 @@ carries emphasis, it says what kind (``Tone``), never how it looks: that is the 
 
 from __future__ import annotations
 
+import re
+
 from datetime import date, datetime
 from enum import Enum
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -107,15 +109,36 @@ def progress_view(overview: Overview) -> ProgressView:
 
 
 class TextView(NamedTuple):
-    """A hint or a solution: a title over text shown as it is (``syntax``: Python source)."""
+    """A hint or a solution: a title over text shown as it is (``syntax``: Python source).
+    ``emphasis`` holds the words the text's Markdown emphasised (``*before*``), already without
+    their asterisks: a terminal shows them in italics, plain text as they are."""
 
     title: str
     body: str
     syntax: bool = False
+    emphasis: tuple[str, ...] = ()
+
+
+# *word* or *a few words*: asterisks that hug text, not the spaced ones of "beta1 * m" or "**"
+_EMPHASIS = re.compile(r"(?<![\w*])\*([^\s*](?:[^*]*?[^\s*])?)\*(?![\w*])")
+
+
+def text_view(title: str, body: str, syntax: bool = False) -> TextView:
+    """A hint (or any prose) with its Markdown emphasis taken out of the words and kept aside:
+    a learner read literal "*squared*" before. Source code (``syntax``) is left as it is."""
+    if syntax:
+        return TextView(title, body, True)
+    words: list[str] = []
+
+    def strip(match: re.Match[str]) -> str:
+        words.append(match.group(1))
+        return match.group(1)
+
+    return TextView(title, _EMPHASIS.sub(strip, body), False, tuple(dict.fromkeys(words)))
 
 
 def hint_view(number: int, total: int, text: str, last: bool = False) -> TextView:
-    return TextView(f"Hint {number} of {total}{' (the last one)' if last else ''}", text)
+    return text_view(f"Hint {number} of {total}{' (the last one)' if last else ''}", text)
 
 
 class StatementView(NamedTuple):
