@@ -86,7 +86,9 @@ def record_outcome(progress: Progress, sitting: Sitting, verdict: Verdict, sourc
     if recorded.interview_passed:
         outcome.notices.append(f"Interview passed in {clock_text(sitting.time_to_pass)}.")
     if recorded.review is not None:
-        outcome.notices.append(f"Comes back for review {until_text(recorded.review.due, ended_at if now is None else now)} "
+        why = f"{recorded.review.reason[0].upper()}{recorded.review.reason[1:]}. " if recorded.review.reason else ""
+        outcome.notices.append(f"{why}Comes back for review "
+                               f"{until_text(recorded.review.due, ended_at if now is None else now)} "
                                "('grind practice' asks for it then).")
     return outcome
 

@@ -517,6 +517,10 @@ class Progress:
         return bool(self._rows("SELECT 1 FROM attempts WHERE exercise = ? AND verdict = 'passed' AND "
                                "submission_hash = ? LIMIT 1", (slug, submission_hash)))
 
+    def last_pass(self, slug: str) -> float | None:
+        """When ``slug`` was last passed (None: never)."""
+        return self._last_pass(slug)
+
     def _last_pass(self, slug: str) -> float | None:
         rows = self._rows("SELECT MAX(ended_at) FROM attempts WHERE exercise = ? AND verdict = 'passed'", (slug,))
         return rows[0][0] if rows else None

@@ -192,7 +192,8 @@ def watch_after_verdict(sitting: Sitting, verdict: Verdict, recorded: Recorded,
         lines.append(Line(f"Interview passed in {clock_text(sitting.time_to_pass)}.", Tone.GOOD))
     if recorded.review is not None:
         when = until_text(recorded.review.due, recorded.attempt.ended_at)
-        lines.append(Line(f"{sitting.slug} comes back for review {when}.", Tone.INFO))
+        why = f" ({recorded.review.reason})" if recorded.review.reason else ""
+        lines.append(Line(f"{sitting.slug} comes back for review {when}{why}.", Tone.INFO))
     if verdict.passed:
         lines.append(Line("n: next exercise · q: quit (nothing moves on until you say so)", Tone.DIM))
     return lines
