@@ -28,7 +28,8 @@ from judge.errors import EnvironmentProblem, JudgeError, UsageError
 from judge.models import Exercise, Status, Verdict
 from judge.progress import Progress
 from judge.status import ExitStatus
-from judge.workspace import find_workspace, init_workspace, learner_file, progress_path, reset_exercise
+from judge.workspace import current_exercise, find_workspace, init_workspace, learner_file, progress_path, \
+    reset_exercise
 
 VERDICT_EXIT = {
     Status.PASSED: ExitStatus.PASSED,
@@ -223,7 +224,9 @@ def show(name: str = NAME) -> None:
 
 @app.command()
 def run(
-    name: str = NAME,
+    name: Optional[str] = typer.Argument(None, help="Exercise name, e.g. clipping (default: the exercise folder "
+                                         "you are in, else the one you ran last).", autocompletion=complete_names,
+                                         show_default=False),
     file: Optional[Path] = typer.Option(None, "--file", "-f", help="Grade this file instead of the workspace's."),
     as_json: bool = typer.Option(False, "--json", help="Print the verdict as JSON."),
     interview: bool = typer.Option(False, "--interview", help="From memory: a blanked file, a countdown, no hints "
@@ -241,8 +244,8 @@ def run(
     from judge.outcome import grade_and_record, pick_file
     from judge.practice import Sitting
 
-    exercise = _exercise(name)
     root, state = _state()
+    exercise = _exercise(name or current_exercise(root, state.last_exercise(), Catalog().slugs()))
     if minutes is not None and not interview:
         raise UsageError("--minutes sets an interview's length: add --interview, or leave --minutes out")
     if interview:
@@ -262,7 +265,8 @@ def run(
         verdict.notices += notices
     verdict.notices += outcome.notices
     if repro:  # beside the learner's file; the untouched stub's folder is grind's, so then here
-        verdict.notices.append(_write_repro(exercise, verdict, path, path.parent if recording else Path.cwd()))
+        folder = path.parent if recording or file is not None else Path.cwd()
+        verdict.notices.append(_write_repro(exercise, verdict, path, folder))
     _print_verdict(verdict, exercise, state, as_json, lead=notices)
     raise typer.Exit(int(VERDICT_EXIT[verdict.status]))
 
@@ -563,7 +567,8 @@ def init(
                    "extra: pip install '.[notebook]' in grind's folder).")
         return
     first = (report.created or report.kept or ["clipping"])[0]
-    typer.echo(f"Next: cd {directory}, read {first}/README.md, edit {first}/{first}.py, "
+    first_file = learner_file(report.root, Catalog().get(first)).relative_to(report.root)
+    typer.echo(f"Next: cd {directory}, read {first}/README.md, edit {first_file}, "
                f"then run 'grind run {first}'.")
 
 

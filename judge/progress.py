@@ -512,6 +512,11 @@ class Progress:
                           "WHERE exercise = ? ORDER BY ended_at DESC, id DESC LIMIT 1", (slug,))
         return Attempt(*rows[0]) if rows else None
 
+    def last_exercise(self) -> str | None:
+        """The exercise of the latest graded attempt (what a bare ``grind run`` runs)."""
+        rows = self._rows("SELECT exercise FROM attempts ORDER BY ended_at DESC, id DESC LIMIT 1")
+        return rows[0][0] if rows else None
+
     def passed_with(self, slug: str, submission_hash: str) -> bool:
         """Whether exactly this source has passed ``slug`` before."""
         return bool(self._rows("SELECT 1 FROM attempts WHERE exercise = ? AND verdict = 'passed' AND "
