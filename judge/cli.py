@@ -257,6 +257,7 @@ def run(
     if repro:  # the script holds the exercise's case code, hidden cases included
         _refuse_during_interview(state, exercise, "repro script")
     path, recording, notices = pick_file(exercise, root, file)
+    _say_reference_note(exercise)
     sitting = Sitting(exercise, path, "run", None, interview=state.interview(exercise.slug) if recording else None)
     outcome = grade_and_record(state, sitting, record=recording, lead=notices, speed=True,
                                worker=_daemon_worker(exercise, no_daemon))
@@ -269,6 +270,15 @@ def run(
         verdict.notices.append(_write_repro(exercise, verdict, path, folder))
     _print_verdict(verdict, exercise, state, as_json, lead=notices)
     raise typer.Exit(int(VERDICT_EXIT[verdict.status]))
+
+
+def _say_reference_note(exercise: Exercise) -> None:
+    """Before a grade that computes the reference first: one line on stderr, said before the wait."""
+    from judge.cache import reference_note
+
+    note = reference_note(exercise)
+    if note is not None:
+        typer.echo(f"grind: {note}", err=True)
 
 
 def _daemon_worker(exercise: Exercise, opt_out: bool) -> Any:
@@ -455,8 +465,11 @@ def watch(
         (e.slug for e in exercises if not state.passed(e.slug)), exercises[0].slug if exercises else None)
     if first is None:
         raise UsageError("No exercises to practise.")
+    from judge.watch import watch_summary
+
     with _loop(root, state, manual) as loop:
-        watch_session(loop, state, root, exercises, first)
+        sittings = watch_session(loop, state, root, exercises, first)
+    typer.echo(watch_summary(sittings))
 
 
 @app.command()
