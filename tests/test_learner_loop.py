@@ -150,3 +150,79 @@ def test_the_readme_table_lists_the_exercises_in_the_order_list_and_init_use() -
     assert in_readme == Catalog().slugs()
     listed = [row["slug"] for row in json.loads(runner.invoke(app, ["list", "--json"]).stdout)]
     assert listed == in_readme
+
+
+# -- issue 36, point 8 -------------------------------------------------------------------------
+
+def test_run_all_grades_in_order_and_stops_at_the_first_failing_exercise(ws: Path, fake: FakeGrade) -> None:
+    """Like `rustlings verify`: every exercise in curriculum order, a progress line each (plain
+    mode), the first failing one's verdict and name, exit 0 only when all pass. Untouched stubs are
+    graded but not counted as tries."""
+    slugs = Catalog().slugs()
+    for slug in slugs[:2]:
+        learner_file(ws, Catalog().get(slug)).write_text(PASSING, encoding="utf-8")
+    result = runner.invoke(app, ["run", "--all"])
+    assert result.exit_code == ExitStatus.FAILED
+    assert fake.graded == slugs[:3]  # stopped at the third
+    assert f"graded 1/{len(slugs)} {slugs[0]}: passed" in result.output
+    assert result.output.rstrip().splitlines()[-1].startswith(f"2 of {len(slugs)} pass in order; the first that "
+                                                              f"does not is {slugs[2]} (failed)")
+    with _db(ws) as progress:
+        assert progress.passed(slugs[0]) and progress.attempts(slugs[2]) == []  # the untouched stub: no try
+    for exercise in Catalog().all():
+        learner_file(ws, exercise).write_text(PASSING, encoding="utf-8")
+    result = runner.invoke(app, ["run", "--all"])
+    assert result.exit_code == 0 and result.output.rstrip().endswith(f"All {len(slugs)} exercises pass.")
+    assert runner.invoke(app, ["run", "clipping", "--all"]).exit_code == ExitStatus.USAGE
+
+
+def test_solution_diff_only_after_a_pass(ws: Path, fake: FakeGrade) -> None:
+    """The diff reveals the reference, so it is refused before a pass, even with --force."""
+    mine = learner_file(ws, Catalog().get("clipping"))
+    refused = runner.invoke(app, ["solution", "clipping", "--diff", "--force"])
+    assert refused.exit_code == ExitStatus.USAGE and "only after a pass" in refused.output
+    mine.write_text(PASSING, encoding="utf-8")
+    assert runner.invoke(app, ["run", "clipping"]).exit_code == 0
+    shown = runner.invoke(app, ["solution", "clipping", "--diff"])
+    assert shown.exit_code == 0
+    assert shown.output.startswith(f"--- yours: {mine}\n+++ reference: clipping\n")
+    assert "-# the answer" in shown.output and "+def clip_grad_norm_" in shown.output
+
+
+def test_plain_mode_ends_with_a_file_line_for_editors_when_a_line_is_known(ws: Path) -> None:
+    """A syntax error gives `FILE:LINE: error: MESSAGE`, the form problem matchers read (graded by
+    the real judge: the line comes from Python's own parser, not from a fake)."""
+    mine = learner_file(ws, Catalog().get("clipping"))
+    mine.write_text("import torch\n\n\ndef clip_grad_norm_(parameters, max_norm:\n    pass\n", encoding="utf-8")
+    result = runner.invoke(app, ["run", "clipping"])
+    assert result.exit_code == ExitStatus.LEARNER_ERROR
+    last = result.output.rstrip().splitlines()[-1]
+    assert re.fullmatch(rf"{re.escape(str(mine))}:4: error: .+", last), last
+    assert "file:line" not in runner.invoke(app, ["run", "clipping", "--json"]).stdout
+
+
+def test_editor_line_none_for_a_pass_or_a_wrong_value() -> None:
+    from judge.verify import editor_line
+
+    assert editor_line(verdict(Status.PASSED, 12), "f.py") is None
+    assert editor_line(verdict(Status.FAILED, 4), "f.py") is None  # a wrong value: no line at fault
+    crashed = verdict(Status.FAILED, 4)
+    crashed.learner_line, crashed.checks[4].message = 7, "ZeroDivisionError: division by zero\n  more"
+    assert editor_line(crashed, "f.py") == "f.py:7: error: c4: ZeroDivisionError: division by zero more"
+
+
+def test_progress_exports_as_csv_and_markdown(ws: Path, fake: FakeGrade) -> None:
+    """csv reads back with the csv module (one row per exercise); md is a Markdown table."""
+    learner_file(ws, Catalog().get("clipping")).write_text(PASSING, encoding="utf-8")
+    runner.invoke(app, ["run", "clipping"])
+    out = runner.invoke(app, ["progress", "--export", "csv"])
+    assert out.exit_code == 0
+    rows = list(csv.DictReader(io.StringIO(out.stdout)))
+    assert [r["exercise"] for r in rows] == Catalog().slugs()
+    clipping = rows[0]
+    assert clipping["status"] == "passed" and clipping["attempts"] == "1" and clipping["next_review"]
+    md = runner.invoke(app, ["progress", "--export", "md"]).stdout.splitlines()
+    assert md[0].startswith("| exercise | status | attempts |") and md[1].startswith("|---|")
+    assert md[2].startswith("| clipping | passed | 1 |")
+    bad = runner.invoke(app, ["progress", "--export", "xml"])
+    assert bad.exit_code == ExitStatus.USAGE and "choose csv or md" in bad.output
