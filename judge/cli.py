@@ -325,7 +325,10 @@ def _run_all(no_daemon: bool) -> None:
 
 
 def _say_reference_note(exercise: Exercise) -> None:
-    """Before a grade that computes the reference first: one line on stderr, said before the wait."""
+    """Before a grade that computes the reference first: one line on stderr, said before the wait,
+    to a person at a terminal (a script or an editor's task gets the verdict alone, as before)."""
+    if not sys.stderr.isatty():
+        return
     from judge.cache import reference_note
 
     note = reference_note(exercise)

@@ -107,8 +107,11 @@ def editor_line(verdict: Verdict, path: Path | str) -> str | None:
     check = verdict.first_failure
     message = (f"{check.name}: {check.message}" if check is not None and check.message else
                verdict.message or verdict.status.value)
-    message = " ".join(message.split())  # one line, whatever the message held
-    return f"{path}:{verdict.learner_line}: error: {message}"
+    from judge.text import terminal_safe
+
+    # one line, whatever the message held; a learner's escape codes and lone surrogates shown, not obeyed
+    message = " ".join(terminal_safe(message).split())
+    return terminal_safe(f"{path}:{verdict.learner_line}: error: {message}")
 
 
 EXPORT_COLUMNS = ("exercise", "status", "attempts", "best_time_s", "best_interview_s", "last_practised",
