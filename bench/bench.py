@@ -197,7 +197,9 @@ def watch_save_to_verdict(slug: str, saves: int, env: dict[str, str], work: Path
     folder = work / f"watch-{slug}"
     subprocess.run([*GRIND, "init", str(folder)], env=env, capture_output=True, check=True)
     exercise = Catalog().get(slug)
-    learner = folder / slug / f"{slug}.py"
+    from judge.workspace import learner_file
+
+    learner = learner_file(folder, exercise)  # lr-schedule/lr_schedule.py: importable names
     source = exercise.reference_path.read_text()
     learner.write_text(source)
     proc = subprocess.Popen([*GRIND, "watch", slug], cwd=folder, env=dict(env, COLUMNS="100"), text=True,

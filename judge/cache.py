@@ -192,6 +192,50 @@ def store(slug: str, key: str, result: protocol.Result, observations: dict[str, 
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+TIMINGS = "reference-seconds.json"  # how long each exercise's reference took to compute, here
+
+
+def reference_seconds(slug: str) -> float | None:
+    """How long the last computation of ``slug``'s reference took on this machine (None: never
+    measured): the first run of an exercise says "about N s" instead of a silent wait."""
+    try:
+        value = json.loads((cache_root() / TIMINGS).read_text(encoding="utf-8")).get(slug)
+    except (OSError, ValueError, AttributeError):
+        return None
+    return float(value) if isinstance(value, (int, float)) and value >= 0 else None
+
+
+def record_reference_seconds(slug: str, seconds: float) -> None:
+    """Remember ``seconds`` for ``slug`` (kept by ``clear``: the timing outlives the entries).
+    Best effort: a lost update between two writers only makes one estimate stale."""
+    path = cache_root() / TIMINGS
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        data = data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        data = {}
+    data[slug] = round(seconds, 1)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}")
+        tmp.write_text(json.dumps(data, indent=1, sort_keys=True), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        pass
+
+
+def reference_note(exercise: Exercise) -> str | None:
+    """What to say before a grade that must first compute the reference's observations (no
+    cache entry for these files, this torch and this grind), so the first run of an exercise
+    does not sit on "checking..." for seconds without a word; None when they are cached."""
+    if has(exercise.slug, exercise_key(exercise)):
+        return None
+    seconds = reference_seconds(exercise.slug)
+    how_long = (f"about {max(1, round(seconds))} s" if seconds is not None
+                else f"up to {round(exercise.time_limit)} s")
+    return (f"Computing {exercise.slug}'s reference once ({how_long}); later runs reuse it.")
+
+
 def clear() -> int:
     """Remove every cached entry; return how many there were."""
     root = cache_root()

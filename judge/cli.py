@@ -28,7 +28,8 @@ from judge.errors import EnvironmentProblem, JudgeError, UsageError
 from judge.models import Exercise, Status, Verdict
 from judge.progress import Progress
 from judge.status import ExitStatus
-from judge.workspace import find_workspace, init_workspace, learner_file, progress_path, reset_exercise
+from judge.workspace import current_exercise, find_workspace, init_workspace, learner_file, progress_path, \
+    reset_exercise
 
 VERDICT_EXIT = {
     Status.PASSED: ExitStatus.PASSED,
@@ -223,7 +224,9 @@ def show(name: str = NAME) -> None:
 
 @app.command()
 def run(
-    name: str = NAME,
+    name: Optional[str] = typer.Argument(None, help="Exercise name, e.g. clipping (default: the exercise folder "
+                                         "you are in, else the one you ran last).", autocompletion=complete_names,
+                                         show_default=False),
     file: Optional[Path] = typer.Option(None, "--file", "-f", help="Grade this file instead of the workspace's."),
     as_json: bool = typer.Option(False, "--json", help="Print the verdict as JSON."),
     interview: bool = typer.Option(False, "--interview", help="From memory: a blanked file, a countdown, no hints "
@@ -236,13 +239,22 @@ def run(
                                "to run and debug in your own tools."),
     no_daemon: bool = typer.Option(False, "--no-daemon", help="Grade in a fresh process, without the warm "
                                    "per-user daemon (as GRIND_NO_DAEMON=1 does)."),
+    every: bool = typer.Option(False, "--all", help="Grade every exercise of the workspace in order, with a "
+                               "progress bar, up to the first that does not pass (exit 0 only if all pass)."),
 ) -> None:
-    """Grade your submission for an exercise (or sit it as an interview)."""
+    """Grade your submission for an exercise (or sit it as an interview). Without a name: the
+    exercise folder you are in, else the exercise you ran last."""
     from judge.outcome import grade_and_record, pick_file
     from judge.practice import Sitting
 
-    exercise = _exercise(name)
+    if every:
+        if name is not None or file is not None or as_json or interview or repro or minutes is not None:
+            raise UsageError("--all grades every exercise's workspace file: leave out the name, --file, --json, "
+                             "--interview and --repro")
+        _run_all(no_daemon)
+        return
     root, state = _state()
+    exercise = _exercise(name or current_exercise(root, state.last_exercise(), Catalog().slugs()))
     if minutes is not None and not interview:
         raise UsageError("--minutes sets an interview's length: add --interview, or leave --minutes out")
     if interview:
@@ -254,6 +266,7 @@ def run(
     if repro:  # the script holds the exercise's case code, hidden cases included
         _refuse_during_interview(state, exercise, "repro script")
     path, recording, notices = pick_file(exercise, root, file)
+    _say_reference_note(exercise)
     sitting = Sitting(exercise, path, "run", None, interview=state.interview(exercise.slug) if recording else None)
     outcome = grade_and_record(state, sitting, record=recording, lead=notices, speed=True,
                                worker=_daemon_worker(exercise, no_daemon))
@@ -262,9 +275,65 @@ def run(
         verdict.notices += notices
     verdict.notices += outcome.notices
     if repro:  # beside the learner's file; the untouched stub's folder is grind's, so then here
-        verdict.notices.append(_write_repro(exercise, verdict, path, path.parent if recording else Path.cwd()))
+        folder = path.parent if recording or file is not None else Path.cwd()
+        verdict.notices.append(_write_repro(exercise, verdict, path, folder))
     _print_verdict(verdict, exercise, state, as_json, lead=notices)
+    _editor_line(verdict, path, as_json)
     raise typer.Exit(int(VERDICT_EXIT[verdict.status]))
+
+
+def _editor_line(verdict: Verdict, path: Path, as_json: bool) -> None:
+    """In plain mode (not a terminal: an editor's task runner, a pipe), one ``file:line: error:
+    message`` line a problem matcher reads, when a line of the learner's file is at fault."""
+    if as_json or console().is_terminal:
+        return
+    from judge.verify import editor_line
+
+    line = editor_line(verdict, path)
+    if line is not None:
+        typer.echo(line)
+
+
+def _run_all(no_daemon: bool) -> None:
+    """``grind run --all``: every exercise in order with a progress bar, stopping at the first that
+    does not pass (its verdict is shown); exit 0 only if all pass."""
+    from judge.outcome import grade_and_record
+    from judge.practice import Sitting
+    from judge.render import grading_progress
+    from judge.verify import all_summary, grade_all
+
+    root = _workspace_root()
+    _, state = _state()
+    exercises, problems = Catalog().load_all()
+    for problem in problems:
+        typer.echo(f"grind: skipped a broken exercise: {problem.message}", err=True)
+
+    def grade_one(exercise: Exercise, path: Path, record: bool) -> Any:
+        sitting = Sitting(exercise, path, "run", None, interview=state.interview(exercise.slug) if record else None)
+        return grade_and_record(state, sitting, record=record, worker=_daemon_worker(exercise, no_daemon))
+
+    with grading_progress(console(stderr=True), len(exercises)) as tick:
+        result = grade_all(state, root, exercises, grade_one=grade_one,
+                           on_graded=lambda slug, status: tick(slug, {"verdict": {"status": status}}, False))
+    failing = result.first_failure
+    if failing is not None:
+        exercise = next(e for e in exercises if e.slug == failing[0])
+        _print_verdict(failing[1], exercise, state, False)
+        _editor_line(failing[1], learner_file(root, exercise), False)
+    typer.echo(all_summary(result))
+    raise typer.Exit(int(ExitStatus.PASSED if failing is None else VERDICT_EXIT[failing[1].status]))
+
+
+def _say_reference_note(exercise: Exercise) -> None:
+    """Before a grade that computes the reference first: one line on stderr, said before the wait,
+    to a person at a terminal (a script or an editor's task gets the verdict alone, as before)."""
+    if not sys.stderr.isatty():
+        return
+    from judge.cache import reference_note
+
+    note = reference_note(exercise)
+    if note is not None:
+        typer.echo(f"grind: {note}", err=True)
 
 
 def _daemon_worker(exercise: Exercise, opt_out: bool) -> Any:
@@ -343,6 +412,8 @@ def hint(
 def solution(
     name: str = NAME,
     force: bool = typer.Option(False, "--force", help="Reveal even before you have passed, without asking."),
+    diff: bool = typer.Option(False, "--diff", help="After a pass: a diff of your workspace file against the "
+                              "reference."),
 ) -> None:
     """Show the reference solution (after a pass; before that only if you confirm)."""
     from judge.render import render_text
@@ -350,6 +421,12 @@ def solution(
     exercise = _exercise(name)
     _, state = _state()
     _refuse_during_interview(state, exercise, "solution")
+    if diff:
+        from judge.verify import solution_diff
+
+        typer.echo(solution_diff(exercise, learner_file(_workspace_root(), exercise), state.passed(exercise.slug)),
+                   nl=False)
+        return
     if not state.passed(exercise.slug) and not force:
         _confirm(f"You have not passed '{exercise.slug}' yet. Reveal the reference anyway?",
                  "Kept hidden. 'grind hint' gives a nudge instead.")
@@ -403,8 +480,12 @@ def progress(
     as_json: bool = typer.Option(False, "--json", help="Print the progress as JSON."),
     reset_all: bool = typer.Option(False, "--reset", help="Forget all progress (after asking)."),
     yes: bool = typer.Option(False, "--yes", "-y", help="With --reset: do not ask for confirmation."),
+    export: Optional[str] = typer.Option(None, "--export", help="Print the per-exercise table as csv or md "
+                                         "(Markdown), to save or paste.", show_default=False),
 ) -> None:
     """Your progress: status, best time, attempts, last practised and next review per exercise."""
+    if export is not None and export not in ("csv", "md"):
+        raise UsageError(f"--export {export!r}: choose csv or md")
     root, state = _state()
     if root is None:
         typer.echo(f"grind: {OUTSIDE_WORKSPACE}", err=True)
@@ -418,6 +499,11 @@ def progress(
     for problem in problems:
         typer.echo(f"grind: skipped a broken exercise: {problem.message}", err=True)
     overview = state.overview([e.slug for e in exercises])
+    if export is not None:
+        from judge.verify import export_progress
+
+        typer.echo(export_progress(overview, export), nl=False)
+        return
     from judge.quiz import card_progress, quiz_json
 
     card_rows = card_progress(state, _quiz_cards(exercises))
@@ -451,8 +537,11 @@ def watch(
         (e.slug for e in exercises if not state.passed(e.slug)), exercises[0].slug if exercises else None)
     if first is None:
         raise UsageError("No exercises to practise.")
+    from judge.watch import watch_summary
+
     with _loop(root, state, manual) as loop:
-        watch_session(loop, state, root, exercises, first)
+        sittings = watch_session(loop, state, root, exercises, first)
+    typer.echo(watch_summary(sittings))
 
 
 @app.command()
@@ -563,7 +652,8 @@ def init(
                    "extra: pip install '.[notebook]' in grind's folder).")
         return
     first = (report.created or report.kept or ["clipping"])[0]
-    typer.echo(f"Next: cd {directory}, read {first}/README.md, edit {first}/{first}.py, "
+    first_file = learner_file(report.root, Catalog().get(first)).relative_to(report.root)
+    typer.echo(f"Next: cd {directory}, read {first}/README.md, edit {first_file}, "
                f"then run 'grind run {first}'.")
 
 

@@ -283,10 +283,12 @@ def reference_for(exercise: Exercise, key: str | None = None, worker: WarmWorker
         if stamp is not None:
             _LOADED[where] = (stamp, reference)
         return reference
+    begun = time.monotonic()
     outcome = _run_trusted(exercise, worker=worker)
     assert outcome.result is not None
     reference = _reference_from(exercise, outcome.result, outcome.observations)
     cache.store(exercise.slug, key, outcome.result, outcome.observations)
+    cache.record_reference_seconds(exercise.slug, time.monotonic() - begun)
     stamp = cache.stamp(exercise.slug, key)
     if stamp is not None:
         _LOADED[where] = (stamp, reference)

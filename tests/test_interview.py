@@ -137,7 +137,9 @@ def test_a_pass_in_time_records_the_time_to_pass_and_ends_the_interview(tmp_path
         assert recorded.attempt.time_to_pass == 402 and sitting.time_to_pass == 402
         assert progress.interview("clipping").outcome == "passed"  # type: ignore[union-attr]
         assert progress.running_interview("clipping", T0 + 403) is None
-        assert recorded.review is not None and recorded.review.rating == "easy"  # 6.7 of 15 minutes
+        # fast (6.7 of 15 minutes), but after a failed attempt: Hard, and it says why (issue 36)
+        assert recorded.review is not None and recorded.review.rating == "hard"
+        assert recorded.review.reason == "rated Hard: 1 failed attempt"
         assert progress.overview(["clipping"], T0 + 500).exercises[0].best_interview_s == 402
 
 

@@ -173,7 +173,7 @@ def test_repro_of_a_random_case_rebuilds_its_seeded_input(tmp_path: Path) -> Non
     alone = Verdict(exercise="adam", status=verdict.status, checks=[check])
     script = tmp_path / "repro_adam.py"
     script.write_text(repro_script(exercise, alone, learner, script))
-    assert "PARAMS = {'size': 1, 'seed': 0}" in script.read_text()
+    assert '"params": {\'size\': 1, \'seed\': 0}' in script.read_text()
     ran = _run_script(script)
     assert ran.returncode == 1, ran.stderr
     where = re.search(r"first differs at (step \d+, param \d+\[\d+\])", check.message)
@@ -297,3 +297,16 @@ def test_repro_is_refused_during_an_interview(tmp_path: Path, monkeypatch: pytes
     result = runner.invoke(app, ["run", "clipping", "--repro"])
     assert result.exit_code == 2 and "no repro script until you pass" in result.output
     assert not (tmp_path / "ws" / "clipping" / "repro_clipping.py").exists()
+
+
+def test_the_lr_schedule_repro_holds_the_case_and_the_call_and_imports_the_rest(tmp_path: Path) -> None:
+    """Issue 36: the script was 871 lines (the case code, the kit and the comparison inlined). It
+    now holds the failing case, the reference's values and the call, imports the comparison from
+    grind and the case code from the course on disk, and still reproduces the failure when run
+    from a folder of its own."""
+    verdict, ran = _repro_of("lr-schedule", CORPUS / "lr-schedule" / "decays_to_zero_torch.py", tmp_path)
+    text = (tmp_path / "repro_lr-schedule.py").read_text()
+    assert len(text.splitlines()) < 80, len(text.splitlines())
+    assert "def lr_multiplier" not in text and "CASES" not in text and "from judge.repro_runtime import run" in text
+    assert ran.returncode == 1, ran.stdout + ran.stderr
+    assert "first differs" in ran.stdout

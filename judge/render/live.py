@@ -5,6 +5,7 @@ what is here is the live machinery, and the plain fallback for when there is no 
 from __future__ import annotations
 
 import threading
+import time
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
@@ -12,8 +13,8 @@ from rich.text import Text
 
 from judge.render.styled import line as styled_line
 from judge.text import clock_text, safe
-from judge.views.screens import KEYS_HELP, Line, Tone, grading_line, hint_view, list_view, watch_after_verdict, \
-    watch_intro, watch_pick_note
+from judge.views.screens import Line, Tone, grading_line, hint_view, list_view, watch_after_verdict, \
+    watch_intro, watch_keys, watch_pick_note
 from judge.views.verdict import HintInfo, verdict_view
 
 if TYPE_CHECKING:
@@ -64,7 +65,8 @@ class WatchView:
     def present(self, sitting: Sitting, manual: bool, position: tuple[int, int] | None) -> None:
         self._manual = manual
         # On a terminal the status line at the bottom lists the keys: once is enough.
-        heading, lines = watch_intro(sitting, manual, position, None if self.live is not None else self._keys())
+        heading, lines = watch_intro(sitting, manual, position,
+                                     None if self.live is not None else self._keys(sitting))
         self._intro = (heading, lines)
         self._heading(heading, lines)
         self._minute = None
@@ -77,8 +79,8 @@ class WatchView:
         for line in lines:
             self._say(line)
 
-    def _keys(self) -> str:
-        return KEYS_HELP + (" · Enter check" if self._manual else "")
+    def _keys(self, sitting: Sitting) -> str:
+        return watch_keys(self._manual, hints=not sitting.interview_running(time.time()))
 
     def checking(self, sitting: Sitting) -> None:
         if self.live is None:
@@ -94,8 +96,10 @@ class WatchView:
             self.console.clear()
             if self._intro is not None:
                 self._heading(*self._intro)
-        self._show(verdict_view(verdict, sitting.exercise, hints, encoding=self.console.encoding,
-                                width=self.console.width))
+        view = verdict_view(verdict, sitting.exercise, hints, encoding=self.console.encoding, width=self.console.width)
+        if verdict.passed:  # watch_after_verdict ends a pass with the loop's own footer: one, not two
+            view = view._replace(footer="")
+        self._show(view)
         for line in watch_after_verdict(sitting, verdict, recorded, standing):
             self._say(line)
 
@@ -129,7 +133,7 @@ class WatchView:
             parts.append(f"⏱ {clock_text(remaining)} left")
         if checking:
             parts.append("checking…")
-        parts.append(self._keys())
+        parts.append(self._keys(sitting))
         status = "  ·  ".join(parts)
         if status != self._status:
             self._status = status

@@ -25,6 +25,13 @@ if TYPE_CHECKING:
 KEYS_HELP = "h hint · n next · l list · q quit"
 
 
+def watch_keys(manual: bool, hints: bool = True) -> str:
+    """The loop's keys. No ``h hint`` while an interview refuses hints: a key that answers
+    "locked" is not one to offer."""
+    keys = KEYS_HELP if hints else KEYS_HELP.replace("h hint · ", "")
+    return keys + (" · Enter check" if manual else "")
+
+
 class Tone(str, Enum):
     """What a line means to the reader; the rich renderer picks a style for each."""
 
@@ -215,9 +222,11 @@ def watch_after_verdict(sitting: Sitting, verdict: Verdict, recorded: Recorded,
         lines.append(Line(f"Interview passed in {clock_text(sitting.time_to_pass)}.", Tone.GOOD))
     if recorded.review is not None:
         when = until_text(recorded.review.due, recorded.attempt.ended_at)
-        lines.append(Line(f"{sitting.slug} comes back for review {when}.", Tone.INFO))
-    if verdict.passed:
-        lines.append(Line("n: next exercise · q: quit (nothing moves on until you say so)", Tone.DIM))
+        why = f" ({recorded.review.reason})" if recorded.review.reason else ""
+        lines.append(Line(f"{sitting.slug} comes back for review {when}{why}.", Tone.INFO))
+    if verdict.passed:  # the one footer after a pass (the verdict's own is dropped in the loop)
+        lines.append(Line(f"Well done. n: next exercise · q: quit (nothing moves on until you say so) · "
+                          f"compare with the reference: grind solution {sitting.slug}", Tone.DIM))
     return lines
 
 
