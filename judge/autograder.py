@@ -217,7 +217,8 @@ _WHEEL = re.compile(r"^(?P<name>[^-]+)-(?P<version>[^-]+)(-\d[^-]*)?-[^-]+-[^-]+
 
 def wheelhouse_problems(folder: Path, constraints: str, requirements: list[str]) -> list[str]:
     """What an offline install from ``folder`` would lack: a wheel of each package setup.sh
-    installs, at the pinned version (transitive ones are pip's to find, at image-build time)."""
+    installs, at the pinned version. Transitive ones, and those behind a marker (tomli, for a
+    Python older than this one), are pip's to find at image-build time, where it fails loudly."""
     pins = dict(line.split("==", 1) for line in constraints.splitlines() if "==" in line and not line.startswith("#"))
     have: dict[str, set[str]] = {}
     for wheel in folder.glob("*.whl"):
@@ -226,6 +227,8 @@ def wheelhouse_problems(folder: Path, constraints: str, requirements: list[str])
             have.setdefault(_normalized(match["name"]), set()).add(match["version"].split("+")[0])
     problems = []
     for requirement in requirements:
+        if ";" in requirement:
+            continue
         name = _normalized(_requirement_name(requirement))
         want = pins.get(name)
         if name not in have:
