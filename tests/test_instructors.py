@@ -98,8 +98,13 @@ def test_new_then_validate_reports_exactly_the_todos(course: Path, kind: str) ->
     templates = (TEMPLATES / kind).rglob("*.tmpl")
     todos = sum(line.count("TODO") > 0 for t in templates for line in t.read_text().splitlines())
     report = check_adequacy(Catalog().get("demo"))
-    assert len(report.problems) == todos
-    assert all(p.startswith("TODO left in") for p in report.problems), report.problems
+    # A training scaffold has no oracle and no GOLDEN values yet: nothing independent checks its
+    # reference, and validate says so until the author states some (issue 34).
+    independent = [p for p in report.problems if "nothing independent checks the reference" in p]
+    assert len(independent) == (kind == "training"), report.problems
+    problems = [p for p in report.problems if p not in independent]
+    assert len(problems) == todos
+    assert all(p.startswith("TODO left in") for p in problems), report.problems
     assert report.pitfalls >= 1 and report.caught == report.pitfalls
     assert report.verdicts["stub"].status.value == "failed"
     assert (course / "solutions" / "demo" / "oracle.py").is_file() == (kind != "training")
