@@ -403,9 +403,12 @@ def golden_problems(exercise: Exercise, folder: Path, worker: WarmWorker | None 
 
 
 def _input_text(value: object) -> str:
+    """An input's picture as text to compare between runs, without the memory addresses a
+    repr of a function or object carries ("<function mse_loss at 0x7f...>"), which differ in
+    every process and say nothing about the input."""
     import json
 
-    return json.dumps(value, sort_keys=True, default=repr)
+    return re.sub(r" at 0x[0-9a-fA-F]+", "", json.dumps(value, sort_keys=True, default=repr))
 
 
 def check_adequacy(exercise: Exercise, *, seeds: int | None = None, with_stub: bool = True,
