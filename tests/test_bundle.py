@@ -155,6 +155,20 @@ def test_the_bundle_still_grades_a_correct_submission_in_full(bundles: dict[str,
         shutil.rmtree(root, ignore_errors=True)
 
 
+def test_the_sealed_bundle_names_two_mistakes_from_its_shipped_pairs(bundles: dict[str, zipfile.ZipFile]) -> None:
+    """Naming needs the pitfalls' observations, not their code: a submission that makes two of
+    clipping's mistakes is named with both, from the pairs cached at build time."""
+    wrong = next(p for p in sorted((ROOT / "tests" / "corpus" / "clipping").glob("*.py"))
+                 if p.read_text(encoding="utf-8").startswith("# expect: failed pitfall=sum-of-norms+no-clamp"))
+    root = _gradescope_root(bundles["strict"], wrong.read_text(encoding="utf-8"))
+    try:
+        results, _ = _run(root, "auto")
+        assert 0 <= results["score"] < results["max_score"], results
+        assert results["output"].count("Diagnosis:") == 2, results["output"]
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
 def test_limits_only_is_refused_unless_the_bundle_allows_it(bundles: dict[str, zipfile.ZipFile]) -> None:
     """As `grind grade` does: at limits-only a bundle built without --allow-weak-isolation does
     not grade (a correct submission is not given marks either), and says why and how to fix it."""
