@@ -118,6 +118,7 @@ cd "$work"  # python -m puts the working folder first on sys.path: never import 
 # checks are made unreadable to it, and the code the child runs readable.
 chmod -R go-rwx "$ROOT/source/grind/cache" "$ROOT/source/grind/solutions" 2>/dev/null || true
 chmod -R go+rX "$ROOT/source/grind/judge" 2>/dev/null || true
+chmod o+x "$ROOT" "$ROOT/source" "$ROOT/source/grind" 2>/dev/null || true  # nobody reaches the runner, lists nothing
 export PYTHONPATH="$ROOT/source/grind" GRIND_CONTENT="$ROOT/source/grind" GRIND_CACHE_DIR="$ROOT/source/grind/cache"
 export GRIND_STATE_DIR="$work/state"
 # The isolation level is checked (a weak one refused unless the bundle allows it), logged and
