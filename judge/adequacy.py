@@ -316,7 +316,7 @@ def golden_value_problems(exercise: Exercise, ref: Reference, table: dict[str, d
                 index = np.unravel_index(int(np.argmax(~np.isclose(got, want, rtol=tol.rtol, atol=tol.atol,
                                                                    equal_nan=True))), want.shape)
                 problems.append(f"the reference disagrees with the golden value of case '{case}': {key}"
-                                f"{list(index) if want.ndim else ''} is {float(got[index]):.6g}, {GOLDEN_NAME} "
+                                f"{[int(i) for i in index] if want.ndim else ''} is {float(got[index]):.6g}, {GOLDEN_NAME} "
                                 f"says {float(want[index]):.6g} (rtol {tol.rtol:g}, atol {tol.atol:g}); fix the "
                                 "reference, or the stated value if you worked it out wrong")
     return problems
@@ -479,7 +479,7 @@ def _check_adequacy(exercise: Exercise, seeds: int | None, with_stub: bool, dete
         report.problems += golden_value_problems(exercise, ref, table)
         if not oracle:
             report.notes.append(f"the reference is checked against {sum(len(v) for v in table.values())} golden "
-                                f"value(s) of {len(table)} case(s) stated in {GOLDEN_NAME}, and no oracle")
+                                f"observation(s) of {len(table)} case(s) stated in {GOLDEN_NAME}, and no oracle")
     elif not oracle and not problems:
         report.problems.append(
             f"not adequate: nothing independent checks the reference: add {exercise.oracle_path} (an independent "
