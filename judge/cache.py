@@ -86,7 +86,12 @@ def _worker_digest() -> bytes:
 
 
 def exercise_key(exercise: Exercise, extra: str = "") -> str:
-    """Hash of everything that can change the observations."""
+    """Hash of everything that can change the observations. A sealed exercise (a Gradescope
+    bundle's) has no reference left to hash: its key is the one it was built with."""
+    if exercise.sealed_key:
+        if not extra:
+            return exercise.sealed_key
+        return hashlib.sha256(f"{exercise.sealed_key}\0{extra}".encode()).hexdigest()[:32]
     digest = hashlib.sha256()
     for part in (judge.__version__, torch_version(), sys.version.split()[0], extra):
         digest.update(part.encode() + b"\0")

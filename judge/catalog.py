@@ -142,6 +142,7 @@ def load_exercise(exercise_dir: Path, solutions_root: Path) -> Exercise:
                      f"(one of {', '.join(WITNESS_COUNTERS)}) and optionally 'supersedes' (observation names)")
 
     solution_dir = solutions_root / slug
+    sealed_key = _sealed_key(solution_dir)
     exercise = Exercise(
         slug=slug,
         title=m.get("title", str),
@@ -158,14 +159,37 @@ def load_exercise(exercise_dir: Path, solutions_root: Path) -> Exercise:
         solution_dir=solution_dir,
         step_base=step_base,
         witness=(witness["case"], witness["counter"], tuple(supersedes)) if witness else None,
+        sealed_key=sealed_key,
     )
     for required in (exercise.statement_path, exercise.stub_path):
         if not required.is_file():
             raise ManifestError(f"{required}: file is missing")
-    for required in (exercise.reference_path, exercise.checks_path, exercise.pitfalls_path):
+    needed = (exercise.checks_path,) if sealed_key else (exercise.reference_path, exercise.checks_path,
+                                                         exercise.pitfalls_path)
+    for required in needed:
         if not required.is_file():
             raise ManifestError(f"{required}: file is missing (every exercise needs a reference, checks and pitfalls)")
     return exercise
+
+
+SEALED = "sealed.json"
+
+
+def _sealed_key(solution_dir: Path) -> str | None:
+    """The cache key a sealed exercise (a Gradescope bundle's: checks only, no reference or
+    pitfalls) reads its shipped observations under; None for an ordinary exercise."""
+    path = solution_dir / SEALED
+    if not path.is_file():
+        return None
+    import json
+
+    try:
+        key = json.loads(path.read_text(encoding="utf-8")).get("key")
+    except (OSError, ValueError, AttributeError) as exc:
+        raise ManifestError(f"{path}: not a sealed exercise's key file ({exc})") from None
+    if not isinstance(key, str) or not re.fullmatch(r"[0-9a-f]{32}", key):
+        raise ManifestError(f"{path}: 'key' must be the 32-hex-digit cache key the bundle was built with")
+    return key
 
 
 class Catalog:

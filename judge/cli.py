@@ -1084,9 +1084,18 @@ def autograder_build(
     torch_version: Optional[str] = typer.Option(
         None, "--torch-version",
         help="torch version setup.sh installs (default: this machine's, which computed the shipped reference)."),
+    torch_index_url: str = typer.Option(
+        "https://download.pytorch.org/whl/cpu", "--torch-index-url",
+        help="Index setup.sh installs torch from (default: PyTorch's CPU wheels; the default index's are CUDA)."),
+    wheelhouse: Optional[Path] = typer.Option(
+        None, "--wheelhouse", help="Folder of wheels to ship in the bundle: setup.sh then installs offline from it."),
+    allow_weak_isolation: bool = typer.Option(
+        False, "--allow-weak-isolation",
+        help="Let run_autograder grade where the image gives only limits-only isolation (see grind doctor)."),
 ) -> None:
-    """Build a ready-to-upload Gradescope autograder bundle for each exercise: grading-only
-    dependencies, torch pinned, the reference observations precomputed."""
+    """Build a ready-to-upload Gradescope autograder bundle for each exercise: sealed (the
+    reference's and pitfalls' observations precomputed; the reference, pitfalls and oracle left
+    out), grading-only dependencies pinned to this machine's versions, torch from its CPU index."""
     from judge.adequacy import check_adequacy
     from judge.autograder import build
 
@@ -1107,7 +1116,8 @@ def autograder_build(
                              f"{problems[0]}{more}")
     out.mkdir(parents=True, exist_ok=True)
     for exercise in exercises:
-        archive = build(exercise, out, torch_version=torch_version)
+        archive = build(exercise, out, torch_version=torch_version, torch_index_url=torch_index_url,
+                        wheelhouse=wheelhouse, allow_weak_isolation=allow_weak_isolation)
         typer.echo(f"{exercise.slug}: {archive}")
 
 

@@ -152,6 +152,10 @@ def _run_trusted(exercise: Exercise, seeds: int | None = None, with_oracle: bool
     """Run the reference, the pitfalls and optionally the oracle, in one trusted child (a fork of
     ``worker`` when given)."""
     require_torch()  # validate and grade reach here first: a missing torch is exit 5, not "failed"
+    if exercise.sealed_key:
+        raise JudgeError(f"{exercise.slug}: this is a sealed bundle (no reference in it) and its shipped reference "
+                         f"observations (key {exercise.sealed_key}, in {cache.cache_root()}) are missing or corrupt; "
+                         "rebuild it with 'grind autograder build'")
     subjects = [_file_subject(REFERENCE, exercise.reference_path)]
     if with_oracle:
         if not exercise.oracle_path.is_file():
@@ -725,6 +729,8 @@ def pair_source(exercise: Exercise, worker: WarmWorker | None = None) -> PairSou
 
 def _run_pairs(exercise: Exercise, key: str, names: list[str],
                worker: WarmWorker | None = None) -> dict[str, SubjectRun]:
+    if exercise.sealed_key:
+        return {}  # no pitfalls in a sealed bundle: the pairs it ships are all there is
     subjects = [{"kind": "pitfalls", "path": str(exercise.pitfalls_path),
                  "source": exercise.pitfalls_path.read_text(encoding="utf-8")}]
     budget = exercise.time_limit * (2 + len(names) * 2) + 30

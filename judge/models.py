@@ -61,6 +61,10 @@ class Exercise:
     # process, with a counter of witness.py ("traffic" between ranks, or file "writes"), and the
     # in-process observations that count stands for (see judge/witnessed.py)
     witness: tuple[str, str, tuple[str, ...]] | None = None
+    # A Gradescope bundle ships no reference and no pitfalls, only their observations, cached at
+    # build time under this key (solutions/<slug>/sealed.json): nothing is recomputed, so there
+    # is nothing a submission could run or read to copy the answer (see judge/autograder.py).
+    sealed_key: str | None = None
 
     @property
     def stub_path(self) -> Path:

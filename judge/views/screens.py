@@ -300,7 +300,8 @@ VALIDATION_COLUMNS = ("exercise", "cases", "pitfalls caught", "corpus named", "n
 
 def validation_view(reports: list[Any]) -> ValidationView:
     """One row per exercise (cases, pitfalls caught, the corpus named right and named wrongly,
-    time), then every problem on its own line."""
+    time), then its notes (each pitfall's margin against the tolerance; what checks the
+    reference), its warnings (which never fail it) and every problem, each on its own line."""
     rows, lines = [], []
     for r in reports:
         corpus = getattr(r, "corpus", None)
@@ -309,6 +310,8 @@ def validation_view(reports: list[Any]) -> ValidationView:
                                   "" if corpus is None else corpus.wrong_name_text(), f"{r.seconds:.1f} s",
                                   "adequate" if r.ok else f"{len(r.problems)} problem(s)", r.ok))
     lines += [f"{r.exercise} corpus: {r.corpus.summary()}" for r in reports if getattr(r, "corpus", None) is not None]
+    lines += [f"{r.exercise}: {note}" for r in reports for note in getattr(r, "notes", [])]
+    lines += [f"{r.exercise}: warning: {warning}" for r in reports for warning in getattr(r, "warnings", [])]
     lines += [f"{r.exercise}: {problem}" for r in reports for problem in r.problems]
     return ValidationView(rows, lines)
 
