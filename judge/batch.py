@@ -283,9 +283,14 @@ def grade_class(
     limits: Limits | None = None,
     on_done: Callable[[str, dict[str, Any], bool], None] | None = None,
     executor: Executor | None = None,
+    regrade: frozenset[str] | set[str] = frozenset(),
+    force: bool = False,
 ) -> list[dict[str, Any]]:
     """Grade every student, resumably: a student whose submission hash (and the exercise's own
     hash) match a stored result is not graded again. Learners' files are only ever read.
+    ``regrade`` (statuses, e.g. ``{"timeout"}``) grades again a stored result with one of those
+    statuses, and ``force`` every stored result: a timeout on a busy machine is not the
+    student's final mark, yet its hashes match, so resuming alone would keep it forever.
 
     ``executor`` grades what is left (default: this machine, ``jobs`` at once); whichever it is,
     each verdict lands here and is stored here, one file per student, so a Dask cluster's results
@@ -326,7 +331,8 @@ def grade_class(
                 old = json.loads(saved.read_text(encoding="utf-8"))
             except (OSError, ValueError):
                 old = None
-            if old and old.get("sha256") == digest and old.get("exercise_hash") == exercise_hash:
+            again = force or (old is not None and (old.get("verdict") or {}).get("status") in regrade)
+            if old and not again and old.get("sha256") == digest and old.get("exercise_hash") == exercise_hash:
                 rows[student.name] = old
                 report(student.name, old, True)
             elif student.path is None:

@@ -918,6 +918,9 @@ def grade_command(
         "local", "--executor", help="Where to grade: local (this machine, --jobs at once) or dask (a Dask cluster)."),
     scheduler: Optional[str] = typer.Option(
         None, "--scheduler", help="With --executor dask: the scheduler's address, e.g. tcp://host:8786."),
+    regrade: list[str] = typer.Option(
+        [], "--regrade", help="Grade again stored results with this status, e.g. timeout (repeatable)."),
+    force: bool = typer.Option(False, "--force", help="Grade every submission again, ignoring stored results."),
 ) -> None:
     """Grade a whole class, resumably, into CSV / JSON / JUnit / Gradescope results."""
     from judge.worker.isolation import HOW_TO_STRENGTHEN, isolation
@@ -939,12 +942,19 @@ def grade_command(
     unknown = sorted(set(formats) - set(FORMATS))
     if unknown:
         raise UsageError(f"unknown format {unknown[0]!r}; choose from {', '.join(FORMATS)}")
+    from judge.models import Status
+
+    statuses = {s.value for s in Status}
+    for status in regrade:
+        if status not in statuses:
+            raise UsageError(f"--regrade {status!r}: choose from {', '.join(sorted(statuses))}")
     exercise = _exercise(exercise_name)
     limits = _limits(exercise, time_limit, memory_mb)
     ids = read_roster(roster) if roster is not None else None  # a bad roster stops us before any grading
     total = len(find_students(submissions, exercise))  # and so does a name collision
     with grading_progress(console(stderr=True), total) as tick:
-        rows = grade_class(exercise, submissions, out, jobs=jobs or 2, limits=limits, on_done=tick, executor=executor)
+        rows = grade_class(exercise, submissions, out, jobs=jobs or 2, limits=limits, on_done=tick, executor=executor,
+                           regrade=set(regrade), force=force)
     if ids is not None:
         for problem in apply_roster(rows, ids, str(roster)):
             typer.echo(f"grind: {problem}", err=True)

@@ -295,3 +295,40 @@ def test_a_folder_named_like_a_file_and_links_to_folders_keep_their_verdicts(tmp
                                                              jobs=1, limits=Limits(wall_s=30))}
     assert rows["eve.py"]["status"] == "passed" and rows["gus"]["status"] == "passed", rows
     assert {rows[n]["status"] for n in ("fay.py", "hal", "ivy", "jo")} == {"error"}, rows
+
+
+def test_regrade_grades_stored_timeouts_again_and_force_grades_everyone(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A timeout stored on a busy machine has the same hashes as the file it timed out on, so a
+    resumed run kept it for good. --regrade timeout grades exactly those again, --force grades
+    everyone, and an unknown status is refused before anything runs."""
+    monkeypatch.setenv("GRIND_STATE_DIR", str(tmp_path / "state"))
+    root, out = tmp_path / "class", tmp_path / "out"
+    root.mkdir()
+    shutil.copyfile(SUBMISSIONS / "clipping" / "correct_loop.py", root / "ann.py")
+    shutil.copyfile(SUBMISSIONS / "clipping" / "pitfall_per_tensor.py", root / "bob.py")
+    exercise = Catalog().get("clipping")
+    limits = Limits(wall_s=5.0, memory_mb=exercise.memory_mb)
+    grade_class(exercise, root, out, limits=limits)
+    stored = out / "graded" / "ann.json"
+    row = json.loads(stored.read_text())
+    row["verdict"]["status"] = "timeout"  # as if the machine had been too busy for ann's run
+    stored.write_text(json.dumps(row))
+
+    def statuses(**options: object) -> dict[str, tuple[str, bool]]:
+        seen: dict[str, tuple[str, bool]] = {}
+        grade_class(exercise, root, out, limits=limits,
+                    on_done=lambda name, r, kept: seen.__setitem__(name, (r["verdict"]["status"], kept)), **options)
+        return seen
+
+    assert statuses() == {"ann": ("timeout", True), "bob": ("failed", True)}
+    assert statuses(regrade={"timeout", "crashed"}) == {"ann": ("passed", False), "bob": ("failed", True)}
+    assert statuses(force=True) == {"ann": ("passed", False), "bob": ("failed", False)}
+    result = runner.invoke(app, ["grade", str(root), "-e", "clipping", "--allow-weak-isolation", "--out", str(out),
+                                 "--regrade", "slow"])
+    assert result.exit_code == ExitStatus.USAGE and "--regrade 'slow': choose from" in result.output
+    result = runner.invoke(app, ["grade", str(root), "-e", "clipping", "--allow-weak-isolation", "--out", str(out),
+                                 "--time-limit", "5", "--regrade", "failed"])
+    assert result.exit_code == 0, result.output
+    log = (out / "grade.log").read_text().splitlines()
+    assert log[-3].endswith(" ann: passed (unchanged, kept)") and log[-2].endswith(" bob: failed"), log[-3:]
