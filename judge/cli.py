@@ -918,6 +918,9 @@ def grade_command(
         "local", "--executor", help="Where to grade: local (this machine, --jobs at once) or dask (a Dask cluster)."),
     scheduler: Optional[str] = typer.Option(
         None, "--scheduler", help="With --executor dask: the scheduler's address, e.g. tcp://host:8786."),
+    worker_wait: Optional[float] = typer.Option(
+        None, "--worker-wait", min=1,
+        help="With --executor dask: seconds to wait for a worker when the cluster has none (default 300)."),
     regrade: list[str] = typer.Option(
         [], "--regrade", help="Grade again stored results with this status, e.g. timeout (repeatable)."),
     force: bool = typer.Option(False, "--force", help="Grade every submission again, ignoring stored results."),
@@ -928,7 +931,7 @@ def grade_command(
     if executor_name == "dask" and jobs is not None:
         raise UsageError("--jobs counts this machine's parallel gradings; with --executor dask each worker grades "
                          "as many at once as its --nthreads: leave --jobs out")
-    executor = _grade_executor(executor_name, scheduler, allow_weak_isolation)
+    executor = _grade_executor(executor_name, scheduler, allow_weak_isolation, worker_wait)
     iso = isolation()  # on a Dask cluster, submissions run on the workers: each checks its own level
     if executor is None and iso.weak and not allow_weak_isolation:
         raise UsageError(f"refusing to grade at isolation level {iso.level}: a submission could read the "
@@ -977,13 +980,14 @@ def _written_note(written: list[Path], out: Path) -> str:
             "student, reused when you run this again) and grade.log (this run's progress)")
 
 
-def _grade_executor(name: str, scheduler: str | None, allow_weak_isolation: bool) -> Any:
+def _grade_executor(name: str, scheduler: str | None, allow_weak_isolation: bool,
+                    worker_wait: float | None = None) -> Any:
     """None for the local executor; a DaskExecutor for ``--executor dask --scheduler ADDR``."""
     if name not in ("local", "dask"):
         raise UsageError(f"--executor {name!r}: choose local or dask")
     if name == "local":
-        if scheduler is not None:
-            raise UsageError("--scheduler is for --executor dask")
+        if scheduler is not None or worker_wait is not None:
+            raise UsageError(f"{'--scheduler' if scheduler is not None else '--worker-wait'} is for --executor dask")
         return None
     if not scheduler:
         raise UsageError("--executor dask needs --scheduler ADDRESS, e.g. --scheduler tcp://host:8786")
@@ -994,7 +998,7 @@ def _grade_executor(name: str, scheduler: str | None, allow_weak_isolation: bool
             raise
         raise EnvironmentProblem("--executor dask needs the distributed package: pip install -e '.[dask]' in your grind clone "
                                  f"(here: {exc})") from None
-    return DaskExecutor(scheduler, allow_weak_isolation=allow_weak_isolation)
+    return DaskExecutor(scheduler, allow_weak_isolation=allow_weak_isolation, worker_wait=worker_wait)
 
 
 @autograder_app.command("build")
