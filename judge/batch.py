@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any, Callable
 
 from judge.cache import exercise_key
-from judge.errors import UsageError
-from judge.formats import write_atomic
-from judge.grade import case_count, grade, hidden_from_learners, reference_for
+from judge.errors import ManifestError, UsageError
+from judge.formats import weigh, write_atomic
+from judge.grade import case_count, case_names, grade, hidden_from_learners, reference_for
 from judge.models import Exercise, Status, Verdict
 from judge.worker.sandbox import Limits, WarmWorker
 
@@ -296,10 +296,14 @@ def grade_class(
     each verdict lands here and is stored here, one file per student, so a Dask cluster's results
     merge into the same resumable store as a local run's, each student written once.
 
-    Every row carries the exercise's ``max_score`` (its number of cases), the same for a crash
-    as for a pass. Each student landing appends one line to ``OUT/grade.log``, flushed at once,
+    Every row carries the exercise's ``max_score`` (its number of cases, or the sum of its cases'
+    ``[marks] weights``, which then ride on every row as ``weights``), the same for a crash as for
+    a pass. Each student landing appends one line to ``OUT/grade.log``, flushed at once,
     so a run stopped by SIGTERM (or worse) still says how far it got."""
     students = find_students(submissions, exercise)
+    problem = weights_problem(exercise)  # before anyone is graded: marks that cannot add up
+    if problem is not None:
+        raise ManifestError(problem)
     store = out_dir / "graded"
     store.mkdir(parents=True, exist_ok=True)
     # A stored result is reused only if the submission, the exercise and the limits are the same.
@@ -360,11 +364,30 @@ def grade_class(
                 hidden=(submissions.resolve(), out_dir.resolve()))
         log.write(f"{_now()} done: {len(students)} entries\n")
     result = [rows[s.name] for s in students]
+    if exercise.weights:
+        weigh(result, dict(exercise.weights), case_names(exercise))
+        return result
     graded = [len(r["verdict"].get("checks") or []) for r in result if r["verdict"]["status"] in ("passed", "failed")]
     max_score = max(graded) if graded else (case_count(exercise) if result else 1)
     for row in result:
         row["max_score"] = max_score
     return result
+
+
+def weights_problem(exercise: Exercise) -> str | None:
+    """Why the exercise's ``[marks] weights`` cannot mark a class, or None: a weight for a case
+    its checks do not have (a typo would silently leave that case worth 1), or nothing worth
+    anything. Needs the cases, so the reference (cached after the first run)."""
+    if not exercise.weights:
+        return None
+    cases = case_names(exercise)
+    for case, _ in exercise.weights:
+        if case not in cases:
+            return (f"{exercise.exercise_dir / 'exercise.toml'}: [marks] weights names case '{case}', which "
+                    f"the checks do not have (cases: {', '.join(cases)})")
+    if not sum(dict(exercise.weights).get(case, 1.0) for case in cases):
+        return f"{exercise.exercise_dir / 'exercise.toml'}: [marks] weights make every case worth 0"
+    return None
 
 
 def _now() -> str:

@@ -621,6 +621,11 @@ def case_count(exercise: Exercise) -> int:
     return max(len(_group(reference_for(exercise).instances)), 1)
 
 
+def case_names(exercise: Exercise) -> list[str]:
+    """The exercise's cases, in the checks' order: one check each in every verdict."""
+    return [case for case, _ in _group(reference_for(exercise).instances)]
+
+
 def _group(instances: list[protocol.Instance]) -> list[tuple[str, list[protocol.Instance]]]:
     groups: dict[str, list[protocol.Instance]] = {}
     for inst in instances:

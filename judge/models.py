@@ -61,6 +61,9 @@ class Exercise:
     # process, with a counter of witness.py ("traffic" between ranks, or file "writes"), and the
     # in-process observations that count stands for (see judge/witnessed.py)
     witness: tuple[str, str, tuple[str, ...]] | None = None
+    # [marks] weights: (case, points) for the cases the author weighted; every other case is
+    # worth 1 (judge.formats.score). A tuple, not a dict: the manifest is frozen and hashable.
+    weights: tuple[tuple[str, float], ...] = ()
 
     @property
     def stub_path(self) -> Path:
