@@ -7,9 +7,7 @@ timeout is its own verdict and never stops the others.
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
 import json
 import os
 import threading
@@ -180,29 +178,11 @@ def _contents(entry: Path) -> tuple[list[str], list[Path]]:
 
 
 def read_roster(path: Path) -> dict[str, str]:
-    """A roster CSV: one line per student, ``file or folder name,student id``; a first line whose
-    first cell is a column name (file, folder, name, student, submission) is a header."""
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"{path}: cannot read the roster ({exc.__class__.__name__}: {exc})") from None
-    roster: dict[str, str] = {}
-    for number, cells in enumerate(csv.reader(io.StringIO(text)), start=1):
-        cells = [c.strip() for c in cells]
-        if not any(cells):
-            continue
-        if number == 1 and cells[0].lower() in ROSTER_HEADERS:
-            continue
-        if len(cells) < 2 or not cells[0] or not cells[1]:
-            raise UsageError(f"{path}:{number}: expected 'file or folder name,student id', got {','.join(cells)!r}")
-        name = cells[0].rstrip("/")
-        if name in roster:
-            raise UsageError(f"{path}:{number}: {name!r} is listed twice; keep one line per student")
-        roster[name] = cells[1]
-    return roster
+    """A two-column roster, ``file or folder name,student id``, as {name: student id} (see
+    judge.gradebook.read_people, which also reads a roster with name and email columns)."""
+    from judge.gradebook import read_people
 
-
-ROSTER_HEADERS = {"file", "folder", "name", "student", "submission", "file or folder", "file or folder name"}
+    return {person.keys[0]: person.student_id for person in read_people(path)}
 
 
 def apply_roster(rows: list[dict[str, Any]], roster: dict[str, str], source: str = "roster") -> list[str]:

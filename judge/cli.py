@@ -913,7 +913,10 @@ def grade_command(
         False, "--allow-weak-isolation",
         help="Grade even where submissions can read each other and the reference (see grind doctor)."),
     roster: Optional[Path] = typer.Option(
-        None, "--roster", help="CSV of 'file or folder name,student id': adds a student_id column."),
+        None, "--roster", help="CSV of 'file or folder name,student id', or with id, name and email columns: "
+        "adds a student_id column and names who is missing."),
+    gradebook: Optional[str] = typer.Option(
+        None, "--gradebook", help="With --roster: also write gradebook-canvas.csv or gradebook-moodle.csv."),
     executor_name: str = typer.Option(
         "local", "--executor", help="Where to grade: local (this machine, --jobs at once) or dask (a Dask cluster)."),
     scheduler: Optional[str] = typer.Option(
@@ -938,7 +941,8 @@ def grade_command(
                          "reference and classmates' files and fake a pass. "
                          f"Fix: {HOW_TO_STRENGTHEN[iso.level]}; or pass --allow-weak-isolation "
                          "(see grind doctor)")
-    from judge.batch import apply_roster, find_students, grade_class, read_roster
+    from judge.batch import find_students, grade_class
+    from judge.gradebook import GRADEBOOKS, gradebook_csv, match, read_people
     from judge.formats import FORMATS, write_all
     from judge.render import grading_progress
 
@@ -953,15 +957,25 @@ def grade_command(
             raise UsageError(f"--regrade {status!r}: choose from {', '.join(sorted(statuses))}")
     exercise = _exercise(exercise_name)
     limits = _limits(exercise, time_limit, memory_mb)
-    ids = read_roster(roster) if roster is not None else None  # a bad roster stops us before any grading
+    if gradebook is not None and (roster is None or gradebook not in GRADEBOOKS):
+        raise UsageError("--gradebook needs --roster (a gradebook has a line per student on it)" if roster is None
+                         else f"--gradebook {gradebook!r}: choose from {', '.join(GRADEBOOKS)}")
+    people = read_people(roster) if roster is not None else None  # a bad roster stops us before any grading
     total = len(find_students(submissions, exercise))  # and so does a name collision
     with grading_progress(console(stderr=True), total) as tick:
         rows = grade_class(exercise, submissions, out, jobs=jobs or 2, limits=limits, on_done=tick, executor=executor,
                            regrade=set(regrade), force=force)
-    if ids is not None:
-        for problem in apply_roster(rows, ids, str(roster)):
+    owner: dict[str, Any] = {}
+    if people is not None:
+        owner, problems = match(rows, people, str(roster))
+        for problem in problems:
             typer.echo(f"grind: {problem}", err=True)
     written = write_all(rows, exercise.slug, out, formats)
+    if gradebook is not None and people is not None:
+        from judge.formats import write_atomic
+
+        written.append(out / f"gradebook-{gradebook}.csv")
+        write_atomic(written[-1], gradebook_csv(gradebook, rows, people, owner, exercise.title))
     from judge.render import render_class
 
     render_class(console(), rows)

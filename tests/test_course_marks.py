@@ -97,3 +97,62 @@ def test_weights_make_the_score_in_every_format(course: Path, tmp_path: Path) ->
     assert gs["max_score"] == 18.5 == sum(t["max_score"] for t in gs["tests"])
     assert gs["score"] == expected == sum(t["score"] for t in gs["tests"])
     assert f"{table['bob']['score']}/18.5" in result.output
+
+
+# -- roster and gradebook ------------------------------------------------------------------------
+
+def test_a_roster_with_names_and_emails_makes_a_gradebook_for_canvas_and_moodle(tmp_path: Path,
+                                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """Entries named by the email's user name or by the student id are matched; a student on the
+    roster with nothing handed in gets 0 and is named; an entry on no roster line is named and
+    left out of the gradebook. Canvas's columns (its Points Possible line first), Moodle's."""
+    monkeypatch.setenv("GRIND_STATE_DIR", str(tmp_path / "state"))
+    root, out = tmp_path / "class", tmp_path / "out"
+    root.mkdir()
+    shutil.copyfile(CORRECT, root / "ann.lee.py")
+    (root / "S2").mkdir()
+    shutil.copyfile(PER_TENSOR, root / "S2" / "clipping.py")
+    shutil.copyfile(CORRECT, root / "zed.py")
+    roster = tmp_path / "roster.csv"
+    roster.write_text("Student ID,Name,Email\nS1,\"Lee, Ann\",ann.lee@uni.example\nS2,Bob Ray,bob@uni.example\n"
+                      "S3,Cat Sun,cat@uni.example\n", encoding="utf-8")
+    for kind in ("canvas", "moodle"):
+        result = runner.invoke(app, ["grade", str(root), "-e", "clipping", "--allow-weak-isolation", "--time-limit", "10",
+                                     "--roster", str(roster), "--gradebook", kind, "--out", str(out)])
+        assert result.exit_code == 0, result.output
+        assert "Cat Sun (S3) has no entry in the class folder" in result.output
+        assert "no line for zed; its student_id is left empty" in result.output
+        assert f"gradebook-{kind}.csv" in result.output
+    table = {r["student"]: r for r in csv.DictReader(io.StringIO((out / "summary.csv").read_text()))}
+    assert (table["ann.lee"]["student_id"], table["S2"]["student_id"], table["zed"]["student_id"]) == ("S1", "S2", "")
+    total, bob = table["ann.lee"]["max_score"], table["S2"]["score"]
+    title = Catalog().get("clipping").title
+    canvas = list(csv.reader(io.StringIO((out / "gradebook-canvas.csv").read_text())))
+    assert canvas[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", title]
+    assert canvas[1][0].strip() == "Points Possible" and canvas[1][-1] == total
+    assert [(r[0], r[2], r[-1]) for r in canvas[2:]] == [("Lee, Ann", "S1", total), ("Bob Ray", "S2", bob),
+                                                         ("Cat Sun", "S3", "0")]
+    moodle = list(csv.DictReader(io.StringIO((out / "gradebook-moodle.csv").read_text())))
+    assert [(r["ID number"], r["Email address"], r[title]) for r in moodle] == [
+        ("S1", "ann.lee@uni.example", total), ("S2", "bob@uni.example", bob), ("S3", "cat@uni.example", "0")]
+
+
+@pytest.mark.parametrize("text, message", [
+    ("Name,Email\nAnn,a@x\n", "names no student id column"),
+    ("id,name\nS1,Ann\nS1,Bob\n", "roster.csv:3: student id 'S1' is listed twice (first on line 2)"),
+    ("ann.py\n", "roster.csv:1: expected 'file or folder name,student id'"),
+])
+def test_a_bad_roster_is_one_line_before_anything_is_graded(tmp_path: Path, text: str, message: str) -> None:
+    from judge.errors import UsageError
+    from judge.gradebook import read_people
+
+    (tmp_path / "roster.csv").write_text(text)
+    with pytest.raises(UsageError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        read_people(tmp_path / "roster.csv")
+
+
+def test_a_gradebook_needs_a_roster(tmp_path: Path) -> None:
+    (tmp_path / "class").mkdir()
+    result = runner.invoke(app, ["grade", str(tmp_path / "class"), "-e", "clipping", "--gradebook", "canvas",
+                                 "--allow-weak-isolation"])
+    assert result.exit_code == 2 and "--gradebook needs --roster" in result.output
