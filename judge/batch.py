@@ -76,9 +76,10 @@ class Student:
 
 
 def find_students(submissions: Path, exercise: Exercise) -> list[Student]:
-    """One student per entry of the class folder, always: a ``NAME.py`` file or a ``NAME/`` folder
-    (holding ``<slug>.py`` or a single .py) is graded; anything else (a notebook, an empty folder,
-    a folder with several .py files) is a student too, marked not gradable, so no one who handed
+    """One student per entry of the class folder, always: a ``NAME.py`` file, a ``NAME.ipynb``
+    notebook or a ``NAME/`` folder (holding ``<slug>.py``, ``<slug>.ipynb``, a single .py or a
+    single notebook) is graded; anything else (another kind of file, an empty folder, a folder
+    with several .py files) is a student too, marked not gradable, so no one who handed
     something in is left out of the marks. ``NAME.py`` beside ``NAME/`` would be two students with
     one name: refused up front, naming both. So are two names a reader cannot tell apart (see
     ``lookalike_key``): ``ann.py`` and ``Ann.py``, ``josé`` composed and decomposed, a Latin and
@@ -143,19 +144,27 @@ def _student(entry: Path, exercise: Exercise) -> Student:
         # the results). It is never followed, and the row says why.
         name = entry.stem if entry.suffix == ".py" and not entry.is_dir() else entry.name
         return Student(name, None, f"not gradable: {links[0]} is a symbolic link; hand in the file itself")
-    if entry.is_file() and entry.suffix == ".py":
+    if entry.is_file() and entry.suffix in GRADABLE:
         return Student(entry.stem, entry)
     if entry.is_dir():
-        preferred = entry / f"{exercise.slug}.py"
-        if preferred.is_file():
-            return Student(entry.name, preferred)
-        if len(files) == 1:
-            return Student(entry.name, files[0])
-        why = "no .py file" if not files else f"{len(files)} .py files and none named {exercise.slug}.py"
-        return Student(entry.name, None, f"not gradable: {why} in {entry.name}/")
+        for suffix in GRADABLE:  # a .py file first: a notebook beside it is the learner's scratchpad
+            preferred = entry / f"{exercise.slug}{suffix}"
+            if preferred.is_file():
+                return Student(entry.name, preferred)
+        for suffix in GRADABLE:
+            these = [f for f in files if f.suffix == suffix]
+            if len(these) == 1:
+                return Student(entry.name, these[0])
+            if these:
+                return Student(entry.name, None, f"not gradable: {len(these)} {suffix} files and none named "
+                                                 f"{exercise.slug}{suffix} in {entry.name}/")
+        return Student(entry.name, None, f"not gradable: no .py or .ipynb file in {entry.name}/")
     if entry.is_file():
-        return Student(entry.name, None, f"not gradable: {entry.name} is not a .py file")
+        return Student(entry.name, None, f"not gradable: {entry.name} is not a .py file or a notebook")
     return Student(entry.name, None, f"not gradable: {entry.name} is not a file or a folder")
+
+
+GRADABLE = (".py", ".ipynb")  # a notebook's answer cells are graded (judge/notebooks.py)
 
 
 def _contents(entry: Path) -> tuple[list[str], list[Path]]:
@@ -172,8 +181,9 @@ def _contents(entry: Path) -> tuple[list[str], list[Path]]:
             path = Path(root) / name
             if path.is_symlink():
                 links.append(str(path.relative_to(entry.parent)))
-            elif name.endswith(".py") and path.is_file():
+            elif name.endswith(GRADABLE) and path.is_file():
                 files.append(path)
+        folders[:] = [f for f in folders if f != ".ipynb_checkpoints"]  # Jupyter's autosaves: not the answer
     return sorted(links), sorted(files)
 
 
@@ -216,6 +226,7 @@ def _sha256(path: Path | None) -> str:
 
 
 MAX_SUBMISSION_BYTES = 4 << 20  # far above any answer to these exercises; a 10 GB file is no submission
+MAX_NOTEBOOK_BYTES = 64 << 20  # a notebook carries its outputs (plots as base64): only its code cells are graded
 
 
 def _gradable(student: Student) -> Student:
@@ -230,9 +241,10 @@ def _gradable(student: Student) -> Student:
             pass
     except OSError as exc:
         return Student(student.name, None, f"not gradable: {shown} could not be read ({exc.strerror or exc})")
-    if size > MAX_SUBMISSION_BYTES:
+    cap = MAX_NOTEBOOK_BYTES if student.path.suffix == ".ipynb" else MAX_SUBMISSION_BYTES
+    if size > cap:
         return Student(student.name, None, f"not gradable: {shown} is {size / (1 << 20):.0f} MB, over the "
-                                           f"{MAX_SUBMISSION_BYTES >> 20} MB a submission may be")
+                                           f"{cap >> 20} MB a submission may be")
     return student
 
 

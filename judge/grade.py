@@ -805,6 +805,17 @@ def grade(exercise: Exercise, path: Path, *, source: str | None = None, limits: 
     require_torch()  # before anything runs: a missing torch is not the learner's failure
     started = time.monotonic()
     filename = str(path.resolve())
+    notes: list[str] = []
+    if source is None and path.suffix == ".ipynb":
+        # A notebook: the cells that make the answer (judge/notebooks.py), the same for a class,
+        # a Dask worker, grind run --file and the notebook front end's check(NAME, Path(...)).
+        from judge.notebooks import notebook_source
+
+        extracted = notebook_source(path.read_bytes() if data is None else data, path.name, exercise.entry)
+        if extracted.problem is not None:
+            return Verdict(exercise=exercise.slug, status=Status.ERROR, message=extracted.problem,
+                           submission=str(path), duration_s=time.monotonic() - started, notices=extracted.notes)
+        source, notes = extracted.source, extracted.notes
     if source is None:
         from judge.text import decode_source, read_source
 
@@ -819,6 +830,7 @@ def grade(exercise: Exercise, path: Path, *, source: str | None = None, limits: 
             early = _error_verdict(exercise, Status.FORBIDDEN, *refused)
     if early is not None:
         early.submission, early.duration_s = str(path), time.monotonic() - started
+        early.notices[:0] = notes
         return early
     key = cache.exercise_key(exercise)
     verdict = None
@@ -829,6 +841,7 @@ def grade(exercise: Exercise, path: Path, *, source: str | None = None, limits: 
     if verdict is None:
         verdict = grade_source(exercise, key, source, filename, limits, worker, speed)
     verdict.submission, verdict.duration_s = str(path), time.monotonic() - started
+    verdict.notices[:0] = notes
     return verdict
 
 

@@ -156,3 +156,80 @@ def test_a_gradebook_needs_a_roster(tmp_path: Path) -> None:
     result = runner.invoke(app, ["grade", str(tmp_path / "class"), "-e", "clipping", "--gradebook", "canvas",
                                  "--allow-weak-isolation"])
     assert result.exit_code == 2 and "--gradebook needs --roster" in result.output
+
+
+# -- notebooks -----------------------------------------------------------------------------------
+
+def _notebook(*cells: tuple[str, str]) -> bytes:
+    """nbformat 4 JSON, written by hand as Jupyter saves it (sources as lists of lines)."""
+    return json.dumps({"cells": [{"cell_type": kind, "metadata": {}, "source": text.splitlines(keepends=True),
+                                  **({"outputs": [], "execution_count": None} if kind == "code" else {})}
+                                 for kind, text in cells],
+                       "metadata": {}, "nbformat": 4, "nbformat_minor": 5}).encode()
+
+
+def _answer_notebook() -> bytes:
+    """A learner's scratchpad: imports in their own cell, a helper in another, the answer, then
+    experiments that must not run (a print, a shell line, a cell magic, a plot)."""
+    body = CORRECT.read_text(encoding="utf-8")
+    imports = "\n".join(line for line in body.splitlines() if line.startswith(("import ", "from ")))
+    rest = "\n".join(line for line in body.splitlines() if not line.startswith(("import ", "from ")))
+    return _notebook(
+        ("markdown", "# Clipping\nMy answer."),
+        ("code", "!pip install torch\n%matplotlib inline\n" + imports),
+        ("code", "SCALE = 1.0\n"),
+        ("code", rest),
+        ("code", "%%timeit\nclip_grad_norm_([], 1.0)\n"),
+        ("code", "raise SystemExit('experiments: not part of the answer')\n"),
+    )
+
+
+def test_the_answer_cells_of_a_notebook_are_extracted_and_ipython_lines_noted() -> None:
+    from judge.notebooks import notebook_source
+
+    extracted = notebook_source(_answer_notebook(), "ann.ipynb", ("clip_grad_norm_",))
+    assert extracted.problem is None
+    assert "def clip_grad_norm_" in extracted.source and "import torch" in extracted.source
+    assert "SystemExit" not in extracted.source and "pip install" not in extracted.source
+    assert "SCALE" not in extracted.source  # defined, but the answer never uses it
+    assert "ann.ipynb, cell 2, line 1: IPython line dropped, not run: !pip install torch" in extracted.notes
+    assert "ann.ipynb, cell 2, line 2: IPython line dropped, not run: %matplotlib inline" in extracted.notes
+    assert any("cell 5: cell magic %%timeit left out" in n for n in extracted.notes)
+    compile(extracted.source, "ann.ipynb", "exec")
+    nothing = notebook_source(_notebook(("code", "x = 1\n")), "bob.ipynb", ("clip_grad_norm_",))
+    assert nothing.problem == "no code cell of bob.ipynb defines clip_grad_norm_"
+    assert notebook_source(b"{}", "cat.ipynb", ("f",)).problem.startswith("cat.ipynb is not a Jupyter notebook")
+
+
+def test_a_helper_used_by_the_answer_comes_with_it() -> None:
+    from judge.notebooks import notebook_source
+
+    extracted = notebook_source(_notebook(("code", "def helper(x):\n    return x\n"),
+                                          ("code", "def f(x):\n    return helper(x)\n"),
+                                          ("code", "print(f(2))\n")), "n.ipynb", ("f",))
+    namespace: dict = {}
+    exec(compile(extracted.source, "n.ipynb", "exec"), namespace)  # our own test source, not a learner's
+    assert namespace["f"](3) == 3 and "print" not in extracted.source
+
+
+def test_a_class_of_notebooks_is_graded_with_the_notes_on_the_verdict(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """grind grade: a NAME.ipynb (or NAME/clipping.ipynb, Jupyter's checkpoints ignored) is a
+    student, graded on its answer cells; grind run --file grades a notebook the same way."""
+    monkeypatch.setenv("GRIND_STATE_DIR", str(tmp_path / "state"))
+    root, out = tmp_path / "class", tmp_path / "out"
+    root.mkdir()
+    (root / "ann.ipynb").write_bytes(_answer_notebook())
+    (root / "bob" / ".ipynb_checkpoints").mkdir(parents=True)
+    (root / "bob" / "clipping.ipynb").write_bytes(_notebook(("code", PER_TENSOR.read_text())))
+    (root / "bob" / ".ipynb_checkpoints" / "clipping-checkpoint.ipynb").write_bytes(_answer_notebook())
+    (root / "cat.ipynb").write_bytes(_notebook(("code", "print('no answer yet')\n")))
+    result = runner.invoke(app, ["grade", str(root), "-e", "clipping", "--allow-weak-isolation", "--time-limit", "10",
+                                 "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    rows = {r["student"]: r["verdict"] for r in json.loads((out / "results.json").read_text())}
+    assert (rows["ann"]["status"], rows["bob"]["status"], rows["cat"]["status"]) == ("passed", "failed", "error")
+    assert any("!pip install torch" in n for n in rows["ann"]["notices"])
+    assert rows["cat"]["message"] == "no code cell of cat.ipynb defines clip_grad_norm_"
+    result = runner.invoke(app, ["run", "clipping", "--file", str(root / "ann.ipynb")])
+    assert result.exit_code == 0, result.output
