@@ -233,3 +233,20 @@ def test_a_class_of_notebooks_is_graded_with_the_notes_on_the_verdict(tmp_path: 
     assert rows["cat"]["message"] == "no code cell of cat.ipynb defines clip_grad_norm_"
     result = runner.invoke(app, ["run", "clipping", "--file", str(root / "ann.ipynb")])
     assert result.exit_code == 0, result.output
+
+
+def test_the_notebook_front_end_shares_the_extraction(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """judge.check(NAME, Path("answer.ipynb")) grades the saved notebook's answer cells, and a
+    %%grind cell with a ! line has it dropped with the same note (by cell line), not a SyntaxError."""
+    pytest.importorskip("IPython")
+    from judge.frontends import notebook
+
+    monkeypatch.setenv("GRIND_STATE_DIR", str(tmp_path / "state"))
+    saved = tmp_path / "answer.ipynb"
+    saved.write_bytes(_answer_notebook())
+    assert notebook.check("clipping", saved).passed
+    shown: list = []
+    monkeypatch.setattr(notebook, "_display", shown.append)
+    notebook.grind_cell("clipping", "!pip install torch\n" + CORRECT.read_text())
+    assert shown[0].passed, shown[0]
+    assert "cell, line 2: IPython line dropped, not run: !pip install torch" in shown[0].graded.lead
