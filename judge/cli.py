@@ -924,6 +924,9 @@ def grade_command(
     worker_wait: Optional[float] = typer.Option(
         None, "--worker-wait", min=1,
         help="With --executor dask: seconds to wait for a worker when the cluster has none (default 300)."),
+    similarity: Optional[float] = typer.Option(
+        None, "--similarity", min=0.01, max=1.0,
+        help="Also write similarity.csv/.md: pairs of submissions at least this similar (0-1, e.g. 0.8; needs copydetect)."),
     regrade: list[str] = typer.Option(
         [], "--regrade", help="Grade again stored results with this status, e.g. timeout (repeatable)."),
     force: bool = typer.Option(False, "--force", help="Grade every submission again, ignoring stored results."),
@@ -961,6 +964,10 @@ def grade_command(
         raise UsageError("--gradebook needs --roster (a gradebook has a line per student on it)" if roster is None
                          else f"--gradebook {gradebook!r}: choose from {', '.join(GRADEBOOKS)}")
     people = read_people(roster) if roster is not None else None  # a bad roster stops us before any grading
+    if similarity is not None:
+        from judge.similarity import _copydetect
+
+        _copydetect()  # missing: said now, not after the class is graded
     total = len(find_students(submissions, exercise))  # and so does a name collision
     with grading_progress(console(stderr=True), total) as tick:
         rows = grade_class(exercise, submissions, out, jobs=jobs or 2, limits=limits, on_done=tick, executor=executor,
@@ -976,6 +983,18 @@ def grade_command(
 
         written.append(out / f"gradebook-{gradebook}.csv")
         write_atomic(written[-1], gradebook_csv(gradebook, rows, people, owner, exercise.title))
+    if similarity is not None:
+        from judge import similarity as near
+        from judge.formats import write_atomic
+
+        sources = near.class_sources(find_students(submissions, exercise), exercise.entry)
+        pairs = near.similar_pairs(sources, similarity, exercise.stub_path.read_text(encoding="utf-8"),
+                                   {row["student"]: row["sha256"] for row in rows})
+        written += [out / "similarity.csv", out / "similarity.md"]
+        write_atomic(written[-2], near.to_csv(pairs))
+        write_atomic(written[-1], near.to_markdown(pairs, similarity, len(sources), exercise.slug))
+        typer.echo(f"grind: {len(pairs)} pair{'s' if len(pairs) != 1 else ''} of submissions at or above "
+                   f"{similarity:.0%} similarity (see {written[-1]})", err=True)
     from judge.render import render_class
 
     render_class(console(), rows)

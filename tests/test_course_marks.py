@@ -250,3 +250,38 @@ def test_the_notebook_front_end_shares_the_extraction(tmp_path: Path, monkeypatc
     notebook.grind_cell("clipping", "!pip install torch\n" + CORRECT.read_text())
     assert shown[0].passed, shown[0]
     assert "cell, line 2: IPython line dropped, not run: !pip install torch" in shown[0].graded.lead
+
+
+# -- similarity (copydetect: a library no one here wrote; its winnowing finds a copy whose names
+# and comments were changed, and does not flag two honest answers written apart) ---------------
+
+def _renamed(text: str) -> str:
+    """A near-copy as a student makes one: names changed, comments rewritten, a blank line moved."""
+    for old, new in (("grads", "gradient_list"), ("total", "overall_norm"), ("coef", "factor")):
+        text = text.replace(old, new)
+    return "# my own work, honest\n\n" + text.replace("# expect: passed", "# written from scratch")
+
+
+def test_a_near_copy_is_found_and_independent_answers_are_not(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("copydetect", reason="grind grade --similarity needs copydetect (pip install 'grind[marks]')")
+    monkeypatch.setenv("GRIND_STATE_DIR", str(tmp_path / "state"))
+    root, out = tmp_path / "class", tmp_path / "out"
+    root.mkdir()
+    shutil.copyfile(CORRECT, root / "ann.py")
+    (root / "bob.py").write_text(_renamed(CORRECT.read_text()))
+    shutil.copyfile(CORRECT, root / "cat.py")  # an exact copy: similar, and the same sha256
+    shutil.copyfile(SUBMISSIONS / "clipping" / "alt_foreach_vectorised.py", root / "dan.py")
+    (root / "eve.ipynb").write_bytes(_notebook(("code", _renamed(CORRECT.read_text()))))  # a copy in a notebook
+    assert (root / "bob.py").read_text() != CORRECT.read_text()
+    result = runner.invoke(app, ["grade", str(root), "-e", "clipping", "--allow-weak-isolation", "--time-limit", "10",
+                                 "--similarity", "0.8", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    pairs = {(r["student_a"], r["student_b"]): r for r in csv.DictReader(io.StringIO((out / "similarity.csv").read_text()))}
+    assert {("ann", "bob"), ("ann", "cat"), ("bob", "cat"), ("ann", "eve")} <= set(pairs)
+    assert not any("dan" in pair for pair in pairs), pairs
+    assert pairs[("ann", "cat")]["identical"] == "yes" and pairs[("ann", "bob")]["identical"] == ""
+    assert float(pairs[("ann", "bob")]["similarity"]) >= 0.8
+    markdown = (out / "similarity.md").read_text()
+    assert "| ann | bob |" in markdown and "dan" not in markdown
+    assert "pairs of submissions at or above 80% similarity" in result.output
