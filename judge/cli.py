@@ -965,9 +965,9 @@ def grade_command(
                          else f"--gradebook {gradebook!r}: choose from {', '.join(GRADEBOOKS)}")
     people = read_people(roster) if roster is not None else None  # a bad roster stops us before any grading
     if similarity is not None:
-        from judge.similarity import _copydetect
+        from judge.similarity import require_copydetect
 
-        _copydetect()  # missing: said now, not after the class is graded
+        require_copydetect()  # missing: said now, not after the class is graded
     total = len(find_students(submissions, exercise))  # and so does a name collision
     with grading_progress(console(stderr=True), total) as tick:
         rows = grade_class(exercise, submissions, out, jobs=jobs or 2, limits=limits, on_done=tick, executor=executor,
@@ -984,15 +984,10 @@ def grade_command(
         written.append(out / f"gradebook-{gradebook}.csv")
         write_atomic(written[-1], gradebook_csv(gradebook, rows, people, owner, exercise.title))
     if similarity is not None:
-        from judge import similarity as near
-        from judge.formats import write_atomic
+        from judge.similarity import write_report
 
-        sources = near.class_sources(find_students(submissions, exercise), exercise.entry)
-        pairs = near.similar_pairs(sources, similarity, exercise.stub_path.read_text(encoding="utf-8"),
-                                   {row["student"]: row["sha256"] for row in rows})
-        written += [out / "similarity.csv", out / "similarity.md"]
-        write_atomic(written[-2], near.to_csv(pairs))
-        write_atomic(written[-1], near.to_markdown(pairs, similarity, len(sources), exercise.slug))
+        pairs, report = write_report(find_students(submissions, exercise), exercise, rows, similarity, out)
+        written += report
         typer.echo(f"grind: {len(pairs)} pair{'s' if len(pairs) != 1 else ''} of submissions at or above "
                    f"{similarity:.0%} similarity (see {written[-1]})", err=True)
     from judge.render import render_class

@@ -44,7 +44,7 @@ class Pair:
         return max(self.a_in_b, self.b_in_a)
 
 
-def _copydetect() -> Any:
+def require_copydetect() -> Any:
     try:
         import copydetect
     except ImportError as exc:
@@ -57,7 +57,7 @@ def similar_pairs(sources: dict[str, str], threshold: float, boilerplate: str = 
                   digests: dict[str, str] | None = None) -> list[Pair]:
     """Every pair of ``sources`` (student: Python text) at least ``threshold`` similar (0-1),
     most similar first."""
-    copydetect = _copydetect()
+    copydetect = require_copydetect()
     # copydetect hands back a set of hashes and wants a list (numpy's intersect1d) as boilerplate
     base = sorted(copydetect.CodeFingerprint("stub.py", NOISE, WINDOW, fp=io.StringIO(boilerplate)).hashes) \
         if boilerplate else []
@@ -128,3 +128,18 @@ def class_sources(students: list[Any], entry: tuple[str, ...]) -> dict[str, str]
             if problem is None:
                 sources[student.name] = text
     return sources
+
+
+def write_report(students: list[Any], exercise: Any, rows: list[dict[str, Any]], threshold: float,
+                 out_dir: Path) -> tuple[list[Pair], list[Path]]:
+    """``grind grade --similarity``: the pairs of the class at or above ``threshold``, written to
+    ``OUT/similarity.csv`` and ``OUT/similarity.md`` (atomically, as every output of a run)."""
+    from judge.formats import write_atomic
+
+    sources = class_sources(students, exercise.entry)
+    pairs = similar_pairs(sources, threshold, exercise.stub_path.read_text(encoding="utf-8"),
+                          {row["student"]: row["sha256"] for row in rows})
+    written = [out_dir / "similarity.csv", out_dir / "similarity.md"]
+    write_atomic(written[0], to_csv(pairs))
+    write_atomic(written[1], to_markdown(pairs, threshold, len(sources), exercise.slug))
+    return pairs, written

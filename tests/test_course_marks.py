@@ -285,3 +285,16 @@ def test_a_near_copy_is_found_and_independent_answers_are_not(tmp_path: Path,
     markdown = (out / "similarity.md").read_text()
     assert "| ann | bob |" in markdown and "dan" not in markdown
     assert "pairs of submissions at or above 80% similarity" in result.output
+
+
+def test_similarity_without_copydetect_says_what_to_install_before_grading(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "copydetect", None)  # import copydetect now raises ImportError
+    (tmp_path / "class").mkdir()
+    shutil.copyfile(CORRECT, tmp_path / "class" / "ann.py")
+    result = runner.invoke(app, ["grade", str(tmp_path / "class"), "-e", "clipping", "--allow-weak-isolation",
+                                 "--similarity", "0.8", "--out", str(tmp_path / "out")])
+    assert result.exit_code == 5 and "--similarity needs the copydetect package: pip install -e '.[marks]'" in result.output
+    assert not (tmp_path / "out" / "graded").exists()
