@@ -356,8 +356,8 @@ def grade_class(
                 hidden=(submissions.resolve(), out_dir.resolve()))
         log.write(f"{_now()} done: {len(students)} entries\n")
     result = [rows[s.name] for s in students]
-    if exercise.weights:
-        weigh(result, dict(exercise.weights), case_names(exercise))
+    if exercise.weights or exercise.partial:
+        weigh(result, dict(exercise.weights), case_names(exercise), exercise.partial)
         return result
     graded = [len(r["verdict"].get("checks") or []) for r in result if r["verdict"]["status"] in ("passed", "failed")]
     max_score = max(graded) if graded else (case_count(exercise) if result else 1)

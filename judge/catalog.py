@@ -161,6 +161,7 @@ def load_exercise(exercise_dir: Path, solutions_root: Path) -> Exercise:
         step_base=step_base,
         witness=(witness["case"], witness["counter"], tuple(supersedes)) if witness else None,
         weights=weights,
+        partial=_partial(m),
     )
     for required in (exercise.statement_path, exercise.stub_path):
         if not required.is_file():
@@ -171,15 +172,24 @@ def load_exercise(exercise_dir: Path, solutions_root: Path) -> Exercise:
     return exercise
 
 
+def _partial(m: _Manifest) -> bool:
+    """``[marks] partial = true``: a case of several inputs (a random case) earns its weight's
+    share of inputs passed, 3 of 4 inputs: 0.75 of its weight (judge.formats.earned)."""
+    value = m.get("marks", dict, {}).get("partial", False)
+    if not isinstance(value, bool):
+        raise m.fail("marks", f"partial must be true or false, got {value!r}")
+    return value
+
+
 def _weights(m: _Manifest) -> tuple[tuple[str, float], ...]:
     """``[marks] weights = {case = points, ...}``: what each case is worth in a class's marks
     (every case not named is worth 1). Names are checked against the checks' cases where the
     cases are known, when a class is graded (judge.batch.weights_problem); here only the shape:
     a name like a case's, a finite number >= 0, and not every case worth nothing."""
     marks = m.get("marks", dict, {})
-    unknown = sorted(set(marks) - {"weights"})
+    unknown = sorted(set(marks) - {"weights", "partial"})
     if unknown:
-        raise m.fail("marks", f"has a key '{unknown[0]}'; the only one is weights")
+        raise m.fail("marks", f"has a key '{unknown[0]}'; the keys are weights and partial")
     table = marks.get("weights", {})
     if not isinstance(table, dict):
         raise m.fail("marks", "weights must be a table of case = points, e.g. weights = {worked_example = 2}")

@@ -40,30 +40,45 @@ def worth(check: dict[str, Any], weights: dict[str, float] | None) -> float:
     return (weights or {}).get(stable_name(check), 1.0)
 
 
+def earned(check: dict[str, Any], weights: dict[str, float] | None, partial: bool = False) -> float:
+    """What one check earns: its weight if it passed; with ``[marks] partial``, a failed case of
+    several inputs earns the share of its inputs that passed (1 of 4 failed: 0.75 of its weight);
+    otherwise nothing. A check that could not run (error, not run) earns nothing either way."""
+    if check["status"] == "passed":
+        return worth(check, weights)
+    inputs, failed = int(check.get("inputs") or 1), int(check.get("inputs_failed") or 0)
+    if partial and check["status"] == "failed" and inputs > 1 and 0 <= failed < inputs:
+        return worth(check, weights) * (inputs - failed) / inputs
+    return 0.0
+
+
 def score(verdict: dict[str, Any], max_score: Points | None = None,
-          weights: dict[str, float] | None = None) -> tuple[Points, Points]:
+          weights: dict[str, float] | None = None, partial: bool = False) -> tuple[Points, Points]:
     """(points, out of): each passed check earns its case's weight (1 unless the exercise's
-    ``[marks] weights`` says otherwise). ``max_score`` is the exercise's, which a class run sets
-    on every row, so a crash is 0 out of the same total as a pass."""
+    ``[marks] weights`` says otherwise; with ``[marks] partial``, see ``earned``). ``max_score``
+    is the exercise's, which a class run sets on every row, so a crash is 0 out of the same total
+    as a pass."""
     checks = verdict.get("checks") or []
     total = max_score or max(sum(worth(c, weights) for c in checks), 1)
     if verdict["status"] == "forbidden":
         return 0, points(total)
-    return points(sum(worth(c, weights) for c in checks if c["status"] == "passed")), points(total)
+    return points(sum(earned(c, weights, partial) for c in checks)), points(total)
 
 
 def row_score(row: dict[str, Any]) -> tuple[Points, Points]:
-    return score(row["verdict"], row.get("max_score"), row.get("weights"))
+    return score(row["verdict"], row.get("max_score"), row.get("weights"), bool(row.get("partial")))
 
 
-def weigh(rows: list[dict[str, Any]], weights: dict[str, float], cases: list[str]) -> None:
+def weigh(rows: list[dict[str, Any]], weights: dict[str, float], cases: list[str], partial: bool = False) -> None:
     """Put an exercise's marks on every row of a class: ``weights`` (every case, 1 where the
-    exercise named none) and ``max_score``, their sum. A class run and the Gradescope bundle call
-    this, so every format scores the same rows the same way."""
+    exercise named none), ``max_score`` (their sum) and ``partial``. A class run (the Gradescope
+    bundle's too) calls this, so every format scores the same rows the same way."""
     full = {case: float(weights.get(case, 1.0)) for case in cases}
     for row in rows:
         row["weights"] = dict(full)
         row["max_score"] = points(sum(full.values()))
+        if partial:
+            row["partial"] = True
 
 
 def stable_name(check: dict[str, Any]) -> str:
@@ -99,11 +114,11 @@ def to_csv(rows: list[dict[str, Any]]) -> str:
     for row in safe_data(rows):
         v = row["verdict"]
         got, total = row_score(row)
-        earned = {stable_name(c): points(worth(c, row.get("weights"))) for c in v.get("checks") or []
-                  if c["status"] == "passed" and v["status"] != "forbidden"}
+        got_by_case = {stable_name(c): points(earned(c, row.get("weights"), bool(row.get("partial"))))
+                       for c in v.get("checks") or [] if v["status"] != "forbidden"}
         writer.writerow([row["student"], *([row.get("student_id", "")] if ids else []), v["status"], got, total,
                          _pitfall(v), v["message"].replace("\n", " "), row["sha256"], v.get("duration_s", ""),
-                         *(earned.get(c, 0) for c in cases)])
+                         *(got_by_case.get(c, 0) for c in cases)])
     return out.getvalue()
 
 
@@ -201,7 +216,8 @@ def to_gradescope(row: dict[str, Any]) -> dict[str, Any]:
             output = "" if passed else (_failure_text(check) if visible else check["message"].split(":")[0])
             weight = points(worth(check, row.get("weights")))
             tests.append({"name": stable_name(check) if visible else f"hidden {check['kind']} case {number}",
-                          "number": str(number), "score": weight if passed else 0, "max_score": weight,
+                          "number": str(number), "max_score": weight,
+                          "score": points(earned(check, row.get("weights"), bool(row.get("partial")))),
                           "status": "passed" if passed else "failed", "output": output,
                           "visibility": "visible" if visible else "hidden"})
     summary = v["message"]

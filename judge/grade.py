@@ -441,7 +441,8 @@ def judge_subject(exercise: Exercise, ref: Reference, run: SubjectRun, pairs: Pa
         kind = members[0].kind
         if not failing:
             note = f"{len(members)} inputs" if len(members) > 1 else ""
-            checks.append(CheckResult(case_name, kind, CheckStatus.PASSED, note, case=case_name))
+            checks.append(CheckResult(case_name, kind, CheckStatus.PASSED, note, case=case_name,
+                                      inputs=len(members)))
             continue
         first = failing[0]  # instances are ordered by size: the first failing is the smallest
         failure = failures[first.name]
@@ -457,6 +458,7 @@ def judge_subject(exercise: Exercise, ref: Reference, run: SubjectRun, pairs: Pa
             max_abs_err=failure.get("max_abs_err"), max_rel_err=failure.get("max_rel_err"),
             pitfall=by_instance.get(first.name), observation=failure.get("key"),
             series=failure.get("series"), instance=first.name, case=case_name,
+            inputs=len(members), inputs_failed=len(failing),
         ))
         if "expected" not in failure:
             checks[-1].expected = _expected_preview(ref_obs.get(first.name, {}), failure.get("key"))

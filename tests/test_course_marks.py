@@ -49,7 +49,7 @@ def test_malformed_weights_are_refused_with_the_key_and_line(course: Path, table
 def test_an_unknown_key_under_marks_is_refused(course: Path) -> None:
     manifest = course / "exercises" / "clipping" / "exercise.toml"
     manifest.write_text(manifest.read_text(encoding="utf-8") + "\n[marks]\nweight = {random = 2}\n")
-    with pytest.raises(ManifestError, match="has a key 'weight'; the only one is weights"):
+    with pytest.raises(ManifestError, match="has a key 'weight'; the keys are weights and partial"):
         Catalog(course).get("clipping")
 
 
@@ -97,6 +97,41 @@ def test_weights_make_the_score_in_every_format(course: Path, tmp_path: Path) ->
     assert gs["max_score"] == 18.5 == sum(t["max_score"] for t in gs["tests"])
     assert gs["score"] == expected == sum(t["score"] for t in gs["tests"])
     assert f"{table['bob']['score']}/18.5" in result.output
+
+
+def test_partial_credit_earns_the_share_of_a_cases_inputs_passed(course: Path, tmp_path: Path) -> None:
+    """[marks] partial: the per-tensor mistake fails some of the random case's inputs, not all;
+    with random worth 9 it earns 9 x passed/inputs for it, in the CSV column, the score and the
+    Gradescope test, where without partial it earns 0 for the case."""
+    manifest = course / "exercises" / "clipping" / "exercise.toml"
+    manifest.write_text(manifest.read_text(encoding="utf-8") + "\n[marks]\nweights = {random = 9}\npartial = true\n")
+    root, out = tmp_path / "class", tmp_path / "out"
+    root.mkdir()
+    shutil.copyfile(PER_TENSOR, root / "bob.py")
+    result = runner.invoke(app, ["grade", str(root), "-e", "clipping", "--allow-weak-isolation", "--time-limit", "10",
+                                 "-F", "csv", "-F", "json", "-F", "gradescope", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    row = json.loads((out / "results.json").read_text())[0]
+    random = next(c for c in row["verdict"]["checks"] if c["case"] == "random")
+    assert random["status"] == "failed" and 0 < random["inputs_failed"] < random["inputs"]  # the premise
+    share = 9 * (random["inputs"] - random["inputs_failed"]) / random["inputs"]
+    whole = sum(1 for c in row["verdict"]["checks"] if c["status"] == "passed")
+    assert row["score"] == pytest.approx(whole + share) and row["max_score"] == 15 + 9
+    table = next(csv.DictReader(io.StringIO((out / "summary.csv").read_text())))
+    assert float(table["random (9)"]) == pytest.approx(share, abs=1e-4)
+    gs = json.loads((out / "gradescope" / "bob" / "results.json").read_text())
+    assert next(t for t in gs["tests"] if t["name"] == "hidden random case 16")["score"] == pytest.approx(share, abs=1e-4)
+    manifest.write_text(manifest.read_text().replace("partial = true", "partial = false"))
+    runner.invoke(app, ["grade", str(root), "-e", "clipping", "--allow-weak-isolation", "--time-limit", "10",
+                        "--out", str(out)])
+    assert json.loads((out / "results.json").read_text())[0]["score"] == whole
+
+
+def test_partial_must_be_a_boolean(course: Path) -> None:
+    manifest = course / "exercises" / "clipping" / "exercise.toml"
+    manifest.write_text(manifest.read_text(encoding="utf-8") + "\n[marks]\npartial = 'yes'\n")
+    with pytest.raises(ManifestError, match="partial must be true or false, got 'yes'"):
+        Catalog(course).get("clipping")
 
 
 # -- roster and gradebook ------------------------------------------------------------------------
