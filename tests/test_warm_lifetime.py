@@ -60,7 +60,8 @@ def test_warm_servers_die_with_a_sigkilled_grind_grade(tmp_path: Path, sandbox: 
     root.mkdir()
     for name in ("ann", "bob", "cat"):
         shutil.copyfile(ADVERSARIAL / "sleep_forever.py", root / f"{name}.py")
-    env = dict(os.environ, GRIND_STATE_DIR=str(tmp_path / "state"), GRIND_SANDBOX=sandbox)
+    env = dict(os.environ, GRIND_STATE_DIR=str(tmp_path / "state"), GRIND_SANDBOX=sandbox,
+               GRIND_CACHE_DIR=str(tmp_path / "cache"))  # its own cache: independent of the user's
     grind = subprocess.Popen([sys.executable, "-m", "judge", "grade", str(root), "-e", "clipping", "-j", "1",
                               "--time-limit", "300", "--allow-weak-isolation", "--out", str(tmp_path / "out")],
                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
