@@ -311,7 +311,9 @@ def _landing(client: Any, pending: Any, worker_wait: float, scheduler: str, tota
             yield from pending.next_batch(block=False)
             continue
         try:
-            workers = len(client.scheduler_info(n_workers=-1).get("workers") or {})
+            # No arguments: older distributed (the extra allows 2023.9) takes none, newer ones list
+            # up to 5 workers by default, and any one is enough here.
+            workers = len(client.scheduler_info().get("workers") or {})
         except Exception:  # noqa: BLE001 - the scheduler itself is gone: as good as no workers
             workers = 0
         if workers:

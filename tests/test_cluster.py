@@ -154,6 +154,9 @@ def test_a_cluster_that_loses_its_only_worker_says_so_instead_of_hanging(tmp_pat
         worker = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", local.scheduler_address,
                                    "--no-nanny", "--nthreads", "1", "--no-dashboard"],
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        # joined before grading starts: --worker-wait (5 s here) also bounds the wait for the first
+        # worker, which a busy machine can take longer than that to start
+        spy.wait_for_workers(1, timeout=120)
 
         def run() -> None:
             try:
