@@ -27,8 +27,9 @@ WITNESS_COUNTERS = ("traffic", "writes")  # what judge/worker/witness.py counts
 SLUG_RE = re.compile(r"^[a-z][a-z0-9-]*$")
 KNOWN_KEYS = {
     "title", "topic", "difficulty", "entry", "hints", "time_limit", "tolerance", "forbidden",
-    "memory_mb", "interview_minutes", "order", "step_base", "witness",
+    "memory_mb", "interview_minutes", "order", "step_base", "witness", "marks",
 }
+CASE_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
 
 
 def content_root() -> Path:
@@ -141,6 +142,7 @@ def load_exercise(exercise_dir: Path, solutions_root: Path) -> Exercise:
         raise m.fail("witness", "must be a table with 'case' (a case name), 'counter' "
                      f"(one of {', '.join(WITNESS_COUNTERS)}) and optionally 'supersedes' (observation names)")
 
+    weights = _weights(m)
     solution_dir = solutions_root / slug
     sealed_key = _sealed_key(solution_dir)
     exercise = Exercise(
@@ -160,6 +162,8 @@ def load_exercise(exercise_dir: Path, solutions_root: Path) -> Exercise:
         step_base=step_base,
         witness=(witness["case"], witness["counter"], tuple(supersedes)) if witness else None,
         sealed_key=sealed_key,
+        weights=weights,
+        partial=_partial(m),
     )
     for required in (exercise.statement_path, exercise.stub_path):
         if not required.is_file():
@@ -190,6 +194,37 @@ def _sealed_key(solution_dir: Path) -> str | None:
     if not isinstance(key, str) or not re.fullmatch(r"[0-9a-f]{32}", key):
         raise ManifestError(f"{path}: 'key' must be the 32-hex-digit cache key the bundle was built with")
     return key
+
+
+def _partial(m: _Manifest) -> bool:
+    """``[marks] partial = true``: a case of several inputs (a random case) earns its weight's
+    share of inputs passed, 3 of 4 inputs: 0.75 of its weight (judge.formats.earned)."""
+    value = m.get("marks", dict, {}).get("partial", False)
+    if not isinstance(value, bool):
+        raise m.fail("marks", f"partial must be true or false, got {value!r}")
+    return value
+
+
+def _weights(m: _Manifest) -> tuple[tuple[str, float], ...]:
+    """``[marks] weights = {case = points, ...}``: what each case is worth in a class's marks
+    (every case not named is worth 1). Names are checked against the checks' cases where the
+    cases are known, when a class is graded (judge.batch.weights_problem); here only the shape:
+    a name like a case's, a finite number >= 0, and not every case worth nothing."""
+    marks = m.get("marks", dict, {})
+    unknown = sorted(set(marks) - {"weights", "partial"})
+    if unknown:
+        raise m.fail("marks", f"has a key '{unknown[0]}'; the keys are weights and partial")
+    table = marks.get("weights", {})
+    if not isinstance(table, dict):
+        raise m.fail("marks", "weights must be a table of case = points, e.g. weights = {worked_example = 2}")
+    weights = []
+    for case, points in table.items():
+        if not CASE_NAME_RE.match(case):
+            raise m.fail("marks", f"weights names '{case}', which is not a case name")
+        if isinstance(points, bool) or not isinstance(points, (int, float)) or not 0 <= points < float("inf"):
+            raise m.fail("marks", f"weight of '{case}' must be a number >= 0, got {points!r}")
+        weights.append((case, float(points)))
+    return tuple(weights)
 
 
 class Catalog:

@@ -1002,11 +1002,23 @@ def grade_command(
         False, "--allow-weak-isolation",
         help="Grade even where submissions can read each other and the reference (see grind doctor)."),
     roster: Optional[Path] = typer.Option(
-        None, "--roster", help="CSV of 'file or folder name,student id': adds a student_id column."),
+        None, "--roster", help="CSV of 'file or folder name,student id', or with id, name and email columns: "
+        "adds a student_id column and names who is missing."),
+    gradebook: Optional[str] = typer.Option(
+        None, "--gradebook", help="With --roster: also write gradebook-canvas.csv or gradebook-moodle.csv."),
     executor_name: str = typer.Option(
         "local", "--executor", help="Where to grade: local (this machine, --jobs at once) or dask (a Dask cluster)."),
     scheduler: Optional[str] = typer.Option(
         None, "--scheduler", help="With --executor dask: the scheduler's address, e.g. tcp://host:8786."),
+    worker_wait: Optional[float] = typer.Option(
+        None, "--worker-wait", min=1,
+        help="With --executor dask: seconds to wait for a worker when the cluster has none (default 300)."),
+    similarity: Optional[float] = typer.Option(
+        None, "--similarity", min=0.01, max=1.0,
+        help="Also write similarity.csv/.md: pairs of submissions at least this similar (0-1, e.g. 0.8; needs copydetect)."),
+    regrade: list[str] = typer.Option(
+        [], "--regrade", help="Grade again stored results with this status, e.g. timeout (repeatable)."),
+    force: bool = typer.Option(False, "--force", help="Grade every submission again, ignoring stored results."),
 ) -> None:
     """Grade a whole class, resumably, into CSV / JSON / JUnit / Gradescope results."""
     from judge.worker.isolation import HOW_TO_STRENGTHEN, isolation
@@ -1014,30 +1026,59 @@ def grade_command(
     if executor_name == "dask" and jobs is not None:
         raise UsageError("--jobs counts this machine's parallel gradings; with --executor dask each worker grades "
                          "as many at once as its --nthreads: leave --jobs out")
-    executor = _grade_executor(executor_name, scheduler, allow_weak_isolation)
+    executor = _grade_executor(executor_name, scheduler, allow_weak_isolation, worker_wait)
     iso = isolation()  # on a Dask cluster, submissions run on the workers: each checks its own level
     if executor is None and iso.weak and not allow_weak_isolation:
         raise UsageError(f"refusing to grade at isolation level {iso.level}: a submission could read the "
                          "reference and classmates' files and fake a pass. "
                          f"Fix: {HOW_TO_STRENGTHEN[iso.level]}; or pass --allow-weak-isolation "
                          "(see grind doctor)")
-    from judge.batch import apply_roster, find_students, grade_class, read_roster
+    from judge.batch import find_students, grade_class
+    from judge.gradebook import GRADEBOOKS, gradebook_csv, match, read_people
     from judge.formats import FORMATS, write_all
     from judge.render import grading_progress
 
     unknown = sorted(set(formats) - set(FORMATS))
     if unknown:
         raise UsageError(f"unknown format {unknown[0]!r}; choose from {', '.join(FORMATS)}")
+    from judge.models import Status
+
+    statuses = {s.value for s in Status}
+    for status in regrade:
+        if status not in statuses:
+            raise UsageError(f"--regrade {status!r}: choose from {', '.join(sorted(statuses))}")
     exercise = _exercise(exercise_name)
     limits = _limits(exercise, time_limit, memory_mb)
-    ids = read_roster(roster) if roster is not None else None  # a bad roster stops us before any grading
+    if gradebook is not None and (roster is None or gradebook not in GRADEBOOKS):
+        raise UsageError("--gradebook needs --roster (a gradebook has a line per student on it)" if roster is None
+                         else f"--gradebook {gradebook!r}: choose from {', '.join(GRADEBOOKS)}")
+    people = read_people(roster) if roster is not None else None  # a bad roster stops us before any grading
+    if similarity is not None:
+        from judge.similarity import require_copydetect
+
+        require_copydetect()  # missing: said now, not after the class is graded
     total = len(find_students(submissions, exercise))  # and so does a name collision
     with grading_progress(console(stderr=True), total) as tick:
-        rows = grade_class(exercise, submissions, out, jobs=jobs or 2, limits=limits, on_done=tick, executor=executor)
-    if ids is not None:
-        for problem in apply_roster(rows, ids, str(roster)):
+        rows = grade_class(exercise, submissions, out, jobs=jobs or 2, limits=limits, on_done=tick, executor=executor,
+                           regrade=set(regrade), force=force)
+    owner: dict[str, Any] = {}
+    if people is not None:
+        owner, problems = match(rows, people, str(roster))
+        for problem in problems:
             typer.echo(f"grind: {problem}", err=True)
     written = write_all(rows, exercise.slug, out, formats)
+    if gradebook is not None and people is not None:
+        from judge.formats import write_atomic
+
+        written.append(out / f"gradebook-{gradebook}.csv")
+        write_atomic(written[-1], gradebook_csv(gradebook, rows, people, owner, exercise.title))
+    if similarity is not None:
+        from judge.similarity import write_report
+
+        pairs, report = write_report(find_students(submissions, exercise), exercise, rows, similarity, out)
+        written += report
+        typer.echo(f"grind: {len(pairs)} pair{'s' if len(pairs) != 1 else ''} of submissions at or above "
+                   f"{similarity:.0%} similarity (see {written[-1]})", err=True)
     from judge.render import render_class
 
     render_class(console(), rows)
@@ -1056,13 +1097,14 @@ def _written_note(written: list[Path], out: Path) -> str:
             "student, reused when you run this again) and grade.log (this run's progress)")
 
 
-def _grade_executor(name: str, scheduler: str | None, allow_weak_isolation: bool) -> Any:
+def _grade_executor(name: str, scheduler: str | None, allow_weak_isolation: bool,
+                    worker_wait: float | None = None) -> Any:
     """None for the local executor; a DaskExecutor for ``--executor dask --scheduler ADDR``."""
     if name not in ("local", "dask"):
         raise UsageError(f"--executor {name!r}: choose local or dask")
     if name == "local":
-        if scheduler is not None:
-            raise UsageError("--scheduler is for --executor dask")
+        if scheduler is not None or worker_wait is not None:
+            raise UsageError(f"{'--scheduler' if scheduler is not None else '--worker-wait'} is for --executor dask")
         return None
     if not scheduler:
         raise UsageError("--executor dask needs --scheduler ADDRESS, e.g. --scheduler tcp://host:8786")
@@ -1073,7 +1115,7 @@ def _grade_executor(name: str, scheduler: str | None, allow_weak_isolation: bool
             raise
         raise EnvironmentProblem("--executor dask needs the distributed package: pip install -e '.[dask]' in your grind clone "
                                  f"(here: {exc})") from None
-    return DaskExecutor(scheduler, allow_weak_isolation=allow_weak_isolation)
+    return DaskExecutor(scheduler, allow_weak_isolation=allow_weak_isolation, worker_wait=worker_wait)
 
 
 @autograder_app.command("build")

@@ -447,7 +447,8 @@ def judge_subject(exercise: Exercise, ref: Reference, run: SubjectRun, pairs: Pa
         kind = members[0].kind
         if not failing:
             note = f"{len(members)} inputs" if len(members) > 1 else ""
-            checks.append(CheckResult(case_name, kind, CheckStatus.PASSED, note, case=case_name))
+            checks.append(CheckResult(case_name, kind, CheckStatus.PASSED, note, case=case_name,
+                                      inputs=len(members)))
             continue
         first = failing[0]  # instances are ordered by size: the first failing is the smallest
         failure = failures[first.name]
@@ -463,6 +464,7 @@ def judge_subject(exercise: Exercise, ref: Reference, run: SubjectRun, pairs: Pa
             max_abs_err=failure.get("max_abs_err"), max_rel_err=failure.get("max_rel_err"),
             pitfall=by_instance.get(first.name), observation=failure.get("key"),
             series=failure.get("series"), instance=first.name, case=case_name,
+            inputs=len(members), inputs_failed=len(failing),
         ))
         if "expected" not in failure:
             checks[-1].expected = _expected_preview(ref_obs.get(first.name, {}), failure.get("key"))
@@ -625,6 +627,11 @@ def _expected_preview(obs: Observations, key: str | None) -> Any:
 def case_count(exercise: Exercise) -> int:
     """How many checks a verdict on ``exercise`` has: one per case, however many inputs it has."""
     return max(len(_group(reference_for(exercise).instances)), 1)
+
+
+def case_names(exercise: Exercise) -> list[str]:
+    """The exercise's cases, in the checks' order: one check each in every verdict."""
+    return [case for case, _ in _group(reference_for(exercise).instances)]
 
 
 def _group(instances: list[protocol.Instance]) -> list[tuple[str, list[protocol.Instance]]]:
@@ -808,6 +815,17 @@ def grade(exercise: Exercise, path: Path, *, source: str | None = None, limits: 
     require_torch()  # before anything runs: a missing torch is not the learner's failure
     started = time.monotonic()
     filename = str(path.resolve())
+    notes: list[str] = []
+    if source is None and path.suffix == ".ipynb":
+        # A notebook: the cells that make the answer (judge/notebooks.py), the same for a class,
+        # a Dask worker, grind run --file and the notebook front end's check(NAME, Path(...)).
+        from judge.notebooks import notebook_source
+
+        extracted = notebook_source(path.read_bytes() if data is None else data, path.name, exercise.entry)
+        if extracted.problem is not None:
+            return Verdict(exercise=exercise.slug, status=Status.ERROR, message=extracted.problem,
+                           submission=str(path), duration_s=time.monotonic() - started, notices=extracted.notes)
+        source, notes = extracted.source, extracted.notes
     if source is None:
         from judge.text import decode_source, read_source
 
@@ -822,6 +840,7 @@ def grade(exercise: Exercise, path: Path, *, source: str | None = None, limits: 
             early = _error_verdict(exercise, Status.FORBIDDEN, *refused)
     if early is not None:
         early.submission, early.duration_s = str(path), time.monotonic() - started
+        early.notices[:0] = notes
         return early
     key = cache.exercise_key(exercise)
     verdict = None
@@ -832,6 +851,7 @@ def grade(exercise: Exercise, path: Path, *, source: str | None = None, limits: 
     if verdict is None:
         verdict = grade_source(exercise, key, source, filename, limits, worker, speed)
     verdict.submission, verdict.duration_s = str(path), time.monotonic() - started
+    verdict.notices[:0] = notes
     return verdict
 
 

@@ -65,6 +65,10 @@ class Exercise:
     # build time under this key (solutions/<slug>/sealed.json): nothing is recomputed, so there
     # is nothing a submission could run or read to copy the answer (see judge/autograder.py).
     sealed_key: str | None = None
+    # [marks] weights: (case, points) for the cases the author weighted; every other case is
+    # worth 1 (judge.formats.score). A tuple, not a dict: the manifest is frozen and hashable.
+    weights: tuple[tuple[str, float], ...] = ()
+    partial: bool = False  # [marks] partial: a case of several inputs earns its weight's share passed
 
     @property
     def stub_path(self) -> Path:
@@ -133,6 +137,8 @@ class CheckResult:
     series: dict[str, Any] | None = None  # full expected/got sequences, for a plot
     instance: str | None = None  # the case instance shown (a random case's smallest failing one)
     case: str | None = None  # the case's own name: ``name`` may add the failing input, ``case`` never does
+    inputs: int = 1  # how many inputs the case ran (a random case: several) ...
+    inputs_failed: int = 0  # ... and how many of them failed: [marks] partial credits the rest
 
     def to_json(self) -> dict[str, Any]:
         """JSON-ready, with learner text escaped: a message may hold a lone surrogate, which no
@@ -269,6 +275,8 @@ def _check_from_wire(data: Any) -> CheckResult:
     for name in ("max_abs_err", "max_rel_err"):
         _typed(raw.get(name), (float, int, type(None)), name)
     _typed(raw.get("series"), (dict, type(None)), "series")
+    for name in ("inputs", "inputs_failed"):
+        _typed(raw.get(name, 0), int, name)
     return CheckResult(**raw)
 
 

@@ -153,7 +153,13 @@ def grade_and_record(progress: Progress, sitting: Sitting, *, record: bool = Tru
         outcome_lead.append(TIME_UP)
     started = clock()
     unreadable = None
-    if source is None:
+    if source is None and sitting.path.suffix == ".ipynb":
+        from judge.notebooks import notebook_source
+
+        # grade() extracts the answer cells itself (and notes what it left out); this copy is
+        # what the progress records as the source
+        source, unreadable = notebook_source(sitting.path.read_bytes(), sitting.path.name, sitting.exercise.entry).source, "notebook"
+    elif source is None:
         source, unreadable = read_source(sitting.path)  # not UTF-8: grade() reads it again and says so
     if grade is None:
         from judge.grade import grade
