@@ -19,12 +19,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-
-from judge.render import plain, styled
+from judge.render import plain
 from judge.views.verdict import HintInfo, verdict_view
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from judge.models import Exercise, Verdict
     from judge.practice import Sitting
     from judge.progress import Overview
@@ -41,12 +41,18 @@ def __getattr__(name: str) -> Any:
         from judge.render import live
 
         return getattr(live, name)
+    if name == "styled":  # rich loads with it: `grind run` over the daemon draws plain text without it
+        from judge.render import styled
+
+        return styled
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def show(console: Console, view: Any) -> None:
     """Print ``view``: rich's rendering on a terminal, plain lines elsewhere."""
     if console.is_terminal:
+        from judge.render import styled
+
         console.print(styled.renderable(view, console))
         return
     text = plain.text(view, console.width)

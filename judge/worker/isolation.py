@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from judge.worker import landlock
+from judge.worker.settings import PASSTHROUGH_ENV as _PASSTHROUGH_ENV
 from judge.worker.runner import children_of, empty_cgroup  # stdlib-only at import, no torch
 
 if TYPE_CHECKING:
@@ -51,7 +52,6 @@ LEVELS = ("bubblewrap", "landlock", "macos-sandbox", "limits-only")
 # by nobody): Landlock never grants these.
 SYSTEM_SECRETS = tuple(Path(p) for p in ("/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-",
                                          "/etc/sudoers", "/etc/sudoers.d", "/etc/ssh", "/etc/ssl/private"))
-_PASSTHROUGH_ENV = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "LD_LIBRARY_PATH", "SYSTEMROOT")
 
 # What each level guarantees, for `grind doctor` and the README's table (keep them in step).
 GUARANTEES: dict[str, list[str]] = {
