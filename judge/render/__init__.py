@@ -42,16 +42,16 @@ def __getattr__(name: str) -> Any:
 
         return getattr(live, name)
     if name == "styled":  # rich loads with it: `grind run` over the daemon draws plain text without it
-        from judge.render import styled
+        import importlib
 
-        return styled
+        return importlib.import_module("judge.render.styled")  # not `from judge.render import`: that asks here again
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def show(console: Console, view: Any) -> None:
     """Print ``view``: rich's rendering on a terminal, plain lines elsewhere."""
     if console.is_terminal:
-        from judge.render import styled
+        import judge.render.styled as styled
 
         console.print(styled.renderable(view, console))
         return
