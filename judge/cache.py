@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 # The trusted child's code (judge/worker/runner.py and its neighbours), found without importing
 # it: a daemon-served `grind run` hashes it for the key, and never runs a child itself.
-WORKER_DIR = Path(__file__).with_name("worker")
+RUNNER = Path(__file__).with_name("worker") / "runner.py"  # judge.worker.isolation.RUNNER, not imported
 
 RESULT = "result.json"
 OBSERVATIONS = "observations.safetensors"
@@ -81,7 +81,7 @@ def _worker_digest() -> bytes:
     observed, and `grind validate` trusts a cached reference as much as grading does."""
     if not _WORKER_DIGEST:
         digest = hashlib.sha256()
-        for path in sorted(WORKER_DIR.glob("*.py")):
+        for path in sorted(RUNNER.parent.glob("*.py")):
             digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
         _WORKER_DIGEST.append(digest.digest())
     return _WORKER_DIGEST[0]
