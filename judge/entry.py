@@ -80,7 +80,11 @@ def main() -> None:
     """The console script (and ``python -m judge``)."""
     args = None if any(k in os.environ for k in _FULL_CLI_ENV) else parse_run(sys.argv[1:])
     if args is not None:
-        code = run(args)
+        try:
+            code = run(args)
+        except KeyboardInterrupt:  # before the grade, too: the CLI's line and code, never a traceback
+            _echo("grind: interrupted", sys.stderr)
+            code = 130
         if code is not None:
             raise SystemExit(code)
     from judge.cli import main as full_cli
@@ -119,9 +123,6 @@ def run(args: RunArgs) -> int | None:
         return None
     try:
         return _grade_and_show(args, exercise, state, path, recording, notices, interview)
-    except KeyboardInterrupt:
-        _echo("grind: interrupted", sys.stderr)
-        return 130
     except BrokenPipeError:
         try:  # as judge.cli: the reader left; nothing more to say to it
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
