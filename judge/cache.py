@@ -11,9 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import sys
-import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
@@ -22,11 +20,15 @@ import judge
 from judge import environment
 from judge.kit import kit_dir
 from judge.models import Exercise
-from judge.worker import protocol
-from judge.worker.isolation import RUNNER
 
 if TYPE_CHECKING:
     import numpy as np
+
+    from judge.worker import protocol
+
+# The trusted child's code (judge/worker/runner.py and its neighbours), found without importing
+# it: a daemon-served `grind run` hashes it for the key, and never runs a child itself.
+RUNNER = Path(__file__).with_name("worker") / "runner.py"  # judge.worker.isolation.RUNNER, not imported
 
 RESULT = "result.json"
 OBSERVATIONS = "observations.safetensors"
@@ -127,6 +129,7 @@ def load(slug: str, key: str) -> tuple[protocol.Result, dict[str, np.ndarray]] |
     """The entry, parsed as strictly as a child's answer (opened without following links or
     blocking, sizes capped), or None if it is missing, unreadable or corrupt: it is then rebuilt.
     Whether it is complete is grade.reference_problem's question."""
+    from judge.worker import protocol
     from judge.worker.sandbox import OBSERVATIONS_CAP, RESULT_CAP, read_regular
 
     try:
@@ -144,6 +147,7 @@ def load(slug: str, key: str) -> tuple[protocol.Result, dict[str, np.ndarray]] |
 
 def parse_entry(raw_result: bytes, raw_observations: bytes) -> tuple[protocol.Result, dict[str, np.ndarray]]:
     """An entry's two files, parsed as strictly as a child's answer; ProtocolError if corrupt."""
+    from judge.worker import protocol
     from judge.worker.sandbox import OBSERVATIONS_CAP, RESULT_CAP, load_observations
 
     if len(raw_result) > RESULT_CAP or len(raw_observations) > OBSERVATIONS_CAP:
@@ -157,6 +161,7 @@ def parse_entry(raw_result: bytes, raw_observations: bytes) -> tuple[protocol.Re
 def entry_bytes(slug: str, key: str) -> tuple[bytes, bytes] | None:
     """The raw files of an entry (result.json, observations.safetensors), to hand to another
     machine (a Dask worker), which parses them with ``parse_entry`` before storing them."""
+    from judge.worker import protocol
     from judge.worker.sandbox import OBSERVATIONS_CAP, RESULT_CAP, read_regular
 
     try:
@@ -180,6 +185,9 @@ def store(slug: str, key: str, result: protocol.Result, observations: dict[str, 
     final = root / f"{slug}-{key}"
     raw = save(observations)
     document = dict(result.to_json(), observations_sha256=hashlib.sha256(raw).hexdigest(), token="")
+    import shutil
+    import tempfile
+
     tmp = Path(tempfile.mkdtemp(prefix=f".{slug}-", dir=root))
     try:
         (tmp / OBSERVATIONS).write_bytes(raw)
@@ -243,6 +251,8 @@ def reference_note(exercise: Exercise) -> str | None:
 
 def clear() -> int:
     """Remove every cached entry; return how many there were."""
+    import shutil
+
     root = cache_root()
     if not root.is_dir():
         return 0

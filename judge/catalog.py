@@ -6,7 +6,6 @@ key is present) its line, because instructors fix manifests by reading that line
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 import sys
@@ -273,6 +272,8 @@ class Catalog:
 
 
 def unknown_name_message(name: str, known: list[str]) -> str:
+    import difflib  # only for a name that is not there: every `grind run` loads this module
+
     close = difflib.get_close_matches(name, known, n=1, cutoff=0.5)
     if not close:
         # prefixes and substrings catch "clip" -> "clipping", which difflib's ratio misses

@@ -27,18 +27,11 @@ from judge.catalog import Catalog, unknown_name_message
 from judge.errors import EnvironmentProblem, JudgeError, UsageError
 from judge.models import Exercise, Status, Verdict
 from judge.progress import Progress
-from judge.status import ExitStatus
+from judge.status import ExitStatus, verdict_exit
 from judge.workspace import current_exercise, find_workspace, init_workspace, learner_file, progress_path, \
     reset_exercise
 
-VERDICT_EXIT = {
-    Status.PASSED: ExitStatus.PASSED,
-    Status.FAILED: ExitStatus.FAILED,
-    Status.FORBIDDEN: ExitStatus.FAILED,
-    Status.ERROR: ExitStatus.LEARNER_ERROR,
-    Status.TIMEOUT: ExitStatus.LEARNER_ERROR,
-    Status.CRASHED: ExitStatus.LEARNER_ERROR,
-}
+VERDICT_EXIT = {status: verdict_exit(status) for status in Status}
 
 
 class GrindGroup(TyperGroup):

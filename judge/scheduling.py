@@ -28,17 +28,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timezone
-
-from fsrs import Card, Rating, Scheduler
+from typing import TYPE_CHECKING
 
 from judge.errors import UsageError
 from judge.models import Exercise
 from judge.progress import Progress
 
-RATINGS = {"again": Rating.Again, "hard": Rating.Hard, "good": Rating.Good, "easy": Rating.Easy}
+if TYPE_CHECKING:
+    from fsrs import Scheduler
+
+# fsrs loads when a card is reviewed, not with this module: every `grind run` records through
+# judge.practice, and most runs (a failing file, a file not due) review nothing.
 
 
 def scheduler() -> Scheduler:
+    from fsrs import Scheduler
+
     return Scheduler(learning_steps=(), relearning_steps=(), enable_fuzzing=False, maximum_interval=365)
 
 
@@ -122,8 +127,11 @@ def next_card(stored: str | None, rating: str, at: float) -> tuple[str, float]:
     """The card (its JSON) and due time after one review of ``stored`` (None: never reviewed).
     Computed without storing, so a caller can store it in the same transaction as what caused it
     (a quiz answer, see ``judge.quiz.answer_card``)."""
+    from fsrs import Card, Rating
+
+    ratings = {"again": Rating.Again, "hard": Rating.Hard, "good": Rating.Good, "easy": Rating.Easy}
     card = Card.from_json(stored) if stored else Card(card_id=int(at * 1000), due=_utc(at))
-    card, _log = scheduler().review_card(card, RATINGS[rating], review_datetime=_utc(at))
+    card, _log = scheduler().review_card(card, ratings[rating], review_datetime=_utc(at))
     return card.to_json(), card.due.timestamp()
 
 

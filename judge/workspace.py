@@ -11,7 +11,6 @@ backup, and init never overwrites.
 from __future__ import annotations
 
 import os
-import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +21,14 @@ from judge.models import Exercise
 MARKER = "grind.toml"
 STATE_DIR = ".grind"
 PROGRESS_DB = "progress.db"
+
+
+def _copy(source: Path, target: Path) -> None:
+    """``shutil.copyfile``, with shutil (and its compression modules) loaded only to copy: every
+    `grind run` imports this module, and only init, reset and a fresh sitting copy anything."""
+    import shutil
+
+    shutil.copyfile(source, target)
 
 
 def find_workspace(start: Path | None = None) -> Path | None:
@@ -101,11 +108,11 @@ def init_workspace(root: Path, exercises: list[Exercise]) -> InitReport:
     for exercise in exercises:
         target = learner_file(root, exercise)
         target.parent.mkdir(exist_ok=True)
-        shutil.copyfile(exercise.statement_path, target.parent / "README.md")
+        _copy(exercise.statement_path, target.parent / "README.md")
         if target.exists():
             kept.append(exercise.slug)
         else:
-            shutil.copyfile(exercise.stub_path, target)
+            _copy(exercise.stub_path, target)
             created.append(exercise.slug)
     return InitReport(root, created, kept)
 
@@ -119,7 +126,7 @@ def _backup(root: Path, exercise: Exercise, target: Path) -> Path:
     backup, n = backups / f"{stem}.py", 1
     while backup.exists():
         backup, n = backups / f"{stem}-{n}.py", n + 1
-    shutil.copyfile(target, backup)
+    _copy(target, backup)
     return backup
 
 
@@ -128,7 +135,7 @@ def reset_exercise(root: Path, exercise: Exercise) -> Path | None:
     target = learner_file(root, exercise)
     backup = _backup(root, exercise, target) if target.exists() else None
     target.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(exercise.stub_path, target)
+    _copy(exercise.stub_path, target)
     return backup
 
 
@@ -144,7 +151,7 @@ def start_fresh(root: Path, exercise: Exercise, text: str) -> Path | None:
         backup = _backup(root, exercise, target)
     target.parent.mkdir(parents=True, exist_ok=True)
     if not (target.parent / "README.md").exists():
-        shutil.copyfile(exercise.statement_path, target.parent / "README.md")
+        _copy(exercise.statement_path, target.parent / "README.md")
     tmp = target.with_name(f".{target.name}.grind-tmp")
     tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, target)  # an editor watching the file sees one complete change

@@ -43,6 +43,10 @@ def __getattr__(name: str) -> Any:
         from judge.render import live
 
         return getattr(live, name)
+    if name == "styled":  # rich loads with it: `grind run` over the daemon draws plain text without it
+        import importlib
+
+        return importlib.import_module("judge.render.styled")  # not `from judge.render import`: that asks here again
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
