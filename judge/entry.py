@@ -157,6 +157,12 @@ def _grade_and_show(args: RunArgs, exercise: Exercise, state: Any, path: Path, r
     from judge.status import verdict_exit
     from judge.submit import hidden_from_learners
 
+    if sys.stderr.isatty():  # as judge.cli._say_reference_note: before a first, slow grade
+        from judge.cache import reference_note
+
+        note = reference_note(exercise)
+        if note is not None:
+            _echo(f"grind: {note}", sys.stderr)
     sitting = Sitting(exercise, path, "run", None, interview=interview)
     worker = worker_for(lambda: hidden_from_learners(exercise), opt_out=args.no_daemon)
     outcome = grade_and_record(state, sitting, record=recording, lead=notices, speed=True, worker=worker)
@@ -174,4 +180,10 @@ def _grade_and_show(args: RunArgs, exercise: Exercise, state: Any, path: Path, r
         from judge.render.direct import draw_verdict
 
         draw_verdict(verdict, exercise, hints, lead)
+        if verdict.learner_line and not verdict.passed and not sys.stdout.isatty():  # as judge.cli._editor_line
+            from judge.verify import editor_line
+
+            line = editor_line(verdict, path)
+            if line is not None:
+                _echo(line, sys.stdout)
     return int(verdict_exit(verdict.status))

@@ -150,6 +150,15 @@ def test_a_file_that_does_not_compile_gets_the_same_verdict(tmp_path: Path, monk
     broken.write_text("def clip_grad_norm(params, max_norm)\n    return 0\n")
     result = both(["run", "clipping", "--file", str(broken)], capsys, tmp_path, monkeypatch)
     assert result["exit"] == 3 and "SyntaxError" in result["stdout"]
+    assert f"{broken}:1: error:" in result["stdout"]  # the editor's line, on both paths
+
+
+def test_a_scratch_file_in_a_workspace_is_graded_and_not_recorded_the_same_way(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    scratch = tmp_path / "scratch.py"
+    scratch.write_text((CLIPPING / "pitfall_sum_of_norms.py").read_text())
+    result = both(["run", "clipping", "--file", str(scratch)], capsys, tmp_path, monkeypatch, workspace=True)
+    assert result["exit"] == 1 and result["attempts"] == [] and "scratch" in result["stdout"].lower()
 
 
 @pytest.mark.parametrize("as_json", [False, True])

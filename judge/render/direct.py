@@ -37,7 +37,8 @@ def draw_verdict(verdict: Verdict, exercise: Exercise, hints: HintInfo | None, l
         from judge.views.verdict import verdict_view
 
         encoding = (getattr(out, "encoding", "utf-8") or "utf-8").lower()
-        text = plain.text(verdict_view(verdict, exercise, hints, lead, encoding), _rich_width())
+        width = _rich_width()
+        text = plain.text(verdict_view(verdict, exercise, hints, lead, encoding, width), width)
         if not RICH_REWRITES.search(text):
             if text:
                 out.write(text + "\n")
