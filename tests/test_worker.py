@@ -225,6 +225,77 @@ def test_a_run_folder_is_removed_however_deep_or_locked_it_is(tmp_path: Path) ->
     assert (outside / "keep.txt").read_text() == "not the run's"
 
 
+def test_removing_a_run_folder_never_empties_folders_above_it_when_a_folder_moves_mid_walk(tmp_path: Path,
+                                                                                          monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A process of the run's user that outlived grind (a setsid grandchild on a laptop, `nobody`
+    under a root grind) may move a folder while remove_tree (or the sweep) is inside it. The walk
+    used to climb back with ``..`` and one remembered name per level, so a folder moved two
+    levels up made it empty the two folders above the run's (red team 2,
+    drive_remove_tree_dotdot.py): files outside every run folder went. A patched os.unlink plays
+    the mover, deterministically; the files above must survive and the run's folder must go."""
+    from judge.worker import sandbox
+
+    above, upper = tmp_path / "L1", tmp_path / "L1" / "L2"
+    run = upper / "grind-run-x"
+    (run / "a" / "b" / "c").mkdir(parents=True)
+    for i in range(50):
+        (run / "a" / "b" / "c" / f"f{i}").write_text("")
+    (above / "victim.txt").write_text("must survive")
+    (upper / "victim.txt").write_text("must survive")
+    (above / "victimdir").mkdir()
+    (above / "victimdir" / "keep").write_text("must survive")
+    real_unlink, moved = os.unlink, []
+
+    def unlink(name, *args, dir_fd=None, **kwargs):  # type: ignore[no-untyped-def]
+        if not moved and str(name).startswith("f"):
+            os.rename(run / "a" / "b" / "c", run / "c")  # c jumps up while the walk is inside it
+            moved.append(name)
+        return real_unlink(name, *args, dir_fd=dir_fd, **kwargs)
+
+    monkeypatch.setattr(os, "unlink", unlink)
+    sandbox.remove_tree(str(run))
+    monkeypatch.setattr(os, "unlink", real_unlink)
+    assert moved, "the mover never ran"
+    assert (above / "victim.txt").read_text() == "must survive"
+    assert (upper / "victim.txt").read_text() == "must survive"
+    assert (above / "victimdir" / "keep").read_text() == "must survive"
+    assert not run.exists()
+
+
+def test_removing_a_deep_run_folder_re_opens_levels_by_identity_when_one_above_was_moved(tmp_path: Path,
+                                                                                       monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Past _CHECKPOINT levels the walk closes the descriptors of the levels far above it and
+    re-opens them by name on the way back up, each checked against what it saw going down. A
+    level moved meanwhile (here the 5th of 100, to the run's top) is not followed by its old
+    name: the walk gives up that branch, then finds it at its new place and removes it there,
+    and the folders above the run's keep their files. The run sits 8 folders below tmp_path so
+    that a walk that does escape (the ``..`` one went 5 levels up here) empties only those."""
+    from judge.worker import sandbox
+
+    outer = tmp_path.joinpath(*[f"o{i}" for i in range(8)])
+    run = outer / "run"
+    deep = run.joinpath(*["d"] * 100)
+    deep.mkdir(parents=True)
+    (deep / "f").write_text("")
+    victims = [folder / "victim.txt" for folder in [outer, *outer.parents][:8]]
+    for victim in victims:
+        victim.write_text("must survive")
+    real_unlink, moved = os.unlink, []
+
+    def unlink(name, *args, dir_fd=None, **kwargs):  # type: ignore[no-untyped-def]
+        if not moved and name == "f":
+            os.rename(run.joinpath(*["d"] * 5), run / "moved")
+            moved.append(name)
+        return real_unlink(name, *args, dir_fd=dir_fd, **kwargs)
+
+    monkeypatch.setattr(os, "unlink", unlink)
+    sandbox.remove_tree(str(run))
+    monkeypatch.setattr(os, "unlink", real_unlink)
+    assert moved, "the mover never ran"
+    assert [victim.exists() for victim in victims] == [True] * 8
+    assert not run.exists()
+
+
 def test_a_warm_server_runs_the_checks_as_they_are_now_not_as_it_compiled_them(course: Path) -> None:
     """The warm server compiles each job's checks and kit for the jobs after it (runner.precompile):
     an author who edits the checks between two grades, in the same server and under the same file

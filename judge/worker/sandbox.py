@@ -11,6 +11,7 @@ Which isolation layers wrap the child is decided in ``judge.worker.isolation``.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -434,89 +435,155 @@ def remove_tree(path: str) -> None:
     """Delete a run's folder whatever the submission left in it, and never raise.
 
     The submission owns the folder's contents: it may lock parts of it (``chmod 0`` on a
-    subfolder would make a plain rmtree leave it behind for good) or nest folders thousands
-    deep (os.walk and, before Python 3.12, shutil.rmtree recurse: a RecursionError there was
-    grind's internal error, with the run's files left on disk). So the walk is iterative and
-    relative to one open folder at a time (no path grows past PATH_MAX), and `rm -rf` is the
-    last resort for whatever it could not remove."""
+    subfolder would make a plain rmtree leave it behind for good), nest folders thousands deep
+    (os.walk and, before Python 3.12, shutil.rmtree recurse: a RecursionError there was grind's
+    internal error, with the run's files left on disk), and, while grind removes the folder, a
+    process of the run's user that outlived it may move folders around in it. So the walk is
+    iterative, relative to open folders (no path grows past PATH_MAX), and never climbs with
+    ``..`` (see _remove_tree_iteratively). There is no ``rm -rf`` fallback any more: what the
+    walk cannot remove (an immutable file, a mount point) ``rm`` cannot either, and a second
+    walker would be a second thing to keep from escaping."""
     disk.unmount(path)  # a run folder on a tmpfs of its own: its contents go with the mount
     try:
         _remove_tree_iteratively(path)
     except Exception:  # noqa: BLE001 - cleaning up must not turn a verdict into an error
         pass
-    if os.path.lexists(path):
-        try:
-            subprocess.run(["rm", "-rf", "--", path], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                           timeout=60, check=False)
-        except (OSError, subprocess.SubprocessError):
-            pass
     release_folder(path)  # a cold run's folder was held until now (see hold_folder)
 
 
-_DIRECTORY = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
+_DIRECTORY = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0) | os.O_CLOEXEC
+_CHECKPOINT = 64  # _remove_tree_iteratively keeps one descriptor per this many levels, and one chunk's
 
 
-def _open_folder(name: str, parent: int | None) -> int:
-    """Open a folder (never a link) and make it ours to list and empty: the submission may have
-    locked it (chmod 0, or 0o500 so that nothing in it can be removed)."""
+def _key(info: os.stat_result) -> tuple[int, int]:
+    return info.st_dev, info.st_ino
+
+
+def _open_folder(name: str, parent: int | None, key: tuple[int, int] | None = None) -> int:
+    """Open the folder ``name`` (never a link, never another folder than ``key`` when given) and
+    make it ours to list and empty: the submission may have locked it (chmod 0, or 0o500 so that
+    nothing in it can be removed). A locked folder is unlocked through an O_PATH descriptor of it
+    (``/proc/self/fd``): a chmod by name would follow a link swapped in for it meanwhile."""
     try:
         fd = os.open(name, _DIRECTORY, dir_fd=parent)
     except PermissionError:
-        os.chmod(name, 0o700, dir_fd=parent)  # ``name`` was just seen as a folder, not a link
-        fd = os.open(name, _DIRECTORY, dir_fd=parent)
+        pinned = os.open(name, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=parent)
+        try:
+            info = os.fstat(pinned)
+            if not stat.S_ISDIR(info.st_mode) or (key is not None and _key(info) != key):
+                raise FileNotFoundError(name)  # not the folder seen a moment ago
+            os.chmod(f"/proc/self/fd/{pinned}", 0o700)
+            fd = os.open(f"/proc/self/fd/{pinned}", _DIRECTORY)
+        finally:
+            os.close(pinned)
     try:
+        info = os.fstat(fd)
+        if key is not None and _key(info) != key:
+            raise FileNotFoundError(name)  # moved away and replaced meanwhile: not the folder we saw
         os.fchmod(fd, 0o700)
+    except FileNotFoundError:
+        os.close(fd)
+        raise
     except OSError:
         pass
     return fd
 
 
 def _remove_tree_iteratively(path: str) -> None:
-    if not os.path.isdir(path) or os.path.islink(path):
-        if os.path.lexists(path):
-            os.unlink(path)
+    """Empty and remove ``path`` without ever leaving it.
+
+    The walk used to climb back with ``open("..")``: a folder moved elsewhere while the walk was
+    inside it (a race a surviving process of the run's user can run, with the sweep as root) made
+    it climb out of the tree and empty the folders above it, files outside every run folder and
+    grind's own live run folder among them. Now every level is reached from the one above it by
+    name and left by going back to the open descriptor of the one above: no ``..``, no link
+    followed (O_NOFOLLOW, dir_fd), no other file system entered (a mount point stays). A folder
+    moved away while the walk is in it is emptied wherever it went (what it holds is the mover's
+    anyway), never what is above the tree. To stay iterative however deep the tree is without
+    one descriptor per level, only every _CHECKPOINT-th level and the current chunk keep theirs;
+    a level whose descriptor was closed is re-opened by name from the one above it, each step
+    checked against the (st_dev, st_ino) seen on the way down (see _reopen)."""
+    try:
+        top = os.lstat(path)
+    except FileNotFoundError:
         return
-    fd = _open_folder(path, None)
-    names: list[str] = []  # the folders we are inside, below ``path``
+    if not stat.S_ISDIR(top.st_mode):
+        os.unlink(path)
+        return
+    root = _open_folder(path, None, _key(top))
+    device = top.st_dev
+    # one entry per level from ``path`` down: [name, (st_dev, st_ino), descriptor or None]
+    levels: list[list[Any]] = [[path, _key(top), root]]
     stuck: set[tuple[int, int]] = set()  # folders that could not be opened or removed: not again
     try:
-        while True:
+        while levels:
+            fd = levels[-1][2]
             below = None
             with os.scandir(fd) as entries:
                 for entry in entries:
-                    if entry.is_dir(follow_symlinks=False):
-                        info = entry.stat(follow_symlinks=False)
-                        if (info.st_dev, info.st_ino) not in stuck:
-                            below = (entry.name, (info.st_dev, info.st_ino))
-                            break
-                    else:
-                        try:
+                    try:
+                        if entry.is_dir(follow_symlinks=False):
+                            key = _key(entry.stat(follow_symlinks=False))
+                            if key not in stuck and key[0] == device:
+                                below = (entry.name, key)
+                                break
+                        else:
                             os.unlink(entry.name, dir_fd=fd)
-                        except OSError:
-                            pass
+                    except OSError:
+                        pass
             if below is not None:
                 try:
-                    child = _open_folder(below[0], fd)
+                    child = _open_folder(below[0], fd, below[1])
                 except OSError:
                     stuck.add(below[1])
                     continue
-                os.close(fd)
-                fd = child
-                names.append(below[0])
+                levels.append([below[0], below[1], child])
+                old = len(levels) - 1 - _CHECKPOINT
+                if old > 0 and old % _CHECKPOINT and levels[old][2] is not None:
+                    os.close(levels[old][2])  # far above, and no checkpoint: re-opened if needed
+                    levels[old][2] = None
                 continue
-            if not names:
+            if len(levels) == 1:
                 break
-            parent = os.open("..", _DIRECTORY & ~getattr(os, "O_NOFOLLOW", 0), dir_fd=fd)
-            done = os.fstat(fd)
+            name, key, fd = levels.pop()
             os.close(fd)
-            fd = parent
+            if levels[-1][2] is None and not _reopen(levels, stuck):
+                continue
+            parent = levels[-1][2]
             try:
-                os.rmdir(names.pop(), dir_fd=fd)
+                if _key(os.stat(name, dir_fd=parent, follow_symlinks=False)) != key:
+                    continue  # moved away meanwhile: what has its name now is listed anew
+                os.rmdir(name, dir_fd=parent)
+            except FileNotFoundError:
+                pass
             except OSError:
-                stuck.add((done.st_dev, done.st_ino))
+                stuck.add(key)
     finally:
-        os.close(fd)
+        for level in levels:
+            if level[2] is not None:
+                os.close(level[2])
     os.rmdir(path)
+
+
+def _reopen(levels: list[list[Any]], stuck: set[tuple[int, int]]) -> bool:
+    """Re-open the levels whose descriptors _remove_tree_iteratively closed, down from the
+    nearest one still open, each checked against what was seen on the way down. A level that is
+    not where it was (moved by someone else meanwhile) ends its branch: the levels below it are
+    dropped and the walk goes on from the level still in place (if the moved folder is still in
+    the tree, the walk finds it at its new place; it is not marked stuck, which would leave it)."""
+    start = max(i for i, level in enumerate(levels) if level[2] is not None)
+    for i in range(start + 1, len(levels)):
+        try:
+            levels[i][2] = _open_folder(levels[i][0], levels[i - 1][2], levels[i][1])
+        except OSError as error:
+            if not isinstance(error, (FileNotFoundError, NotADirectoryError)) and error.errno != errno.ELOOP:
+                stuck.add(levels[i][1])  # still there but not to be opened
+            for level in levels[i + 1:]:
+                if level[2] is not None:
+                    os.close(level[2])
+            del levels[i:]
+            return False
+    return True
 
 
 # ---------------------------------------------------------------------------------------------
