@@ -533,3 +533,70 @@ def test_a_warm_job_may_wrap_its_stdout_buffer_as_a_cold_one_may() -> None:
         for name in ("replaces_stdio_correct", "closes_stdout_correct", "surrogates_on_stdio_correct"):
             verdict = grade(exercise, ADVERSARIAL / f"{name}.py", worker=worker)
             assert verdict.status is Status.PASSED, (name, verdict.message)
+
+
+_REPLY_FORGER = '''
+import json, os
+
+def _ancestors():
+    pid = os.getpid()
+    for _ in range(6):
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            pid = int(handle.read().rsplit(b")", 1)[1].split()[1])
+        if pid < 1:
+            return
+        yield pid  # the server, and bwrap's pid 1 (it holds the server's pipes too)
+        if pid == 1:
+            return
+
+for pid in _ancestors():
+    try:
+        fd = os.open(f"/proc/{pid}/fd/1", os.O_WRONLY)
+    except OSError as error:
+        print("forger: refused", pid, type(error).__name__)
+        continue
+    if not __import__("stat").S_ISFIFO(os.fstat(fd).st_mode):
+        os.close(fd)
+        continue
+    os.write(fd, (json.dumps({"exit": 0, "timed_out": False, "ready": True}) + "\\n"
+                  + json.dumps({"exit": -9, "timed_out": True, "ready": True, "last_case": "sabotaged"}) + "\\n"
+                  ).encode())
+    os.close(fd)
+    print("forger: wrote into", pid)
+
+
+def clip_grad_norm_(parameters, max_norm, norm_type=2.0):
+    return 0.0
+'''
+
+
+def test_a_warm_job_cannot_forge_the_replies_of_the_classmates_after_it_under_bubblewrap_without_landlock(
+        tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Under bubblewrap on a kernel without Landlock (simulated as tests/test_seccomp.py does),
+    nothing scoped a warm job away from its server: it reopened the server's pipe to grind through
+    /proc/<server>/fd/1 and wrote two reply lines (red team 2, warm_reply_forge.py). grind took
+    one line per job in order, so both classmates graded after it by the same server got the
+    forger's lines (crashed). Now the server is not dumpable while a job runs (the open is
+    refused) and each reply carries its job's token (a line that is not this job's is refused):
+    the two classmates pass, and the forger's own verdict is not a pass."""
+    from judge.grade import hidden_from_learners
+    from judge.worker import isolation as isolation_module
+    from judge.worker.sandbox import WarmWorker
+
+    if isolation_module.isolation().level != "bubblewrap":
+        pytest.skip(f"needs bubblewrap (level here: {isolation_module.isolation().level})")
+    forger = tmp_path / "forger.py"
+    forger.write_text(_REPLY_FORGER)
+    correct = Path(__file__).parent / "submissions" / "clipping" / "correct_loop.py"
+    monkeypatch.setattr(isolation_module, "_probe_landlock", lambda: 0)
+    isolation_module.isolation.cache_clear()
+    try:
+        assert not isolation_module.isolation().landlock_abi
+        exercise = Catalog().get("clipping")
+        with WarmWorker(hidden_from_learners(exercise)) as worker:
+            verdicts = [grade(exercise, path, worker=worker) for path in (forger, correct, correct)]
+    finally:
+        monkeypatch.undo()
+        isolation_module.isolation.cache_clear()
+    assert verdicts[0].status is not Status.PASSED, verdicts[0].message
+    assert [v.status for v in verdicts[1:]] == [Status.PASSED, Status.PASSED], [v.message for v in verdicts[1:]]

@@ -372,6 +372,23 @@ def die_with_parent() -> None:
             os._exit(70)
 
 
+def set_dumpable(dumpable: bool) -> None:
+    """PR_SET_DUMPABLE: a process that is not dumpable has its /proc/<pid> files (fd/, mem,
+    environ) closed to every process without CAP_SYS_PTRACE, same user included. The warm server
+    is not dumpable while a job runs: under bubblewrap on a kernel without Landlock (no scoping),
+    a job reopened the server's pipes to grind through /proc/<server>/fd/1 and wrote reply lines
+    of its own, which grind took for its classmates' (red team 2, warm_reply_forge.py). It is
+    dumpable again between jobs because it reads its own /proc/self/io for the witness, and a
+    non-dumpable process's /proc files belong to root (mode 0400: unreadable to ``nobody``)."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(4, int(dumpable), 0, 0, 0)  # PR_SET_DUMPABLE
+        except (OSError, AttributeError):
+            pass
+
+
 def _become_subreaper() -> None:
     if sys.platform.startswith("linux"):
         import ctypes
@@ -642,12 +659,18 @@ def serve() -> None:
             spare = _Spare(cgroup, scoped and bool(job.get("confine")))
             spare.send(line)
         before = _witness.sample() if job.get("witness") else None
+        # The job's processes are forks of this one, with its user: closed out of our /proc
+        # files (our pipes to grind) while any of them may run (see set_dumpable). The spare was
+        # forked dumpable, so the job's own /proc/self is as in a cold run.
+        set_dumpable(False)
         reply = spare.supervise(request)
+        reply["token"] = job.get("token")  # grind refuses a reply that is not this job's
         if before is not None:
             # The server is this job's witness (see witness.py): everything the job started is
             # reaped first, so that its writes are folded into the server's own count.
             spare.finish()
             spare = None
+            set_dumpable(True)  # nothing of the job is left; our own /proc/self/io is read next
             # What the job printed counts among its writes here: grind, which reads the job's
             # stdout and stderr (the server never does), takes it off (sandbox.WarmWorker.run_job).
             reply["witness"] = _witness.since(before)
@@ -658,6 +681,7 @@ def serve() -> None:
         if spare is not None:
             spare.finish()  # the verdict is on its way; the next job waits for this one to be gone
         spare = None
+        set_dumpable(True)  # every process of the job is gone (finish reaped them)
         precompile(job)
     if spare is not None:
         spare.finish()

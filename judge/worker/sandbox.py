@@ -857,6 +857,7 @@ class WarmWorker:
         self.lines: queue.Queue[bytes | None] = queue.Queue()
         self.cgroup: PidsCgroup | None = None
         self.shut = False  # closed by its owner: never restarted by a job still in flight
+        self.answered: set[str] = set()  # tokens of the jobs this server has answered (see run_job)
         self._lock = threading.Lock()
 
     def _start(self, limits: Limits) -> None:
@@ -882,6 +883,7 @@ class WarmWorker:
             preexec_fn=lambda: _server_preexec(cgroup, iso.drop_to),
         )
         self.lines = queue.Queue()
+        self.answered = set()
         stdout = self.proc.stdout
 
         def pump() -> None:
@@ -968,21 +970,38 @@ class WarmWorker:
                    confine=confine, stdout_fifo=streams.paths[0], stderr_fifo=streams.paths[1])
         dispatched = time.monotonic()
         watch = self._watch_disk(limits)
+        late = False  # a late reply of an earlier job came first: this server is replaced after this job
         try:
             self._send(json.dumps({
                 "job": job, "rlimits": rlimit_table(limits, iso.drop_to is not None),
                 "wall_s": limits.wall_s, "startup_s": STARTUP_LIMIT_S, "processes": limits.processes,
             }))
             # The server enforces the deadline; this is only a backstop for a stuck server.
-            raw = self._receive(STARTUP_LIMIT_S + limits.wall_s + 30)
-            over = watch.stop()
-            try:
-                reply = protocol.Reply.parse(raw or b"")
-            except ProtocolError:
+            backstop = time.monotonic() + STARTUP_LIMIT_S + limits.wall_s + 30
+            while True:
+                raw = self._receive(max(backstop - time.monotonic(), 0.0))
+                try:
+                    reply = protocol.Reply.parse(raw or b"")
+                except ProtocolError:
+                    self._stop()
+                    return _over_disk(RunOutcome(status="crashed", duration_s=time.monotonic() - dispatched,
+                                                 message="the warm worker stopped answering; it was restarted",
+                                                 isolation=iso.level), watch.stop(), limits)
+                if secrets.compare_digest(reply.token.encode("utf-8", "backslashreplace"), token.encode()):
+                    break
+                if reply.token in self.answered:
+                    late = True  # an earlier job's: the line grind took for it was not the server's
+                    continue
+                # Not this job's reply, nor a late one of an earlier job: a process of a job wrote
+                # it into the server's pipe to grind. Taken as this job's reply (as before replies
+                # carried the job's token), it shifted every later reply onto the wrong classmate.
                 self._stop()
-                return _over_disk(RunOutcome(status="crashed", duration_s=time.monotonic() - dispatched,
-                                             message="the warm worker stopped answering; it was restarted",
-                                             isolation=iso.level), over, limits)
+                return _over_disk(RunOutcome(
+                    status="crashed", duration_s=time.monotonic() - dispatched, isolation=iso.level,
+                    message="the warm worker's reply was forged (a line that is not this job's reached grind "
+                            "through the worker's pipe); the worker was restarted"), watch.stop(), limits)
+            self.answered.add(token)
+            over = watch.stop()
             stdout, stderr = streams.texts()
             witness = less_printed(reply.witness if job.get("witness") else None, sum(streams.totals))
             outcome = RunOutcome(status="ok", stdout=stdout, stderr=stderr, returncode=reply.exit,
@@ -998,6 +1017,8 @@ class WarmWorker:
             watch.stop()
             streams.close()
             remove_tree(workdir)
+            if late:
+                self._stop()  # the next job gets a fresh server, with no stray line before its reply
 
     def _watch_disk(self, limits: Limits) -> disk.DiskWatch:
         """The job's disk use, watched from grind's side: the server's folder holds this job's
