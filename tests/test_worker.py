@@ -576,9 +576,10 @@ def test_a_warm_job_cannot_forge_the_replies_of_the_classmates_after_it_under_bu
     nothing scoped a warm job away from its server: it reopened the server's pipe to grind through
     /proc/<server>/fd/1 and wrote two reply lines (red team 2, warm_reply_forge.py). grind took
     one line per job in order, so both classmates graded after it by the same server got the
-    forger's lines (crashed). Now the server is not dumpable while a job runs (the open is
-    refused) and each reply carries its job's token (a line that is not this job's is refused):
-    the two classmates pass, and the forger's own verdict is not a pass."""
+    forger's lines (crashed). bubblewrap's pid 1 held the same pipes (its stdio). Now the pipes
+    are passed as other fds (pid 1 keeps only /dev/null), the server is not dumpable while a job
+    runs (the open is refused), and each reply carries its job's token (a line that is not this
+    job's is refused): the two classmates pass, and the forger's own verdict is not a pass."""
     from judge.grade import hidden_from_learners
     from judge.worker import isolation as isolation_module
     from judge.worker.sandbox import WarmWorker
@@ -598,5 +599,92 @@ def test_a_warm_job_cannot_forge_the_replies_of_the_classmates_after_it_under_bu
     finally:
         monkeypatch.undo()
         isolation_module.isolation.cache_clear()
+    assert "forger: wrote" not in verdicts[0].stdout, verdicts[0].stdout  # the server's pipes are out of reach
     assert verdicts[0].status is not Status.PASSED, verdicts[0].message
     assert [v.status for v in verdicts[1:]] == [Status.PASSED, Status.PASSED], [v.message for v in verdicts[1:]]
+
+
+_KILLED_WITH_A_SURVIVOR = """
+import sys, tempfile
+tempfile.tempdir = sys.argv[1]
+from pathlib import Path
+from judge.catalog import Catalog
+from judge.grade import grade
+from judge.worker.sandbox import Limits
+source = Path(sys.argv[1]) / "survivor.py"
+source.write_text('''
+import os, time
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        with open("survivor.pid", "w") as handle:
+            handle.write(str(os.getpid()))
+        time.sleep(600)
+        os._exit(0)
+    os._exit(0)
+time.sleep(600)
+''')
+grade(Catalog().get("clipping"), source, limits=Limits(wall_s=300))
+"""
+
+
+def _processes_in(folder: Path) -> list[int]:
+    """The processes whose working folder is ``folder`` (a run's, here), from /proc."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if os.readlink(f"/proc/{entry}/cwd") == str(folder):
+                    found.append(int(entry))
+            except OSError:
+                continue
+    return found
+
+
+def test_a_double_forked_grandchild_does_not_outlive_a_sigkilled_grind(tmp_path: Path) -> None:
+    """A submission whose grandchild double-forks and takes its own session, graded cold by a grind
+    that is then killed with SIGKILL: the run's waiter and worker died with grind (a parent-death
+    SIGKILL), but the grandchild, re-parented to init, kept running (no wall clock, no disk watch)
+    in a folder the next grind sweeps (red team 2, sweep_survivor_submission.py; at the laptop
+    level, where no PID namespace ends it). Now the waiter catches grind's death and kills every
+    process of the run first. Polled with a generous bound: a hang guard, not a speed claim."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from judge.worker import sandbox
+
+    from .conftest import ROOT
+
+    private = tmp_path / "tmp"
+    private.mkdir()
+    proc = subprocess.Popen([sys.executable, "-c", _KILLED_WITH_A_SURVIVOR, str(private)], cwd=ROOT,
+                            start_new_session=True)
+    runs: list[Path] = []
+    try:
+        deadline = time.monotonic() + 120  # a hang guard: the grader imports torch first
+        while time.monotonic() < deadline and not runs:
+            runs = [p for p in private.glob("grind-run-*") if (p / "survivor.pid").exists()]
+            time.sleep(0.2)
+        assert runs, "the grandchild never started"
+        time.sleep(0.5)  # its pid file is written before it sleeps
+        os.kill(proc.pid, signal.SIGKILL)  # grind, and grind only
+        proc.wait()
+        left = _processes_in(runs[0])
+        deadline = time.monotonic() + 60
+        while left and time.monotonic() < deadline:
+            time.sleep(0.2)
+            left = _processes_in(runs[0])
+        assert not left, f"processes of the run outlived grind: {left}"
+    finally:
+        if proc.poll() is None:
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait()
+        for run in runs:
+            for pid in _processes_in(run):
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            sandbox.remove_tree(str(run))

@@ -329,8 +329,12 @@ def shield_parent(witness_fd: int | None = None) -> None:
     process of the run, it reports the run's traffic and writes there (see witness.py)."""
     _become_subreaper()
     before = _witness.sample() if witness_fd is not None else {}
+    _take_the_run_down_with_parent()
     pid = os.fork()
     if pid == 0:
+        import signal
+
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the waiter's handler is not the worker's
         die_with_parent()
         if witness_fd is not None:
             os.close(witness_fd)
@@ -353,6 +357,37 @@ def shield_parent(witness_fd: int | None = None) -> None:
         signal.signal(-code, signal.SIG_DFL)
         os.kill(os.getpid(), -code)
     os._exit(code)
+
+
+def _take_the_run_down_with_parent() -> None:
+    """In the waiter: when grind (our parent) dies, kill every process of the run, then go.
+
+    The waiter used to die with SIGKILL (die_with_parent), which the worker followed, but not a
+    double-forked ``setsid()`` grandchild of the learner: re-parented to init once its subreaper
+    was gone, it kept running with no wall clock and no disk watch, in a run folder the next grind
+    sweeps as abandoned (red team 2, sweep_survivor_submission.py; as root bubblewrap's PID
+    namespace ended it, not on a laptop). Now the parent-death signal is SIGTERM, caught: the
+    waiter, still the subreaper of everything the run left, kills its children until none is left
+    (reap_children), then exits. A learner that can signal the waiter (no Landlock scoping) only
+    ends its own run this way, as with SIGKILL before. Set before the fork, so that no moment
+    exists where learner code runs under a waiter that would die without taking it along."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+    import signal
+
+    def orphaned(signum: int = 0, frame: Any = None) -> None:
+        reap_children()
+        os._exit(70)
+
+    parent = os.getppid()
+    signal.signal(signal.SIGTERM, orphaned)
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGTERM), 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:  # grind died before the line above took effect
+        orphaned()
 
 
 def die_with_parent() -> None:
@@ -613,6 +648,13 @@ def serve() -> None:
     # No PR_SET_PDEATHSIG here: it fires when the *thread* that started us ends, and grind starts
     # the server from whichever thread grades first. grind's death closes our stdin instead: the
     # loop below ends at EOF (at the latest when the job in flight hits its deadline).
+    passed = os.environ.pop("GRIND_SERVE_FDS", "")
+    if passed:  # grind's pipes, passed as fds of their own (see sandbox.WarmWorker._start)
+        requests, replies = (int(fd) for fd in passed.split(","))
+        os.dup2(requests, 0)
+        os.dup2(replies, 1)
+        os.close(requests)
+        os.close(replies)
     config = json.loads(sys.stdin.readline())
     _become_subreaper()
     confine(config.get("confine"))

@@ -858,6 +858,7 @@ class WarmWorker:
         self.cgroup: PidsCgroup | None = None
         self.shut = False  # closed by its owner: never restarted by a job still in flight
         self.answered: set[str] = set()  # tokens of the jobs this server has answered (see run_job)
+        self.requests: Any = None  # grind's end of the server's request pipe
         self._lock = threading.Lock()
 
     def _start(self, limits: Limits) -> None:
@@ -875,16 +876,32 @@ class WarmWorker:
         confine = confinement(self.hidden, self.root)
         if confine is not None and self.cgroup is not None:
             confine["write"].append(str(self.cgroup.path))
-        self.proc = _spawn_lasting(
-            command(iso, self.root, self.hidden, serve=True, writable=writable,
-                    confine=confine if iso.macos and not iso.bwrap else None),
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            cwd=self.root, env=scrubbed_env(self.root), start_new_session=True,
-            preexec_fn=lambda: _server_preexec(cgroup, iso.drop_to),
-        )
+        # The server's requests and replies travel on two pipes passed as fds of their own, not as
+        # its stdin and stdout: bubblewrap's pid 1 keeps the stdio it was given for as long as the
+        # sandbox lives, and without Landlock's scoping a job reopened them through /proc/1/fd
+        # and wrote replies of its own (red team 2). The server moves them to 0 and 1 itself.
+        requests_r, requests_w = os.pipe()
+        replies_r, replies_w = os.pipe()
+        env = dict(scrubbed_env(self.root), GRIND_SERVE_FDS=f"{requests_r},{replies_w}")
+        try:
+            self.proc = _spawn_lasting(
+                command(iso, self.root, self.hidden, serve=True, writable=writable,
+                        confine=confine if iso.macos and not iso.bwrap else None),
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                pass_fds=(requests_r, replies_w), cwd=self.root, env=env, start_new_session=True,
+                preexec_fn=lambda: _server_preexec(cgroup, iso.drop_to),
+            )
+        except BaseException:
+            os.close(requests_w)
+            os.close(replies_r)
+            raise
+        finally:
+            os.close(requests_r)
+            os.close(replies_w)
+        self.requests = os.fdopen(requests_w, "wb")
         self.lines = queue.Queue()
         self.answered = set()
-        stdout = self.proc.stdout
+        stdout = os.fdopen(replies_r, "rb")
 
         def pump() -> None:
             assert stdout is not None
@@ -909,9 +926,9 @@ class WarmWorker:
             return None
 
     def _send(self, text: str) -> None:
-        assert self.proc is not None and self.proc.stdin is not None
-        self.proc.stdin.write(text.encode() + b"\n")
-        self.proc.stdin.flush()
+        assert self.proc is not None and self.requests is not None
+        self.requests.write(text.encode() + b"\n")
+        self.requests.flush()
 
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
@@ -936,6 +953,12 @@ class WarmWorker:
             self.proc.wait()
             forget(self.proc.pid)
             self.proc = None
+        if self.requests is not None:
+            try:
+                self.requests.close()
+            except OSError:
+                pass
+            self.requests = None
         if self.cgroup is not None:
             self.cgroup.destroy()
             self.cgroup = None
