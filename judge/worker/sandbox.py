@@ -628,7 +628,14 @@ def sweep_warm_folders(parent: str | None = None) -> list[str]:
     Folders without a lock file (made by a grind from before the lock) are left alone. A cold
     run's ``grind-run-*`` folder is swept too (a tmpfs as root, a plain folder otherwise): its
     lock is the folder itself, taken as soon as it is made, and a folder younger than
-    STALE_AFTER_S is never taken."""
+    STALE_AFTER_S is never taken.
+
+    Folders owned by the user the children run as (``nobody`` under a root grind) are taken too:
+    a root grind chowns its run folders to that user, so they are grind's. Such a folder, or one
+    its owner made to look like grind's, can hold anything that user may move into it, and a
+    process of that user may move folders around while it is removed; that is safe only because
+    remove_tree never leaves the folder it was given (no ``..``, no link followed, no other file
+    system): the worst such a folder can do is have its owner's own files removed."""
     import fcntl
 
     parent = parent or tempfile.gettempdir()
