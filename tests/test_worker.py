@@ -688,3 +688,31 @@ def test_a_double_forked_grandchild_does_not_outlive_a_sigkilled_grind(tmp_path:
                 except OSError:
                     pass
             sandbox.remove_tree(str(run))
+
+
+def test_a_reply_line_that_is_not_the_jobs_own_is_refused_and_never_shifts_onto_the_next_job(
+        monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The token check alone, at any level: a line without the job's token reaching grind ahead of
+    the server's reply (what a job that reached the server's pipe wrote) is refused: that job gets
+    a crashed verdict saying its reply was forged, the server is replaced, and the two jobs after
+    it pass. Before replies carried the job's token the line was taken as that job's reply, and
+    each later job got the reply of the one before it."""
+    import json
+
+    from judge.grade import hidden_from_learners
+    from judge.worker.sandbox import WarmWorker
+
+    exercise = Catalog().get("clipping")
+    correct = Path(__file__).parent / "submissions" / "clipping" / "correct_loop.py"
+    forged = [json.dumps({"exit": 0, "timed_out": False, "ready": True}).encode() + b"\n"]
+    with WarmWorker(hidden_from_learners(exercise)) as worker:
+        real_receive = worker._receive
+
+        def receive(timeout: float) -> bytes | None:
+            return forged.pop() if forged else real_receive(timeout)
+
+        assert grade(exercise, correct, worker=worker).passed  # the reference's jobs are behind us
+        monkeypatch.setattr(worker, "_receive", receive)
+        verdicts = [grade(exercise, correct, worker=worker) for _ in range(3)]
+    assert verdicts[0].status is Status.CRASHED and "forged" in verdicts[0].message, verdicts[0].message
+    assert [v.status for v in verdicts[1:]] == [Status.PASSED, Status.PASSED], [v.message for v in verdicts[1:]]

@@ -1030,6 +1030,8 @@ class WarmWorker:
                     status="crashed", duration_s=time.monotonic() - dispatched, isolation=iso.level,
                     message="the warm worker's reply was forged (a line that is not this job's reached grind "
                             "through the worker's pipe); the worker was restarted"), watch.stop(), limits)
+            if len(self.answered) >= 4096:  # a daemon's server lives long: bounded, a late line is rare
+                self.answered.clear()
             self.answered.add(token)
             over = watch.stop()
             stdout, stderr = streams.texts()
