@@ -473,7 +473,9 @@ def _open_folder(name: str, parent: int | None, key: tuple[int, int] | None = No
             if not stat.S_ISDIR(info.st_mode) or (key is not None and _key(info) != key):
                 raise FileNotFoundError(name)  # not the folder seen a moment ago
             os.chmod(f"/proc/self/fd/{pinned}", 0o700)
-            fd = os.open(f"/proc/self/fd/{pinned}", _DIRECTORY)
+            # Through the descriptor's own magic link (O_NOFOLLOW would refuse it: it is a link),
+            # which leads to the pinned folder whatever its name holds now; checked again below.
+            fd = os.open(f"/proc/self/fd/{pinned}", _DIRECTORY & ~os.O_NOFOLLOW)
         finally:
             os.close(pinned)
     try:
