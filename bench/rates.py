@@ -2,6 +2,7 @@
 
     python bench/rates.py               # 12 submissions per exercise, 2 jobs
     python bench/rates.py -n 24 --jobs 2 clipping lr-schedule
+    python bench/rates.py --cold 0      # only each exercise's rate ÷ clipping's, measured first
 
 For each exercise, ``n`` copies of its reference are graded with ``judge.batch.grade_many`` (one
 warm worker per job, each submission in a fresh isolated fork), after one untimed grade that
@@ -29,7 +30,8 @@ def main() -> None:
     parser.add_argument("slugs", nargs="*")
     parser.add_argument("-n", type=int, default=12, help="submissions per exercise")
     parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument("--cold", type=int, default=2, help="cold `grind run` processes for the baseline")
+    parser.add_argument("--cold", type=int, default=2, help="cold `grind run` processes for the baseline "
+                        "(0: none, only the ratios to clipping)")
     args = parser.parse_args()
     scratch = Path(tempfile.mkdtemp(prefix="grind-rates-"))
     os.environ["GRIND_CACHE_DIR"] = str(scratch / "cache")
@@ -43,7 +45,10 @@ def main() -> None:
 
     catalog = Catalog()
     slugs = args.slugs or [e.slug for e in catalog.all()]
-    print(f"{'exercise':<16} {'batch/s':>8} {'cold/s':>8} {'ratio':>6}  (batch rate ÷ one process per submission)")
+    slugs = ["clipping", *[s for s in slugs if s != "clipping"]]  # the yardstick, measured first
+    print(f"{'exercise':<22} {'batch/s':>8} {'÷clipping':>9} {'cold/s':>8} {'ratio':>6}  "
+          "(÷clipping: batch rate ÷ clipping's in this run, goal ≥ 0.33; ratio: ÷ one process per submission)")
+    rates: dict[str, float] = {}
     try:
         for slug in slugs:
             exercise = catalog.get(slug)
@@ -62,12 +67,20 @@ def main() -> None:
             batch = args.n / (time.perf_counter() - start)
             bad = [p.name for p, v in verdicts.items() if v.status.value != "passed"]
             assert not bad, f"{slug}: copies of the reference failed: {bad}"
-            start = time.perf_counter()
-            for path in files[: args.cold]:
-                subprocess.run([sys.executable, "-m", "judge", "run", slug, "--file", str(path)],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
-            cold = args.cold / (time.perf_counter() - start)
-            print(f"{slug:<16} {batch:8.2f} {cold:8.2f} {batch / cold:6.1f}", flush=True)
+            rates[slug] = batch
+            cold_text = ratio_text = "-"
+            if args.cold:
+                start = time.perf_counter()
+                for path in files[: args.cold]:
+                    subprocess.run([sys.executable, "-m", "judge", "run", slug, "--file", str(path)],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+                cold = args.cold / (time.perf_counter() - start)
+                cold_text, ratio_text = f"{cold:.2f}", f"{batch / cold:.1f}"
+            print(f"{slug:<22} {batch:8.2f} {batch / rates['clipping']:9.2f} {cold_text:>8} {ratio_text:>6}",
+                  flush=True)
+        slowest = min(rates, key=rates.__getitem__)
+        print(f"\nslowest: {slowest}, {rates[slowest] / rates['clipping']:.2f} of clipping's rate "
+              f"(load average {os.getloadavg()[0]:.1f})")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 

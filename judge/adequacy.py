@@ -1,22 +1,28 @@
 """Prove an exercise adequate before learners see it.
 
 - the manifest loads, no stray files, hints present, no TODO left from the scaffold;
-- the reference passes, deterministically (two runs, identical observations), and equals the
-  torch oracle where there is one;
+- something independent checks the reference: an oracle (``oracle.py``, equal on every case) or
+  golden values the instructor states (``GOLDEN`` in checks.py); without either it is not adequate;
+- the reference passes, deterministically (two runs, identical observations, and identical
+  inputs: inputs that differ are the checks' fault, said as such), and equals the torch oracle
+  where there is one;
 - the stub fails;
 - every pitfall fails at least one case and is diagnosed as itself (mutation testing of the
   checks: a pitfall no case catches, or one named as a different mistake, means the cases
-  are not good enough);
-- the worked-example values appear in the statement, so the public numbers are the real ones;
+  are not good enough), and by how many tolerances (its margin: a warning under 10x);
+- the worked-example values appear in the statement, in the order observed, so the public
+  numbers are the real ones;
 - the reference runs well inside the time limit;
 - every ``forbidden`` name resolves to a real torch object, case names are unique and their kinds
   known, and ``rtol = atol = 0`` only where an oracle matches the reference exactly;
 - the golden submissions (``tests/submissions/<slug>/``) get the verdict and pitfall their
-  header names.
+  header names, and there is at least one (in a course that has the folder at all).
 """
 
 from __future__ import annotations
 
+import ast
+import math
 import re
 import time
 from dataclasses import dataclass, field
@@ -40,6 +46,8 @@ EXERCISE_FILES = {"exercise.toml", "README.md", "stub.py"}
 SOLUTION_FILES = {"reference.py", "checks.py", "pitfalls.py", "oracle.py"}
 HEADROOM = 3.0  # the reference must finish in a third of the learner's time limit
 STATEMENT_VALUES = 16  # example observations up to this size must appear in the statement
+MARGIN_WARNING = 10.0  # a pitfall caught by fewer tolerances than this passes a 10x looser tolerance
+GOLDEN_NAME = "GOLDEN"  # checks.py: {case: {observation: value}} worked out by the instructor
 
 
 @dataclass
@@ -52,6 +60,10 @@ class AdequacyReport:
     verdicts: dict[str, Verdict] = field(default_factory=dict)  # subject id -> verdict
     problems: list[str] = field(default_factory=list)
     corpus: CorpusReport | None = None  # how the exercise's corpus was judged, when it has one
+    # Said, never failing: each pitfall's margin, and a pitfall caught by less than 10 tolerances.
+    notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    margins: dict[str, float] = field(default_factory=dict)  # pitfall slug -> tolerances to its nearest failing case
 
     @property
     def ok(self) -> bool:
@@ -110,6 +122,19 @@ def _appears(value: float, numbers: list[tuple[float, float, int]]) -> bool:
     return False
 
 
+def _in_order(values: list[float], numbers: list[tuple[float, float, int]]) -> bool:
+    """Do ``values`` appear in the statement in this order (each after the one before)? Taking
+    the earliest match each time finds an ordering whenever one exists."""
+    at = 0
+    for value in values:
+        while at < len(numbers) and not _appears(value, [numbers[at]]):
+            at += 1
+        if at == len(numbers):
+            return False
+        at += 1
+    return True
+
+
 def statement_problems(exercise: Exercise, ref: Reference) -> list[str]:
     """The public worked examples' numbers must be the ones in the statement."""
     text = exercise.statement_path.read_text(encoding="utf-8")
@@ -144,6 +169,156 @@ def statement_problems(exercise: Exercise, ref: Reference) -> list[str]:
                 shown = ", ".join(f"{v:.6g}" for v in missing[:4])
                 problems.append(f"{exercise.statement_path}: worked example '{name}' observes {key} = {shown}, "
                                 "which the statement does not show")
+                continue
+            # Every value is there: so must their order be (two results swapped in the text would
+            # still show the same set of numbers).
+            values = [float(v) for v in np.asarray(array, dtype=np.float64).ravel() if np.isfinite(v)]
+            if len(values) > 1 and not _in_order(values, numbers):
+                shown = ", ".join(f"{v:.6g}" for v in values[:6]) + (", ..." if len(values) > 6 else "")
+                problems.append(f"{exercise.statement_path}: worked example '{name}' observes {key} = {shown} in this "
+                                "order, but the statement shows them in another order")
+    return problems
+
+
+def _case_margin(want: dict[str, np.ndarray], record: object, have: dict[str, np.ndarray],
+                 exercise: Exercise) -> float:
+    """How many tolerances a subject's case is from the reference's: the largest
+    |have - want| / (atol + rtol * |want|) over its observations (np.isclose's test, so above 1
+    fails); infinite for a case that raised, a missing or differently shaped observation, a NaN
+    on one side only, or a different integer."""
+    if record is None or getattr(record, "status", None) != "ok":
+        return math.inf
+    worst = 0.0
+    for key, a in want.items():
+        b = have.get(key)
+        if b is None or a.shape != b.shape or (a.dtype.kind == "b") != (b.dtype.kind == "b"):
+            return math.inf
+        if a.dtype.kind not in "f" or b.dtype.kind not in "biuf":
+            # Integers (bf16-rounding's bit patterns) and flags: a tolerance under 1 is exactness,
+            # and no loosening an author would make lets a different integer pass.
+            if not np.array_equal(a, b):
+                return math.inf
+            continue
+        tol = exercise.tolerance_for(str(a.dtype))
+        x, y = a.astype(np.float64), b.astype(np.float64)
+        with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+            nan_a, nan_b = np.isnan(x), np.isnan(y)
+            if (nan_a != nan_b).any():
+                return math.inf
+            diff = np.where(nan_a, 0.0, np.abs(y - x))
+            allowed = tol.atol + tol.rtol * np.abs(x)
+            ratio = np.where(diff == 0, 0.0, np.where(allowed > 0, diff / np.where(allowed > 0, allowed, 1), np.inf))
+        if ratio.size:
+            worst = max(worst, float(np.nanmax(ratio)))
+    return worst
+
+
+def pitfall_margins(exercise: Exercise, ref: Reference) -> dict[str, tuple[float, str]]:
+    """Each caught pitfall's margin: how many tolerances away from the reference its most
+    different case is, and that case. That is the loosening that would let the pitfall pass every
+    case (a case nearer than that only stops catching it, another still does); a margin under 10
+    means a modest loosening would make it pass. The nearest case alone would warn about pitfalls
+    that another case catches by a factor of a thousand (adam's eps-inside-sqrt: 1.3x on one
+    case, far more on others)."""
+    own = ref.subjects[REFERENCE]
+    found: dict[str, tuple[float, str]] = {}
+    for meta in ref.pitfalls:
+        run = ref.subjects.get(pitfall_subject(meta.slug))
+        if run is None or run.load_error is not None:
+            continue
+        for name in ref.instance_names:
+            margin = _case_margin(own.obs.get(name, {}), run.cases.get(name), run.obs.get(name, {}), exercise)
+            if margin > 1 and (meta.slug not in found or margin > found[meta.slug][0]):
+                found[meta.slug] = (margin, name)
+    return found
+
+
+def _margin_text(margin: float) -> str:
+    return "infinite" if math.isinf(margin) else f"{margin:.3g}x"
+
+
+def margin_findings(exercise: Exercise, ref: Reference, report: AdequacyReport) -> None:
+    """One note with every pitfall's margin; a warning for each within MARGIN_WARNING."""
+    margins = pitfall_margins(exercise, ref)
+    report.margins = {slug: margin for slug, (margin, _) in margins.items()}
+    if margins:
+        report.notes.append("pitfall margins (tolerances between the reference and the pitfall's most different case): " + ", ".join(
+            f"{slug} {_margin_text(margin)} ({case})" for slug, (margin, case) in
+            sorted(margins.items(), key=lambda item: item[1][0])))
+    for slug, (margin, case) in sorted(margins.items(), key=lambda item: item[1][0]):
+        if margin < MARGIN_WARNING:
+            report.warnings.append(f"pitfall '{slug}' is caught by at most {margin:.3g} tolerances (case '{case}'): a "
+                                   f"tolerance {MARGIN_WARNING:g}x looser would let it pass; tighten [tolerance] in "
+                                   f"{exercise.exercise_dir / 'exercise.toml'} or add a case where it differs more")
+
+
+def stated_golden(exercise: Exercise) -> tuple[dict[str, dict[str, object]] | None, list[str]]:
+    """The ``GOLDEN`` table of checks.py, read as a literal (never run here): ``{case name:
+    {observation: value}}`` with values the instructor worked out independently of the
+    reference (by hand, from a paper). None when checks.py has none."""
+    path = exercise.checks_path
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, ValueError):
+        return None, []  # the trusted run reports a broken checks.py, with its line
+    found = None
+    for node in tree.body:  # the last assignment is the one the module ends up with
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+        if any(isinstance(t, ast.Name) and t.id == GOLDEN_NAME for t in targets) and node.value is not None:
+            found = node
+    if found is None:
+        return None, []
+    where = f"{path}:{found.lineno}: {GOLDEN_NAME}"
+    try:
+        table = ast.literal_eval(found.value)
+    except (ValueError, SyntaxError, TypeError):
+        return None, [f"{where} must be a literal {{case name: {{observation: value}}}} (numbers and lists "
+                      "written out, no calls), so validate can read it without running anything"]
+    if not isinstance(table, dict) or not all(isinstance(c, str) and isinstance(v, dict) and v and
+                                              all(isinstance(k, str) for k in v) for c, v in table.items()):
+        return None, [f"{where} must map case names to {{observation: value}} tables"]
+    return table, []
+
+
+def golden_value_problems(exercise: Exercise, ref: Reference, table: dict[str, dict[str, object]]) -> list[str]:
+    """The reference against the values the instructor states, at the exercise's tolerance."""
+    where = f"{exercise.checks_path}: {GOLDEN_NAME}"
+    own = ref.subjects[REFERENCE].obs
+    by_case: dict[str, list[str]] = {}
+    for instance in ref.instances:
+        by_case.setdefault(instance.case, []).append(instance.name)
+    problems = []
+    for case, values in table.items():
+        names = [case] if case in ref.instance_names else by_case.get(case, [])
+        if len(names) != 1:
+            known = ", ".join(ref.instance_names[:8])
+            problems.append(f"{where} names case '{case}', which is not one case input (known: {known})")
+            continue
+        observed = own.get(names[0], {})
+        for key, value in values.items():
+            if key not in observed:
+                problems.append(f"{where} gives '{case}' observation '{key}', which the case does not observe "
+                                f"(it observes: {', '.join(sorted(observed))})")
+                continue
+            have = observed[key]
+            try:
+                want = np.asarray(value, dtype=np.float64)
+            except (TypeError, ValueError):
+                problems.append(f"{where} gives '{case}' {key} a value that is not numbers")
+                continue
+            if want.size != have.size:
+                problems.append(f"{where} gives '{case}' {key} {want.size} value(s); the reference observes "
+                                f"{have.size}")
+                continue
+            tol = exercise.tolerance_for(str(have.dtype))
+            got = have.astype(np.float64).reshape(want.shape)
+            if not np.allclose(got, want, rtol=tol.rtol, atol=tol.atol, equal_nan=True):
+                index = np.unravel_index(int(np.argmax(~np.isclose(got, want, rtol=tol.rtol, atol=tol.atol,
+                                                                   equal_nan=True))), want.shape)
+                problems.append(f"the reference disagrees with the golden value of case '{case}': {key}"
+                                f"{[int(i) for i in index] if want.ndim else ''} is {float(got[index]):.6g}, {GOLDEN_NAME} "
+                                f"says {float(want[index]):.6g} (rtol {tol.rtol:g}, atol {tol.atol:g}); fix the "
+                                "reference, or the stated value if you worked it out wrong")
     return problems
 
 
@@ -195,6 +370,11 @@ def golden_problems(exercise: Exercise, folder: Path, worker: WarmWorker | None 
     from judge.worker.sandbox import Limits, WarmWorker
 
     files = sorted(folder.glob("*.py")) if folder.is_dir() else []
+    if not files:
+        # The scaffold makes the folder with only its README: an empty one means no verdict a
+        # student will see was ever checked by hand (see README, Instructors).
+        return [f"{folder}: no golden submissions (*.py); add at least a correct answer written differently from "
+                "the reference, with '# expect: passed' on line 1 (the README there says how)"]
     problems, wanted = [], {}
     for path in files:
         lines = path.read_text(encoding="utf-8", errors="replace").splitlines() or [""]
@@ -222,6 +402,15 @@ def golden_problems(exercise: Exercise, folder: Path, worker: WarmWorker | None 
     return problems
 
 
+def _input_text(value: object) -> str:
+    """An input's picture as text to compare between runs, without the memory addresses a
+    repr of a function or object carries ("<function mse_loss at 0x7f...>"), which differ in
+    every process and say nothing about the input."""
+    import json
+
+    return re.sub(r" at 0x[0-9a-fA-F]+", "", json.dumps(value, sort_keys=True, default=repr))
+
+
 def check_adequacy(exercise: Exercise, *, seeds: int | None = None, with_stub: bool = True,
                    determinism: bool = False, corpus_root: Path | None = None,
                    golden: Path | None = None, worker: WarmWorker | None = None) -> AdequacyReport:
@@ -240,7 +429,9 @@ def check_adequacy(exercise: Exercise, *, seeds: int | None = None, with_stub: b
     from judge.worker.sandbox import WarmWorker
 
     folder = corpus_root / exercise.slug if corpus_root is not None else None
-    golden_folder = golden / exercise.slug if golden is not None else None
+    # A course without tests/submissions at all (an installed grind) has no golden files to
+    # check; one that has it must hold some for each exercise it validates.
+    golden_folder = golden / exercise.slug if golden is not None and golden.is_dir() else None
     if worker is not None:
         return _check_adequacy(exercise, seeds, with_stub, determinism, folder, golden_folder, worker)
     hidden = hidden_from_learners(exercise, *[f for f in (folder, golden_folder) if f is not None and f.is_dir()])
@@ -281,6 +472,19 @@ def _check_adequacy(exercise: Exercise, seeds: int | None, with_stub: bool, dete
             report.problems.append(f"pitfall '{meta.slug}' is caught but diagnosed as {named}")
         else:
             report.caught += 1
+    margin_findings(exercise, ref, report)
+    table, problems = stated_golden(exercise)
+    report.problems += problems
+    if table:
+        report.problems += golden_value_problems(exercise, ref, table)
+        if not oracle:
+            report.notes.append(f"the reference is checked against {sum(len(v) for v in table.values())} golden "
+                                f"observation(s) of {len(table)} case(s) stated in {GOLDEN_NAME}, and no oracle")
+    elif not oracle and not problems:
+        report.problems.append(
+            f"not adequate: nothing independent checks the reference: add {exercise.oracle_path} (an independent "
+            f"implementation, e.g. torch's own) or a {GOLDEN_NAME} table in {exercise.checks_path} "
+            "({case name: {observation: value}}) with values worked out without the reference")
     report.problems += statement_problems(exercise, ref)
     report.problems += forbidden_problems(exercise, ref)
     report.problems += tolerance_problems(exercise, ref)
@@ -292,7 +496,17 @@ def _check_adequacy(exercise: Exercise, seeds: int | None, with_stub: bool, dete
     if determinism:  # in a fresh process, never a fork of ``worker`` (see check_adequacy)
         again = compute_reference(exercise, seeds=seeds)
         first, second = ref.subjects[REFERENCE].obs, again.subjects[REFERENCE].obs
+        # Inputs first: a case whose inputs() builds different inputs each run is the checks'
+        # fault, not the reference's, and is said as such.
+        shown = {i.name: _input_text(i.input) for i in again.instances}
+        moving = [i.name for i in ref.instances if i.name in shown and _input_text(i.input) != shown[i.name]]
+        for name in moving[:3]:
+            report.problems.append(f"case '{name}''s inputs differ between runs: inputs() in {exercise.checks_path} "
+                                   "must build the same inputs every time (seed a torch.Generator from the case's "
+                                   "seed)")
         for name in ref.instance_names:
+            if name in moving:
+                continue
             a, b = first.get(name, {}), second.get(name, {})
             if a.keys() != b.keys() or any(not np.array_equal(a[k], b[k], equal_nan=True) for k in a):
                 report.problems.append(f"the reference is not deterministic: case '{name}' differs between two runs")

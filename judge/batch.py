@@ -7,9 +7,7 @@ timeout is its own verdict and never stops the others.
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
 import json
 import os
 import threading
@@ -20,9 +18,9 @@ from pathlib import Path
 from typing import Any, Callable
 
 from judge.cache import exercise_key
-from judge.errors import UsageError
-from judge.formats import write_atomic
-from judge.grade import case_count, grade, hidden_from_learners, reference_for
+from judge.errors import ManifestError, UsageError
+from judge.formats import weigh, write_atomic
+from judge.grade import case_count, case_names, grade, hidden_from_learners, reference_for
 from judge.models import Exercise, Status, Verdict
 from judge.worker.sandbox import Limits, WarmWorker
 
@@ -78,9 +76,10 @@ class Student:
 
 
 def find_students(submissions: Path, exercise: Exercise) -> list[Student]:
-    """One student per entry of the class folder, always: a ``NAME.py`` file or a ``NAME/`` folder
-    (holding ``<slug>.py`` or a single .py) is graded; anything else (a notebook, an empty folder,
-    a folder with several .py files) is a student too, marked not gradable, so no one who handed
+    """One student per entry of the class folder, always: a ``NAME.py`` file, a ``NAME.ipynb``
+    notebook or a ``NAME/`` folder (holding ``<slug>.py``, ``<slug>.ipynb``, a single .py or a
+    single notebook) is graded; anything else (another kind of file, an empty folder, a folder
+    with several .py files) is a student too, marked not gradable, so no one who handed
     something in is left out of the marks. ``NAME.py`` beside ``NAME/`` would be two students with
     one name: refused up front, naming both. So are two names a reader cannot tell apart (see
     ``lookalike_key``): ``ann.py`` and ``Ann.py``, ``josé`` composed and decomposed, a Latin and
@@ -145,19 +144,27 @@ def _student(entry: Path, exercise: Exercise) -> Student:
         # the results). It is never followed, and the row says why.
         name = entry.stem if entry.suffix == ".py" and not entry.is_dir() else entry.name
         return Student(name, None, f"not gradable: {links[0]} is a symbolic link; hand in the file itself")
-    if entry.is_file() and entry.suffix == ".py":
+    if entry.is_file() and entry.suffix in GRADABLE:
         return Student(entry.stem, entry)
     if entry.is_dir():
-        preferred = entry / f"{exercise.slug}.py"
-        if preferred.is_file():
-            return Student(entry.name, preferred)
-        if len(files) == 1:
-            return Student(entry.name, files[0])
-        why = "no .py file" if not files else f"{len(files)} .py files and none named {exercise.slug}.py"
-        return Student(entry.name, None, f"not gradable: {why} in {entry.name}/")
+        for suffix in GRADABLE:  # a .py file first: a notebook beside it is the learner's scratchpad
+            preferred = entry / f"{exercise.slug}{suffix}"
+            if preferred.is_file():
+                return Student(entry.name, preferred)
+        for suffix in GRADABLE:
+            these = [f for f in files if f.suffix == suffix]
+            if len(these) == 1:
+                return Student(entry.name, these[0])
+            if these:
+                return Student(entry.name, None, f"not gradable: {len(these)} {suffix} files and none named "
+                                                 f"{exercise.slug}{suffix} in {entry.name}/")
+        return Student(entry.name, None, f"not gradable: no .py or .ipynb file in {entry.name}/")
     if entry.is_file():
-        return Student(entry.name, None, f"not gradable: {entry.name} is not a .py file")
+        return Student(entry.name, None, f"not gradable: {entry.name} is not a .py file or a notebook")
     return Student(entry.name, None, f"not gradable: {entry.name} is not a file or a folder")
+
+
+GRADABLE = (".py", ".ipynb")  # a notebook's answer cells are graded (judge/notebooks.py)
 
 
 def _contents(entry: Path) -> tuple[list[str], list[Path]]:
@@ -174,35 +181,18 @@ def _contents(entry: Path) -> tuple[list[str], list[Path]]:
             path = Path(root) / name
             if path.is_symlink():
                 links.append(str(path.relative_to(entry.parent)))
-            elif name.endswith(".py") and path.is_file():
+            elif name.endswith(GRADABLE) and path.is_file():
                 files.append(path)
+        folders[:] = [f for f in folders if f != ".ipynb_checkpoints"]  # Jupyter's autosaves: not the answer
     return sorted(links), sorted(files)
 
 
 def read_roster(path: Path) -> dict[str, str]:
-    """A roster CSV: one line per student, ``file or folder name,student id``; a first line whose
-    first cell is a column name (file, folder, name, student, submission) is a header."""
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"{path}: cannot read the roster ({exc.__class__.__name__}: {exc})") from None
-    roster: dict[str, str] = {}
-    for number, cells in enumerate(csv.reader(io.StringIO(text)), start=1):
-        cells = [c.strip() for c in cells]
-        if not any(cells):
-            continue
-        if number == 1 and cells[0].lower() in ROSTER_HEADERS:
-            continue
-        if len(cells) < 2 or not cells[0] or not cells[1]:
-            raise UsageError(f"{path}:{number}: expected 'file or folder name,student id', got {','.join(cells)!r}")
-        name = cells[0].rstrip("/")
-        if name in roster:
-            raise UsageError(f"{path}:{number}: {name!r} is listed twice; keep one line per student")
-        roster[name] = cells[1]
-    return roster
+    """A two-column roster, ``file or folder name,student id``, as {name: student id} (see
+    judge.gradebook.read_people, which also reads a roster with name and email columns)."""
+    from judge.gradebook import read_people
 
-
-ROSTER_HEADERS = {"file", "folder", "name", "student", "submission", "file or folder", "file or folder name"}
+    return {person.keys[0]: person.student_id for person in read_people(path)}
 
 
 def apply_roster(rows: list[dict[str, Any]], roster: dict[str, str], source: str = "roster") -> list[str]:
@@ -236,6 +226,7 @@ def _sha256(path: Path | None) -> str:
 
 
 MAX_SUBMISSION_BYTES = 4 << 20  # far above any answer to these exercises; a 10 GB file is no submission
+MAX_NOTEBOOK_BYTES = 64 << 20  # a notebook carries its outputs (plots as base64): only its code cells are graded
 
 
 def _gradable(student: Student) -> Student:
@@ -250,9 +241,10 @@ def _gradable(student: Student) -> Student:
             pass
     except OSError as exc:
         return Student(student.name, None, f"not gradable: {shown} could not be read ({exc.strerror or exc})")
-    if size > MAX_SUBMISSION_BYTES:
+    cap = MAX_NOTEBOOK_BYTES if student.path.suffix == ".ipynb" else MAX_SUBMISSION_BYTES
+    if size > cap:
         return Student(student.name, None, f"not gradable: {shown} is {size / (1 << 20):.0f} MB, over the "
-                                           f"{MAX_SUBMISSION_BYTES >> 20} MB a submission may be")
+                                           f"{cap >> 20} MB a submission may be")
     return student
 
 
@@ -283,18 +275,27 @@ def grade_class(
     limits: Limits | None = None,
     on_done: Callable[[str, dict[str, Any], bool], None] | None = None,
     executor: Executor | None = None,
+    regrade: frozenset[str] | set[str] = frozenset(),
+    force: bool = False,
 ) -> list[dict[str, Any]]:
     """Grade every student, resumably: a student whose submission hash (and the exercise's own
     hash) match a stored result is not graded again. Learners' files are only ever read.
+    ``regrade`` (statuses, e.g. ``{"timeout"}``) grades again a stored result with one of those
+    statuses, and ``force`` every stored result: a timeout on a busy machine is not the
+    student's final mark, yet its hashes match, so resuming alone would keep it forever.
 
     ``executor`` grades what is left (default: this machine, ``jobs`` at once); whichever it is,
     each verdict lands here and is stored here, one file per student, so a Dask cluster's results
     merge into the same resumable store as a local run's, each student written once.
 
-    Every row carries the exercise's ``max_score`` (its number of cases), the same for a crash
-    as for a pass. Each student landing appends one line to ``OUT/grade.log``, flushed at once,
+    Every row carries the exercise's ``max_score`` (its number of cases, or the sum of its cases'
+    ``[marks] weights``, which then ride on every row as ``weights``), the same for a crash as for
+    a pass. Each student landing appends one line to ``OUT/grade.log``, flushed at once,
     so a run stopped by SIGTERM (or worse) still says how far it got."""
     students = find_students(submissions, exercise)
+    problem = weights_problem(exercise)  # before anyone is graded: marks that cannot add up
+    if problem is not None:
+        raise ManifestError(problem)
     store = out_dir / "graded"
     store.mkdir(parents=True, exist_ok=True)
     # A stored result is reused only if the submission, the exercise and the limits are the same.
@@ -326,7 +327,8 @@ def grade_class(
                 old = json.loads(saved.read_text(encoding="utf-8"))
             except (OSError, ValueError):
                 old = None
-            if old and old.get("sha256") == digest and old.get("exercise_hash") == exercise_hash:
+            again = force or (old is not None and (old.get("verdict") or {}).get("status") in regrade)
+            if old and not again and old.get("sha256") == digest and old.get("exercise_hash") == exercise_hash:
                 rows[student.name] = old
                 report(student.name, old, True)
             elif student.path is None:
@@ -354,11 +356,30 @@ def grade_class(
                 hidden=(submissions.resolve(), out_dir.resolve()))
         log.write(f"{_now()} done: {len(students)} entries\n")
     result = [rows[s.name] for s in students]
+    if exercise.weights or exercise.partial:
+        weigh(result, dict(exercise.weights), case_names(exercise), exercise.partial)
+        return result
     graded = [len(r["verdict"].get("checks") or []) for r in result if r["verdict"]["status"] in ("passed", "failed")]
     max_score = max(graded) if graded else (case_count(exercise) if result else 1)
     for row in result:
         row["max_score"] = max_score
     return result
+
+
+def weights_problem(exercise: Exercise) -> str | None:
+    """Why the exercise's ``[marks] weights`` cannot mark a class, or None: a weight for a case
+    its checks do not have (a typo would silently leave that case worth 1), or nothing worth
+    anything. Needs the cases, so the reference (cached after the first run)."""
+    if not exercise.weights:
+        return None
+    cases = case_names(exercise)
+    for case, _ in exercise.weights:
+        if case not in cases:
+            return (f"{exercise.exercise_dir / 'exercise.toml'}: [marks] weights names case '{case}', which "
+                    f"the checks do not have (cases: {', '.join(cases)})")
+    if not sum(dict(exercise.weights).get(case, 1.0) for case in cases):
+        return f"{exercise.exercise_dir / 'exercise.toml'}: [marks] weights make every case worth 0"
+    return None
 
 
 def _now() -> str:

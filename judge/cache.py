@@ -11,9 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import sys
-import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
@@ -22,11 +20,15 @@ import judge
 from judge import environment
 from judge.kit import kit_dir
 from judge.models import Exercise
-from judge.worker import protocol
-from judge.worker.isolation import RUNNER
 
 if TYPE_CHECKING:
     import numpy as np
+
+    from judge.worker import protocol
+
+# The trusted child's code (judge/worker/runner.py and its neighbours), found without importing
+# it: a daemon-served `grind run` hashes it for the key, and never runs a child itself.
+RUNNER = Path(__file__).with_name("worker") / "runner.py"  # judge.worker.isolation.RUNNER, not imported
 
 RESULT = "result.json"
 OBSERVATIONS = "observations.safetensors"
@@ -86,7 +88,12 @@ def _worker_digest() -> bytes:
 
 
 def exercise_key(exercise: Exercise, extra: str = "") -> str:
-    """Hash of everything that can change the observations."""
+    """Hash of everything that can change the observations. A sealed exercise (a Gradescope
+    bundle's) has no reference left to hash: its key is the one it was built with."""
+    if exercise.sealed_key:
+        if not extra:
+            return exercise.sealed_key
+        return hashlib.sha256(f"{exercise.sealed_key}\0{extra}".encode()).hexdigest()[:32]
     digest = hashlib.sha256()
     for part in (judge.__version__, torch_version(), sys.version.split()[0], extra):
         digest.update(part.encode() + b"\0")
@@ -122,6 +129,7 @@ def load(slug: str, key: str) -> tuple[protocol.Result, dict[str, np.ndarray]] |
     """The entry, parsed as strictly as a child's answer (opened without following links or
     blocking, sizes capped), or None if it is missing, unreadable or corrupt: it is then rebuilt.
     Whether it is complete is grade.reference_problem's question."""
+    from judge.worker import protocol
     from judge.worker.sandbox import OBSERVATIONS_CAP, RESULT_CAP, read_regular
 
     try:
@@ -139,6 +147,7 @@ def load(slug: str, key: str) -> tuple[protocol.Result, dict[str, np.ndarray]] |
 
 def parse_entry(raw_result: bytes, raw_observations: bytes) -> tuple[protocol.Result, dict[str, np.ndarray]]:
     """An entry's two files, parsed as strictly as a child's answer; ProtocolError if corrupt."""
+    from judge.worker import protocol
     from judge.worker.sandbox import OBSERVATIONS_CAP, RESULT_CAP, load_observations
 
     if len(raw_result) > RESULT_CAP or len(raw_observations) > OBSERVATIONS_CAP:
@@ -152,6 +161,7 @@ def parse_entry(raw_result: bytes, raw_observations: bytes) -> tuple[protocol.Re
 def entry_bytes(slug: str, key: str) -> tuple[bytes, bytes] | None:
     """The raw files of an entry (result.json, observations.safetensors), to hand to another
     machine (a Dask worker), which parses them with ``parse_entry`` before storing them."""
+    from judge.worker import protocol
     from judge.worker.sandbox import OBSERVATIONS_CAP, RESULT_CAP, read_regular
 
     try:
@@ -175,6 +185,9 @@ def store(slug: str, key: str, result: protocol.Result, observations: dict[str, 
     final = root / f"{slug}-{key}"
     raw = save(observations)
     document = dict(result.to_json(), observations_sha256=hashlib.sha256(raw).hexdigest(), token="")
+    import shutil
+    import tempfile
+
     tmp = Path(tempfile.mkdtemp(prefix=f".{slug}-", dir=root))
     try:
         (tmp / OBSERVATIONS).write_bytes(raw)
@@ -192,8 +205,54 @@ def store(slug: str, key: str, result: protocol.Result, observations: dict[str, 
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+TIMINGS = "reference-seconds.json"  # how long each exercise's reference took to compute, here
+
+
+def reference_seconds(slug: str) -> float | None:
+    """How long the last computation of ``slug``'s reference took on this machine (None: never
+    measured): the first run of an exercise says "about N s" instead of a silent wait."""
+    try:
+        value = json.loads((cache_root() / TIMINGS).read_text(encoding="utf-8")).get(slug)
+    except (OSError, ValueError, AttributeError):
+        return None
+    return float(value) if isinstance(value, (int, float)) and value >= 0 else None
+
+
+def record_reference_seconds(slug: str, seconds: float) -> None:
+    """Remember ``seconds`` for ``slug`` (kept by ``clear``: the timing outlives the entries).
+    Best effort: a lost update between two writers only makes one estimate stale."""
+    path = cache_root() / TIMINGS
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        data = data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        data = {}
+    data[slug] = round(seconds, 1)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}")
+        tmp.write_text(json.dumps(data, indent=1, sort_keys=True), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        pass
+
+
+def reference_note(exercise: Exercise) -> str | None:
+    """What to say before a grade that must first compute the reference's observations (no
+    cache entry for these files, this torch and this grind), so the first run of an exercise
+    does not sit on "checking..." for seconds without a word; None when they are cached."""
+    if has(exercise.slug, exercise_key(exercise)):
+        return None
+    seconds = reference_seconds(exercise.slug)
+    how_long = (f"about {max(1, round(seconds))} s" if seconds is not None
+                else f"up to {round(exercise.time_limit)} s")
+    return (f"Computing {exercise.slug}'s reference once ({how_long}); later runs reuse it.")
+
+
 def clear() -> int:
     """Remove every cached entry; return how many there were."""
+    import shutil
+
     root = cache_root()
     if not root.is_dir():
         return 0

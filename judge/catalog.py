@@ -6,7 +6,6 @@ key is present) its line, because instructors fix manifests by reading that line
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 import sys
@@ -27,8 +26,9 @@ WITNESS_COUNTERS = ("traffic", "writes")  # what judge/worker/witness.py counts
 SLUG_RE = re.compile(r"^[a-z][a-z0-9-]*$")
 KNOWN_KEYS = {
     "title", "topic", "difficulty", "entry", "hints", "time_limit", "tolerance", "forbidden",
-    "memory_mb", "interview_minutes", "order", "step_base", "witness",
+    "memory_mb", "interview_minutes", "order", "step_base", "witness", "marks",
 }
+CASE_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
 
 
 def content_root() -> Path:
@@ -141,7 +141,9 @@ def load_exercise(exercise_dir: Path, solutions_root: Path) -> Exercise:
         raise m.fail("witness", "must be a table with 'case' (a case name), 'counter' "
                      f"(one of {', '.join(WITNESS_COUNTERS)}) and optionally 'supersedes' (observation names)")
 
+    weights = _weights(m)
     solution_dir = solutions_root / slug
+    sealed_key = _sealed_key(solution_dir)
     exercise = Exercise(
         slug=slug,
         title=m.get("title", str),
@@ -158,14 +160,70 @@ def load_exercise(exercise_dir: Path, solutions_root: Path) -> Exercise:
         solution_dir=solution_dir,
         step_base=step_base,
         witness=(witness["case"], witness["counter"], tuple(supersedes)) if witness else None,
+        sealed_key=sealed_key,
+        weights=weights,
+        partial=_partial(m),
     )
     for required in (exercise.statement_path, exercise.stub_path):
         if not required.is_file():
             raise ManifestError(f"{required}: file is missing")
-    for required in (exercise.reference_path, exercise.checks_path, exercise.pitfalls_path):
+    needed = (exercise.checks_path,) if sealed_key else (exercise.reference_path, exercise.checks_path,
+                                                         exercise.pitfalls_path)
+    for required in needed:
         if not required.is_file():
             raise ManifestError(f"{required}: file is missing (every exercise needs a reference, checks and pitfalls)")
     return exercise
+
+
+SEALED = "sealed.json"
+
+
+def _sealed_key(solution_dir: Path) -> str | None:
+    """The cache key a sealed exercise (a Gradescope bundle's: checks only, no reference or
+    pitfalls) reads its shipped observations under; None for an ordinary exercise."""
+    path = solution_dir / SEALED
+    if not path.is_file():
+        return None
+    import json
+
+    try:
+        key = json.loads(path.read_text(encoding="utf-8")).get("key")
+    except (OSError, ValueError, AttributeError) as exc:
+        raise ManifestError(f"{path}: not a sealed exercise's key file ({exc})") from None
+    if not isinstance(key, str) or not re.fullmatch(r"[0-9a-f]{32}", key):
+        raise ManifestError(f"{path}: 'key' must be the 32-hex-digit cache key the bundle was built with")
+    return key
+
+
+def _partial(m: _Manifest) -> bool:
+    """``[marks] partial = true``: a case of several inputs (a random case) earns its weight's
+    share of inputs passed, 3 of 4 inputs: 0.75 of its weight (judge.formats.earned)."""
+    value = m.get("marks", dict, {}).get("partial", False)
+    if not isinstance(value, bool):
+        raise m.fail("marks", f"partial must be true or false, got {value!r}")
+    return value
+
+
+def _weights(m: _Manifest) -> tuple[tuple[str, float], ...]:
+    """``[marks] weights = {case = points, ...}``: what each case is worth in a class's marks
+    (every case not named is worth 1). Names are checked against the checks' cases where the
+    cases are known, when a class is graded (judge.batch.weights_problem); here only the shape:
+    a name like a case's, a finite number >= 0, and not every case worth nothing."""
+    marks = m.get("marks", dict, {})
+    unknown = sorted(set(marks) - {"weights", "partial"})
+    if unknown:
+        raise m.fail("marks", f"has a key '{unknown[0]}'; the keys are weights and partial")
+    table = marks.get("weights", {})
+    if not isinstance(table, dict):
+        raise m.fail("marks", "weights must be a table of case = points, e.g. weights = {worked_example = 2}")
+    weights = []
+    for case, points in table.items():
+        if not CASE_NAME_RE.match(case):
+            raise m.fail("marks", f"weights names '{case}', which is not a case name")
+        if isinstance(points, bool) or not isinstance(points, (int, float)) or not 0 <= points < float("inf"):
+            raise m.fail("marks", f"weight of '{case}' must be a number >= 0, got {points!r}")
+        weights.append((case, float(points)))
+    return tuple(weights)
 
 
 class Catalog:
@@ -214,6 +272,8 @@ class Catalog:
 
 
 def unknown_name_message(name: str, known: list[str]) -> str:
+    import difflib  # only for a name that is not there: every `grind run` loads this module
+
     close = difflib.get_close_matches(name, known, n=1, cutoff=0.5)
     if not close:
         # prefixes and substrings catch "clip" -> "clipping", which difflib's ratio misses

@@ -27,17 +27,11 @@ from judge.catalog import Catalog, unknown_name_message
 from judge.errors import EnvironmentProblem, JudgeError, UsageError
 from judge.models import Exercise, Status, Verdict
 from judge.progress import Progress
-from judge.status import ExitStatus
-from judge.workspace import find_workspace, init_workspace, learner_file, progress_path, reset_exercise
+from judge.status import ExitStatus, verdict_exit
+from judge.workspace import current_exercise, find_workspace, init_workspace, learner_file, progress_path, \
+    reset_exercise
 
-VERDICT_EXIT = {
-    Status.PASSED: ExitStatus.PASSED,
-    Status.FAILED: ExitStatus.FAILED,
-    Status.FORBIDDEN: ExitStatus.FAILED,
-    Status.ERROR: ExitStatus.LEARNER_ERROR,
-    Status.TIMEOUT: ExitStatus.LEARNER_ERROR,
-    Status.CRASHED: ExitStatus.LEARNER_ERROR,
-}
+VERDICT_EXIT = {status: verdict_exit(status) for status in Status}
 
 
 class GrindGroup(TyperGroup):
@@ -223,7 +217,9 @@ def show(name: str = NAME) -> None:
 
 @app.command()
 def run(
-    name: str = NAME,
+    name: Optional[str] = typer.Argument(None, help="Exercise name, e.g. clipping (default: the exercise folder "
+                                         "you are in, else the one you ran last).", autocompletion=complete_names,
+                                         show_default=False),
     file: Optional[Path] = typer.Option(None, "--file", "-f", help="Grade this file instead of the workspace's."),
     as_json: bool = typer.Option(False, "--json", help="Print the verdict as JSON."),
     interview: bool = typer.Option(False, "--interview", help="From memory: a blanked file, a countdown, no hints "
@@ -236,13 +232,22 @@ def run(
                                "to run and debug in your own tools."),
     no_daemon: bool = typer.Option(False, "--no-daemon", help="Grade in a fresh process, without the warm "
                                    "per-user daemon (as GRIND_NO_DAEMON=1 does)."),
+    every: bool = typer.Option(False, "--all", help="Grade every exercise of the workspace in order, with a "
+                               "progress bar, up to the first that does not pass (exit 0 only if all pass)."),
 ) -> None:
-    """Grade your submission for an exercise (or sit it as an interview)."""
+    """Grade your submission for an exercise (or sit it as an interview). Without a name: the
+    exercise folder you are in, else the exercise you ran last."""
     from judge.outcome import grade_and_record, pick_file
     from judge.practice import Sitting
 
-    exercise = _exercise(name)
+    if every:
+        if name is not None or file is not None or as_json or interview or repro or minutes is not None:
+            raise UsageError("--all grades every exercise's workspace file: leave out the name, --file, --json, "
+                             "--interview and --repro")
+        _run_all(no_daemon)
+        return
     root, state = _state()
+    exercise = _exercise(name or current_exercise(root, state.last_exercise(), Catalog().slugs()))
     if minutes is not None and not interview:
         raise UsageError("--minutes sets an interview's length: add --interview, or leave --minutes out")
     if interview:
@@ -254,6 +259,7 @@ def run(
     if repro:  # the script holds the exercise's case code, hidden cases included
         _refuse_during_interview(state, exercise, "repro script")
     path, recording, notices = pick_file(exercise, root, file)
+    _say_reference_note(exercise)
     sitting = Sitting(exercise, path, "run", None, interview=state.interview(exercise.slug) if recording else None)
     outcome = grade_and_record(state, sitting, record=recording, lead=notices, speed=True,
                                worker=_daemon_worker(exercise, no_daemon))
@@ -262,9 +268,65 @@ def run(
         verdict.notices += notices
     verdict.notices += outcome.notices
     if repro:  # beside the learner's file; the untouched stub's folder is grind's, so then here
-        verdict.notices.append(_write_repro(exercise, verdict, path, path.parent if recording else Path.cwd()))
+        folder = path.parent if recording or file is not None else Path.cwd()
+        verdict.notices.append(_write_repro(exercise, verdict, path, folder))
     _print_verdict(verdict, exercise, state, as_json, lead=notices)
+    _editor_line(verdict, path, as_json)
     raise typer.Exit(int(VERDICT_EXIT[verdict.status]))
+
+
+def _editor_line(verdict: Verdict, path: Path, as_json: bool) -> None:
+    """In plain mode (not a terminal: an editor's task runner, a pipe), one ``file:line: error:
+    message`` line a problem matcher reads, when a line of the learner's file is at fault."""
+    if as_json or console().is_terminal:
+        return
+    from judge.verify import editor_line
+
+    line = editor_line(verdict, path)
+    if line is not None:
+        typer.echo(line)
+
+
+def _run_all(no_daemon: bool) -> None:
+    """``grind run --all``: every exercise in order with a progress bar, stopping at the first that
+    does not pass (its verdict is shown); exit 0 only if all pass."""
+    from judge.outcome import grade_and_record
+    from judge.practice import Sitting
+    from judge.render import grading_progress
+    from judge.verify import all_summary, grade_all
+
+    root = _workspace_root()
+    _, state = _state()
+    exercises, problems = Catalog().load_all()
+    for problem in problems:
+        typer.echo(f"grind: skipped a broken exercise: {problem.message}", err=True)
+
+    def grade_one(exercise: Exercise, path: Path, record: bool) -> Any:
+        sitting = Sitting(exercise, path, "run", None, interview=state.interview(exercise.slug) if record else None)
+        return grade_and_record(state, sitting, record=record, worker=_daemon_worker(exercise, no_daemon))
+
+    with grading_progress(console(stderr=True), len(exercises)) as tick:
+        result = grade_all(state, root, exercises, grade_one=grade_one,
+                           on_graded=lambda slug, status: tick(slug, {"verdict": {"status": status}}, False))
+    failing = result.first_failure
+    if failing is not None:
+        exercise = next(e for e in exercises if e.slug == failing[0])
+        _print_verdict(failing[1], exercise, state, False)
+        _editor_line(failing[1], learner_file(root, exercise), False)
+    typer.echo(all_summary(result))
+    raise typer.Exit(int(ExitStatus.PASSED if failing is None else VERDICT_EXIT[failing[1].status]))
+
+
+def _say_reference_note(exercise: Exercise) -> None:
+    """Before a grade that computes the reference first: one line on stderr, said before the wait,
+    to a person at a terminal (a script or an editor's task gets the verdict alone, as before)."""
+    if not sys.stderr.isatty():
+        return
+    from judge.cache import reference_note
+
+    note = reference_note(exercise)
+    if note is not None:
+        typer.echo(f"grind: {note}", err=True)
 
 
 def _daemon_worker(exercise: Exercise, opt_out: bool) -> Any:
@@ -343,6 +405,8 @@ def hint(
 def solution(
     name: str = NAME,
     force: bool = typer.Option(False, "--force", help="Reveal even before you have passed, without asking."),
+    diff: bool = typer.Option(False, "--diff", help="After a pass: a diff of your workspace file against the "
+                              "reference."),
 ) -> None:
     """Show the reference solution (after a pass; before that only if you confirm)."""
     from judge.render import render_text
@@ -350,6 +414,12 @@ def solution(
     exercise = _exercise(name)
     _, state = _state()
     _refuse_during_interview(state, exercise, "solution")
+    if diff:
+        from judge.verify import solution_diff
+
+        typer.echo(solution_diff(exercise, learner_file(_workspace_root(), exercise), state.passed(exercise.slug)),
+                   nl=False)
+        return
     if not state.passed(exercise.slug) and not force:
         _confirm(f"You have not passed '{exercise.slug}' yet. Reveal the reference anyway?",
                  "Kept hidden. 'grind hint' gives a nudge instead.")
@@ -403,8 +473,12 @@ def progress(
     as_json: bool = typer.Option(False, "--json", help="Print the progress as JSON."),
     reset_all: bool = typer.Option(False, "--reset", help="Forget all progress (after asking)."),
     yes: bool = typer.Option(False, "--yes", "-y", help="With --reset: do not ask for confirmation."),
+    export: Optional[str] = typer.Option(None, "--export", help="Print the per-exercise table as csv or md "
+                                         "(Markdown), to save or paste.", show_default=False),
 ) -> None:
     """Your progress: status, best time, attempts, last practised and next review per exercise."""
+    if export is not None and export not in ("csv", "md"):
+        raise UsageError(f"--export {export!r}: choose csv or md")
     root, state = _state()
     if root is None:
         typer.echo(f"grind: {OUTSIDE_WORKSPACE}", err=True)
@@ -418,6 +492,11 @@ def progress(
     for problem in problems:
         typer.echo(f"grind: skipped a broken exercise: {problem.message}", err=True)
     overview = state.overview([e.slug for e in exercises])
+    if export is not None:
+        from judge.verify import export_progress
+
+        typer.echo(export_progress(overview, export), nl=False)
+        return
     from judge.quiz import card_progress, quiz_json
 
     card_rows = card_progress(state, _quiz_cards(exercises))
@@ -451,8 +530,11 @@ def watch(
         (e.slug for e in exercises if not state.passed(e.slug)), exercises[0].slug if exercises else None)
     if first is None:
         raise UsageError("No exercises to practise.")
+    from judge.watch import watch_summary
+
     with _loop(root, state, manual) as loop:
-        watch_session(loop, state, root, exercises, first)
+        sittings = watch_session(loop, state, root, exercises, first)
+    typer.echo(watch_summary(sittings))
 
 
 @app.command()
@@ -563,7 +645,8 @@ def init(
                    "extra: pip install '.[notebook]' in grind's folder).")
         return
     first = (report.created or report.kept or ["clipping"])[0]
-    typer.echo(f"Next: cd {directory}, read {first}/README.md, edit {first}/{first}.py, "
+    first_file = learner_file(report.root, Catalog().get(first)).relative_to(report.root)
+    typer.echo(f"Next: cd {directory}, read {first}/README.md, edit {first_file}, "
                f"then run 'grind run {first}'.")
 
 
@@ -912,11 +995,23 @@ def grade_command(
         False, "--allow-weak-isolation",
         help="Grade even where submissions can read each other and the reference (see grind doctor)."),
     roster: Optional[Path] = typer.Option(
-        None, "--roster", help="CSV of 'file or folder name,student id': adds a student_id column."),
+        None, "--roster", help="CSV of 'file or folder name,student id', or with id, name and email columns: "
+        "adds a student_id column and names who is missing."),
+    gradebook: Optional[str] = typer.Option(
+        None, "--gradebook", help="With --roster: also write gradebook-canvas.csv or gradebook-moodle.csv."),
     executor_name: str = typer.Option(
         "local", "--executor", help="Where to grade: local (this machine, --jobs at once) or dask (a Dask cluster)."),
     scheduler: Optional[str] = typer.Option(
         None, "--scheduler", help="With --executor dask: the scheduler's address, e.g. tcp://host:8786."),
+    worker_wait: Optional[float] = typer.Option(
+        None, "--worker-wait", min=1,
+        help="With --executor dask: seconds to wait for a worker when the cluster has none (default 300)."),
+    similarity: Optional[float] = typer.Option(
+        None, "--similarity", min=0.01, max=1.0,
+        help="Also write similarity.csv/.md: pairs of submissions at least this similar (0-1, e.g. 0.8; needs copydetect)."),
+    regrade: list[str] = typer.Option(
+        [], "--regrade", help="Grade again stored results with this status, e.g. timeout (repeatable)."),
+    force: bool = typer.Option(False, "--force", help="Grade every submission again, ignoring stored results."),
 ) -> None:
     """Grade a whole class, resumably, into CSV / JSON / JUnit / Gradescope results."""
     from judge.worker.isolation import HOW_TO_STRENGTHEN, isolation
@@ -924,30 +1019,59 @@ def grade_command(
     if executor_name == "dask" and jobs is not None:
         raise UsageError("--jobs counts this machine's parallel gradings; with --executor dask each worker grades "
                          "as many at once as its --nthreads: leave --jobs out")
-    executor = _grade_executor(executor_name, scheduler, allow_weak_isolation)
+    executor = _grade_executor(executor_name, scheduler, allow_weak_isolation, worker_wait)
     iso = isolation()  # on a Dask cluster, submissions run on the workers: each checks its own level
     if executor is None and iso.weak and not allow_weak_isolation:
         raise UsageError(f"refusing to grade at isolation level {iso.level}: a submission could read the "
                          "reference and classmates' files and fake a pass. "
                          f"Fix: {HOW_TO_STRENGTHEN[iso.level]}; or pass --allow-weak-isolation "
                          "(see grind doctor)")
-    from judge.batch import apply_roster, find_students, grade_class, read_roster
+    from judge.batch import find_students, grade_class
+    from judge.gradebook import GRADEBOOKS, gradebook_csv, match, read_people
     from judge.formats import FORMATS, write_all
     from judge.render import grading_progress
 
     unknown = sorted(set(formats) - set(FORMATS))
     if unknown:
         raise UsageError(f"unknown format {unknown[0]!r}; choose from {', '.join(FORMATS)}")
+    from judge.models import Status
+
+    statuses = {s.value for s in Status}
+    for status in regrade:
+        if status not in statuses:
+            raise UsageError(f"--regrade {status!r}: choose from {', '.join(sorted(statuses))}")
     exercise = _exercise(exercise_name)
     limits = _limits(exercise, time_limit, memory_mb)
-    ids = read_roster(roster) if roster is not None else None  # a bad roster stops us before any grading
+    if gradebook is not None and (roster is None or gradebook not in GRADEBOOKS):
+        raise UsageError("--gradebook needs --roster (a gradebook has a line per student on it)" if roster is None
+                         else f"--gradebook {gradebook!r}: choose from {', '.join(GRADEBOOKS)}")
+    people = read_people(roster) if roster is not None else None  # a bad roster stops us before any grading
+    if similarity is not None:
+        from judge.similarity import require_copydetect
+
+        require_copydetect()  # missing: said now, not after the class is graded
     total = len(find_students(submissions, exercise))  # and so does a name collision
     with grading_progress(console(stderr=True), total) as tick:
-        rows = grade_class(exercise, submissions, out, jobs=jobs or 2, limits=limits, on_done=tick, executor=executor)
-    if ids is not None:
-        for problem in apply_roster(rows, ids, str(roster)):
+        rows = grade_class(exercise, submissions, out, jobs=jobs or 2, limits=limits, on_done=tick, executor=executor,
+                           regrade=set(regrade), force=force)
+    owner: dict[str, Any] = {}
+    if people is not None:
+        owner, problems = match(rows, people, str(roster))
+        for problem in problems:
             typer.echo(f"grind: {problem}", err=True)
     written = write_all(rows, exercise.slug, out, formats)
+    if gradebook is not None and people is not None:
+        from judge.formats import write_atomic
+
+        written.append(out / f"gradebook-{gradebook}.csv")
+        write_atomic(written[-1], gradebook_csv(gradebook, rows, people, owner, exercise.title))
+    if similarity is not None:
+        from judge.similarity import write_report
+
+        pairs, report = write_report(find_students(submissions, exercise), exercise, rows, similarity, out)
+        written += report
+        typer.echo(f"grind: {len(pairs)} pair{'s' if len(pairs) != 1 else ''} of submissions at or above "
+                   f"{similarity:.0%} similarity (see {written[-1]})", err=True)
     from judge.render import render_class
 
     render_class(console(), rows)
@@ -966,13 +1090,14 @@ def _written_note(written: list[Path], out: Path) -> str:
             "student, reused when you run this again) and grade.log (this run's progress)")
 
 
-def _grade_executor(name: str, scheduler: str | None, allow_weak_isolation: bool) -> Any:
+def _grade_executor(name: str, scheduler: str | None, allow_weak_isolation: bool,
+                    worker_wait: float | None = None) -> Any:
     """None for the local executor; a DaskExecutor for ``--executor dask --scheduler ADDR``."""
     if name not in ("local", "dask"):
         raise UsageError(f"--executor {name!r}: choose local or dask")
     if name == "local":
-        if scheduler is not None:
-            raise UsageError("--scheduler is for --executor dask")
+        if scheduler is not None or worker_wait is not None:
+            raise UsageError(f"{'--scheduler' if scheduler is not None else '--worker-wait'} is for --executor dask")
         return None
     if not scheduler:
         raise UsageError("--executor dask needs --scheduler ADDRESS, e.g. --scheduler tcp://host:8786")
@@ -983,7 +1108,7 @@ def _grade_executor(name: str, scheduler: str | None, allow_weak_isolation: bool
             raise
         raise EnvironmentProblem("--executor dask needs the distributed package: pip install -e '.[dask]' in your grind clone "
                                  f"(here: {exc})") from None
-    return DaskExecutor(scheduler, allow_weak_isolation=allow_weak_isolation)
+    return DaskExecutor(scheduler, allow_weak_isolation=allow_weak_isolation, worker_wait=worker_wait)
 
 
 @autograder_app.command("build")
@@ -994,9 +1119,18 @@ def autograder_build(
     torch_version: Optional[str] = typer.Option(
         None, "--torch-version",
         help="torch version setup.sh installs (default: this machine's, which computed the shipped reference)."),
+    torch_index_url: str = typer.Option(
+        "https://download.pytorch.org/whl/cpu", "--torch-index-url",
+        help="Index setup.sh installs torch from (default: PyTorch's CPU wheels; the default index's are CUDA)."),
+    wheelhouse: Optional[Path] = typer.Option(
+        None, "--wheelhouse", help="Folder of wheels to ship in the bundle: setup.sh then installs offline from it."),
+    allow_weak_isolation: bool = typer.Option(
+        False, "--allow-weak-isolation",
+        help="Let run_autograder grade where the image gives only limits-only isolation (see grind doctor)."),
 ) -> None:
-    """Build a ready-to-upload Gradescope autograder bundle for each exercise: grading-only
-    dependencies, torch pinned, the reference observations precomputed."""
+    """Build a ready-to-upload Gradescope autograder bundle for each exercise: sealed (the
+    reference's and pitfalls' observations precomputed; the reference, pitfalls and oracle left
+    out), grading-only dependencies pinned to this machine's versions, torch from its CPU index."""
     from judge.adequacy import check_adequacy
     from judge.autograder import build
 
@@ -1017,7 +1151,8 @@ def autograder_build(
                              f"{problems[0]}{more}")
     out.mkdir(parents=True, exist_ok=True)
     for exercise in exercises:
-        archive = build(exercise, out, torch_version=torch_version)
+        archive = build(exercise, out, torch_version=torch_version, torch_index_url=torch_index_url,
+                        wheelhouse=wheelhouse, allow_weak_isolation=allow_weak_isolation)
         typer.echo(f"{exercise.slug}: {archive}")
 
 

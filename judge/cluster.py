@@ -25,7 +25,10 @@ A worker whose grind or torch version differs from the client's is refused, in o
 both versions: checked for every worker before anything is submitted, and again in each task
 (a worker that joins later). So is one whose isolation level is too weak for grading, unless
 ``--allow-weak-isolation``. A worker lost mid-run (killed, out of memory) is Dask's to handle: it
-reruns the task elsewhere; the client still records each student once. A task that fails for
+reruns the task elsewhere; the client still records each student once. A cluster left with no
+worker at all would wait for one for ever, saying nothing: after ``worker_wait`` seconds with
+none (``--worker-wait``, 300 s by default, as for the first one to join) the run ends with one
+line saying the cluster has no workers; what was graded is stored. A task that fails for
 good is not stored (that is not the student's fault): the run ends with one line saying how many
 were not graded, and running the same command again grades only those.
 """
@@ -51,6 +54,7 @@ from judge.worker.sandbox import Limits
 
 CONNECT_TIMEOUT_S = 30.0
 WORKER_WAIT_S = 300.0  # a batch system (dask-jobqueue on Slurm) may take minutes to start workers
+POLL_S = 0.25  # how often a run waiting for results looks at whether any worker is left
 
 
 def versions() -> dict[str, str]:
@@ -246,7 +250,8 @@ class DaskExecutor:
                                    tuple(str(h) for h in hidden))
             client.register_plugin(plugin, name=plugin.name)
             try:
-                self._run(client, as_completed, plugin.name, exercise, paths, limits, on_done, here)
+                self._run(client, as_completed, plugin.name, exercise, paths, limits, on_done, here,
+                          self.worker_wait, self.scheduler)
             finally:
                 try:
                     client.unregister_worker_plugin(plugin.name)  # closes the warm workers, removes the copies
@@ -256,7 +261,7 @@ class DaskExecutor:
     @staticmethod
     def _run(client: Any, as_completed: Any, plugin: str, exercise: Exercise, paths: list[Path],
              limits: Limits | None, on_done: Callable[[Path, dict[str, Any]], None],
-             here: dict[str, str]) -> None:
+             here: dict[str, str], worker_wait: float = WORKER_WAIT_S, scheduler: str = "?") -> None:
         futures = {}
         for index, path in enumerate(paths):
             try:
@@ -270,7 +275,8 @@ class DaskExecutor:
                                    key=f"{plugin}-{index}", pure=False)
             futures[future] = path
         lost: list[str] = []
-        for future in as_completed(list(futures), loop=client.loop):
+        for future in _landing(client, as_completed(list(futures), loop=client.loop), worker_wait, scheduler,
+                               len(paths), futures):
             path = futures.pop(future)
             try:
                 answer = _verdict(future.result(), exercise.slug)
@@ -289,3 +295,37 @@ class DaskExecutor:
                              f"(first: {lost[0]}); the others are stored: run the same command again to grade "
                              "the rest")
 
+
+
+def _landing(client: Any, pending: Any, worker_wait: float, scheduler: str, total: int,
+             futures: dict[Any, Path]) -> Any:
+    """Each future as it completes, like iterating ``as_completed``, except that a cluster with
+    no worker for ``worker_wait`` seconds ends the run: Dask itself keeps the tasks queued until a
+    worker joins, so a cluster that lost its only worker hung without a word. The futures still
+    pending are cancelled (they are not stored: running the command again grades them)."""
+    import time
+
+    empty_since: float | None = None
+    while not pending.is_empty():
+        if pending.has_ready():
+            yield from pending.next_batch(block=False)
+            continue
+        try:
+            # No arguments: older distributed (the extra allows 2023.9) takes none, newer ones list
+            # up to 5 workers by default, and any one is enough here.
+            workers = len(client.scheduler_info().get("workers") or {})
+        except Exception:  # noqa: BLE001 - the scheduler itself is gone: as good as no workers
+            workers = 0
+        if workers:
+            empty_since = None
+        else:
+            now = time.monotonic()
+            empty_since = empty_since if empty_since is not None else now
+            if now - empty_since >= worker_wait:
+                for future in list(futures):
+                    future.cancel()
+                raise EnvironmentProblem(
+                    f"the Dask cluster at {scheduler} has no workers: none for {worker_wait:.0f} s, with "
+                    f"{len(futures)} of {total} submissions still to grade; the others are stored. Start "
+                    "workers (or raise --worker-wait) and run the same command again to grade the rest")
+        time.sleep(POLL_S)

@@ -12,6 +12,7 @@ from typing import Any, Callable
 import numpy as np
 
 from judge.models import Tolerance
+from judge.numbers import magnitude_text, pair_text  # noqa: F401 - re-exported: one formatter everywhere
 
 PREVIEW_ELEMENTS = 1024  # larger observations are summarised
 NUMERIC_KINDS = "biuf"
@@ -193,60 +194,13 @@ def _scalar(array: np.ndarray, index: tuple[int, ...]) -> Any:
     return _spelled(shortest_floats(np.asarray(value))[0])
 
 
-def _distinct(want: np.ndarray, have: np.ndarray, index: tuple[int, ...]) -> tuple[Any, Any]:
-    """Both sides of the first mismatch, as text with the same number of significant digits,
-    as many as it takes for them to look different: "expected 0.1, got 0.1" would leave a
-    learner staring at identical numbers, and "expected 2.20561, got 2.206" at a rounding."""
+def _distinct(want: np.ndarray, have: np.ndarray, index: tuple[int, ...], rtol: float | None = None) -> tuple[Any, Any]:
+    """Both sides of the first mismatch, written by judge.numbers: the shortest text right at the
+    tolerance's precision, with more digits only where the two would otherwise read alike."""
     a, b = _scalar(want, index), _scalar(have, index)
-    if not isinstance(a, float) or not isinstance(b, float):
+    if isinstance(a, (bool, int)) or isinstance(b, (bool, int)):
         return a, b
-    return pair_text(float(want[index]), float(have[index]))
-
-
-def pair_text(x: float, y: float) -> tuple[str, str]:
-    """Two floats written alike and distinctly: a whole number exactly ("8388608.0", "0.0"),
-    any other with as many significant digits as it takes for the two to differ (6 at least,
-    trailing zeros kept: "3.00000" against "2.99999"), and never so few that a fraction reads
-    as a whole number (262144.5 is "262144.500", not "262144")."""
-    if not (np.isfinite(x) and np.isfinite(y)):
-        return _number_text(x), _number_text(y)
-    for digits in (6, 9, 12, 17):
-        a, b = _digits(x, digits), _digits(y, digits)
-        if a != b and a is not None and b is not None:
-            return a, b
-    return repr(float(x)), repr(float(y))
-
-
-def _digits(value: float, digits: int) -> str | None:
-    """``value`` with ``digits`` significant digits, or None when that would hide a fraction."""
-    if _whole(value):
-        return f"{value:.1f}"
-    text = _tidy(f"{value:#.{digits}g}")
-    if "." not in text and "e" not in text:
-        return None  # 262144.5 at 6 digits is "262144.": not enough digits to show it
-    return text
-
-
-def _whole(value: float) -> bool:
-    return float(value).is_integer() and abs(value) < 1e16
-
-
-def _tidy(text: str) -> str:
-    """"3.00000" stays (it is compared with "2.99999"), but "3." loses its bare point."""
-    return text[:-1] if text.endswith(".") else text
-
-
-def _number_text(value: float) -> str:
-    if value != value:
-        return "nan"
-    if value in (float("inf"), float("-inf")):
-        return "inf" if value > 0 else "-inf"
-    return f"{value:.1f}" if _whole(value) else _tidy(f"{value:#.6g}")
-
-
-def magnitude_text(value: float) -> str:
-    """An error's size: exact when it is a whole number (2048.0, not 2.05e+03), else 3 digits."""
-    return _number_text(value) if _whole(value) or not np.isfinite(value) else f"{value:.3g}"
+    return pair_text(a, b, rtol)
 
 
 def _compare_values(key: str, want: np.ndarray, have: np.ndarray, tol: Tolerance, step_base: int = 0,
@@ -265,7 +219,7 @@ def _compare_values(key: str, want: np.ndarray, have: np.ndarray, tol: Tolerance
         rel_err = np.where(has_rel, np.where(finite, abs_err / np.where(w != 0, np.abs(w), 1.0), np.inf), 0.0)
     bad = np.argwhere(~close)
     first = tuple(int(i) for i in bad[0]) if want.ndim else ()
-    shown_want, shown_have = _distinct(want, have, first)
+    shown_want, shown_have = _distinct(want, have, first, tol.rtol)
     if want.ndim:
         where = f" (first differs at {index_text(first, key, step_base, entries)}: expected {shown_want}, got {shown_have})"
     else:

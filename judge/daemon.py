@@ -37,24 +37,21 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import secrets
 import socket
 import stat
 import struct
-import subprocess
 import sys
-import tempfile
-import threading
 import time
 from dataclasses import asdict, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 import judge
-from judge.worker.sandbox import STARTUP_LIMIT_S, Limits
+from judge.worker.settings import PASSTHROUGH_ENV, STARTUP_LIMIT_S
 
 if TYPE_CHECKING:
     from judge.models import Exercise, Verdict
+    from judge.worker.sandbox import Limits
 
 IDLE_S = 15 * 60.0
 CONNECT_S = 1.0  # a daemon that does not accept within this is unhealthy
@@ -124,6 +121,8 @@ def runtime_dir(create: bool = True) -> Path | None:
         found = _make_private(Path(platformdirs.user_runtime_dir("grind", appauthor=False)), create)
         if found is not None:
             return found
+    import tempfile
+
     return _make_private(Path(tempfile.gettempdir()) / f"grind-{os.getuid()}", create)
 
 
@@ -148,16 +147,15 @@ def _interpreter() -> str:
 
 def identity() -> dict[str, Any]:
     """What the daemon is keyed by. A daemon whose identity differs from the client's is replaced."""
-    from judge.cache import torch_version
-    from judge.worker.isolation import _PASSTHROUGH_ENV
+    from judge.environment import torch_version
 
     return {
         "grind": judge.__version__,
         "code": _code_fingerprint(),
-        "torch": torch_version(),
+        "torch": torch_version() or "absent",
         "python": _interpreter(),
         "judge": str(Path(judge.__file__).parent),
-        "env": {k: os.environ[k] for k in (*SANDBOX_ENV, *_PASSTHROUGH_ENV) if k in os.environ},
+        "env": {k: os.environ[k] for k in (*SANDBOX_ENV, *PASSTHROUGH_ENV) if k in os.environ},
     }
 
 
@@ -171,6 +169,8 @@ SUN_PATH_MAX = 107 if sys.platform.startswith("linux") else 103
 
 def _runtime_problem() -> str:
     """Why ``runtime_dir()`` found no folder it may use, in the words a learner can act on."""
+    import tempfile
+
     override = os.environ.get("GRIND_RUNTIME_DIR")
     candidate = (Path(override).expanduser().absolute() if override
                  else Path(tempfile.gettempdir()) / f"grind-{os.getuid()}")
@@ -384,6 +384,8 @@ def spawn(hidden: list[Path]) -> None:
     argv = [sys.executable, "-c", f"import sys; sys.path.insert(0, {package_parent!r}); "
             "from judge.daemon import main; main(sys.argv[1:])",
             "--serve", str(path), "--hidden", json.dumps([str(h) for h in hidden])]
+    import subprocess
+
     from judge.worker.isolation import spawn as spawn_known
 
     try:  # not waited for: the run that starts the daemon grades cold meanwhile, at full speed
@@ -536,6 +538,10 @@ class Daemon:
     exits after ``idle_s`` without a request or when its socket file is no longer its own."""
 
     def __init__(self, path: Path, hidden: list[Path], idle_s: float) -> None:
+        # The server's own modules load here: a client (every `grind run`) never needs them.
+        import secrets
+        import threading
+
         from judge.worker.sandbox import WarmWorker
 
         self.path, self.idle_s = path, idle_s
@@ -605,6 +611,8 @@ class Daemon:
     def warm(self) -> None:
         """Start the warm server now (torch imported once), so the first job finds it ready (a job
         that arrives meanwhile waits for it inside WarmWorker.run_job rather than going cold)."""
+        from judge.worker.sandbox import Limits
+
         try:
             self.worker.start(Limits())
         except Exception:  # noqa: BLE001 - a job will try again, and fall back to cold if it fails
@@ -621,6 +629,8 @@ class Daemon:
         return _code_fingerprint() != self.ident["code"]
 
     def serve_forever(self) -> None:
+        import threading
+
         assert self.listener is not None
         threading.Thread(target=self.warm, daemon=True).start()
         try:
@@ -666,6 +676,8 @@ class Daemon:
                 "idle_limit_s": self.idle_s, "warm": self.worker.alive(), "busy": self.job_lock.locked()}
 
     def handle(self, conn: socket.socket) -> None:
+        import secrets
+
         with conn:
             try:
                 conn.settimeout(10)
@@ -721,6 +733,7 @@ class Daemon:
         finally:
             self.last = time.monotonic()
             self.job_lock.release()
+        _release_memory()  # the client has its verdict: this is off its clock
 
     def _verdict(self, message: dict[str, Any]) -> Verdict:
         """Grade as the client would cold: its exercise folders and cache, our warm server. An
@@ -728,6 +741,7 @@ class Daemon:
         from judge import cache
         from judge.catalog import load_exercise
         from judge.grade import grade_source
+        from judge.worker.sandbox import Limits
 
         exercise = load_exercise(Path(message["exercise_dir"]), Path(message["solutions_root"]))
         raw = message.get("limits")
@@ -750,6 +764,21 @@ class Daemon:
         self.worker.close()
         self.worker = WarmWorker(hidden)
         self.hidden = [str(h) for h in hidden]
+
+
+def _release_memory() -> None:
+    """Give a job's garbage back to the system. A daemon idles far longer than it works, and its
+    heap kept the peak of the last job (the learner's result, the comparison's arrays) on top of
+    numpy and the references it keeps: glibc's malloc_trim returns the free pages, which an
+    idle daemon's memory (bench/bench.py, against `import torch`) is measured by."""
+    import ctypes
+    import gc
+
+    gc.collect()
+    try:
+        ctypes.CDLL(None).malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc (macOS, musl): nothing to trim this way
+        pass
 
 
 def _serve(path: Path, hidden: list[Path]) -> None:

@@ -27,13 +27,52 @@ def torch_version() -> str | None:
             return None
     except (ImportError, ValueError):
         return None
-    from importlib import metadata
+    found = _dist_info_version("torch")
+    if found is None:
+        from importlib import metadata
 
-    try:
-        _FOUND.append(metadata.version("torch"))
-    except metadata.PackageNotFoundError:
-        _FOUND.append("unknown version")
+        try:
+            found = metadata.version("torch")
+        except metadata.PackageNotFoundError:
+            found = "unknown version"
+    _FOUND.append(found)
     return _FOUND[0]
+
+
+def _dist_info_version(name: str) -> str | None:
+    """``importlib.metadata.version(name)`` for the common case, read directly: the first folder
+    on ``sys.path`` holding ``NAME-VERSION.dist-info`` gives its METADATA's Version line. None
+    when anything is less plain (an egg, a zip on the path, two candidates in one folder): then
+    importlib.metadata answers. Importing importlib.metadata (email, zipfile, csv...) and its
+    search cost more than a daemon-served `grind run`'s whole client wants to spend; every run
+    needs the version, which keys the daemon and the reference cache."""
+    import os
+
+    prefix = name.lower() + "-"
+    for entry in sys.path:
+        try:
+            names = os.listdir(entry or ".")
+        except OSError:
+            if entry and os.path.isfile(entry):
+                return None  # a zip on the path: importlib.metadata looks inside it
+            continue
+        hits = [n for n in names if n.lower().startswith((prefix, name.lower() + "."))
+                and n.lower().endswith((".dist-info", ".egg-info", ".egg-link"))]
+        if not hits:
+            continue
+        if len(hits) != 1 or not hits[0].endswith(".dist-info"):
+            return None
+        try:
+            with open(os.path.join(entry or ".", hits[0], "METADATA"), encoding="utf-8") as handle:
+                for line in handle:
+                    if not line.strip():
+                        break  # the end of the headers
+                    if line.startswith("Version:"):
+                        return line.partition(":")[2].strip() or None
+        except OSError:
+            pass
+        return None
+    return None
 
 
 def install_advice() -> str:

@@ -27,18 +27,58 @@ FORMATS = ("csv", "json", "junit", "gradescope")
 VISIBLE_KINDS = {"example"}  # worked examples are public; hidden cases stay hidden
 
 
-def score(verdict: dict[str, Any], max_score: int | None = None) -> tuple[int, int]:
-    """(points, out of): one point per passed check. ``max_score`` is the exercise's, which a
-    class run sets on every row, so a crash is 0 out of the same total as a pass."""
+Points = float | int
+
+
+def points(value: float) -> Points:
+    """A mark as people write it: 3, not 3.0; 2.5 stays 2.5 (weights may be fractions)."""
+    return int(value) if float(value).is_integer() else round(float(value), 4)
+
+
+def worth(check: dict[str, Any], weights: dict[str, float] | None) -> float:
+    """What one check is worth: its case's weight from ``[marks] weights``, else 1."""
+    return (weights or {}).get(stable_name(check), 1.0)
+
+
+def earned(check: dict[str, Any], weights: dict[str, float] | None, partial: bool = False) -> float:
+    """What one check earns: its weight if it passed; with ``[marks] partial``, a failed case of
+    several inputs earns the share of its inputs that passed (1 of 4 failed: 0.75 of its weight);
+    otherwise nothing. A check that could not run (error, not run) earns nothing either way."""
+    if check["status"] == "passed":
+        return worth(check, weights)
+    inputs, failed = int(check.get("inputs") or 1), int(check.get("inputs_failed") or 0)
+    if partial and check["status"] == "failed" and inputs > 1 and 0 <= failed < inputs:
+        return worth(check, weights) * (inputs - failed) / inputs
+    return 0.0
+
+
+def score(verdict: dict[str, Any], max_score: Points | None = None,
+          weights: dict[str, float] | None = None, partial: bool = False) -> tuple[Points, Points]:
+    """(points, out of): each passed check earns its case's weight (1 unless the exercise's
+    ``[marks] weights`` says otherwise; with ``[marks] partial``, see ``earned``). ``max_score``
+    is the exercise's, which a class run sets on every row, so a crash is 0 out of the same total
+    as a pass."""
     checks = verdict.get("checks") or []
-    total = max_score or max(len(checks), 1)
+    total = max_score or max(sum(worth(c, weights) for c in checks), 1)
     if verdict["status"] == "forbidden":
-        return 0, total
-    return sum(c["status"] == "passed" for c in checks), total
+        return 0, points(total)
+    return points(sum(earned(c, weights, partial) for c in checks)), points(total)
 
 
-def row_score(row: dict[str, Any]) -> tuple[int, int]:
-    return score(row["verdict"], row.get("max_score"))
+def row_score(row: dict[str, Any]) -> tuple[Points, Points]:
+    return score(row["verdict"], row.get("max_score"), row.get("weights"), bool(row.get("partial")))
+
+
+def weigh(rows: list[dict[str, Any]], weights: dict[str, float], cases: list[str], partial: bool = False) -> None:
+    """Put an exercise's marks on every row of a class: ``weights`` (every case, 1 where the
+    exercise named none), ``max_score`` (their sum) and ``partial``. A class run (the Gradescope
+    bundle's too) calls this, so every format scores the same rows the same way."""
+    full = {case: float(weights.get(case, 1.0)) for case in cases}
+    for row in rows:
+        row["weights"] = dict(full)
+        row["max_score"] = points(sum(full.values()))
+        if partial:
+            row["partial"] = True
 
 
 def stable_name(check: dict[str, Any]) -> str:
@@ -67,18 +107,24 @@ def to_csv(rows: list[dict[str, Any]]) -> str:
     out = io.StringIO()
     writer = csv.writer(out)
     ids = any("student_id" in row for row in rows)  # a roster was given
+    # A weighted exercise adds a column per case, "name (weight)", holding the points each earned.
+    cases = next((list(row["weights"]) for row in rows if row.get("weights")), [])
     writer.writerow(["student", *(["student_id"] if ids else []), "status", "score", "max_score", "pitfall",
-                     "message", "sha256", "duration_s"])
+                     "message", "sha256", "duration_s", *(f"{c} ({points(rows[0]['weights'][c])})" for c in cases)])
     for row in safe_data(rows):
         v = row["verdict"]
         got, total = row_score(row)
+        got_by_case = {stable_name(c): points(earned(c, row.get("weights"), bool(row.get("partial"))))
+                       for c in v.get("checks") or [] if v["status"] != "forbidden"}
         writer.writerow([row["student"], *([row.get("student_id", "")] if ids else []), v["status"], got, total,
-                         _pitfall(v), v["message"].replace("\n", " "), row["sha256"], v.get("duration_s", "")])
+                         _pitfall(v), v["message"].replace("\n", " "), row["sha256"], v.get("duration_s", ""),
+                         *(got_by_case.get(c, 0) for c in cases)])
     return out.getvalue()
 
 
 def to_json(rows: list[dict[str, Any]]) -> str:
-    return json.dumps(safe_data(rows), indent=2)
+    """Every row as stored, with its ``score`` added (weighted, as in every other format)."""
+    return json.dumps(safe_data([{**row, "score": row_score(row)[0]} for row in rows]), indent=2)
 
 
 def _failure_text(check: dict[str, Any]) -> str:
@@ -101,9 +147,12 @@ def to_junit(rows: list[dict[str, Any]], exercise: str) -> str:
     for row in _xml_data(rows):
         v = row["verdict"]
         suite = ET.SubElement(suites, "testsuite", name=row["student"], time=f"{v.get('duration_s', 0):.3f}")
+        properties = ET.SubElement(suite, "properties")
         if row.get("student_id"):
-            ET.SubElement(ET.SubElement(suite, "properties"), "property", name="student_id",
-                          value=row["student_id"])
+            ET.SubElement(properties, "property", name="student_id", value=row["student_id"])
+        got, total = row_score(row)  # JUnit has no marks: the weighted score rides as properties
+        ET.SubElement(properties, "property", name="score", value=str(got))
+        ET.SubElement(properties, "property", name="max_score", value=str(total))
         counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
         checks = v.get("checks") or []
         if not checks or v["status"] == "forbidden":
@@ -115,6 +164,9 @@ def to_junit(rows: list[dict[str, Any]], exercise: str) -> str:
         for check in checks if v["status"] != "forbidden" else []:
             case = ET.SubElement(suite, "testcase", classname=f"{exercise}.{row['student']}",
                                  name=stable_name(check), time="0")
+            if row.get("weights"):
+                ET.SubElement(ET.SubElement(case, "properties"), "property", name="weight",
+                              value=str(points(worth(check, row["weights"]))))
             counts["tests"] += 1
             if check["status"] == "failed":
                 ET.SubElement(case, "failure", message=check["message"][:500],
@@ -146,7 +198,8 @@ def _xml_data(value: Any) -> Any:
 
 
 def to_gradescope(row: dict[str, Any]) -> dict[str, Any]:
-    """Gradescope's results.json for one student: one point per check; worked examples visible,
+    """Gradescope's results.json for one student: each check worth its case's weight (1 unless
+    ``[marks] weights`` says otherwise); worked examples visible,
     hidden cases hidden (their names only say which kind of case failed)."""
     v = safe_data(row["verdict"])
     checks = v.get("checks") or []
@@ -161,8 +214,10 @@ def to_gradescope(row: dict[str, Any]) -> dict[str, Any]:
             passed = check["status"] == "passed"
             visible = check["kind"] in VISIBLE_KINDS
             output = "" if passed else (_failure_text(check) if visible else check["message"].split(":")[0])
+            weight = points(worth(check, row.get("weights")))
             tests.append({"name": stable_name(check) if visible else f"hidden {check['kind']} case {number}",
-                          "number": str(number), "score": 1 if passed else 0, "max_score": 1,
+                          "number": str(number), "max_score": weight,
+                          "score": points(earned(check, row.get("weights"), bool(row.get("partial")))),
                           "status": "passed" if passed else "failed", "output": output,
                           "visibility": "visible" if visible else "hidden"})
     summary = v["message"]

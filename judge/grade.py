@@ -9,7 +9,6 @@ A learner's failure, whatever its kind, comes back as a Verdict. Only problems o
 
 from __future__ import annotations
 
-import ast
 import re
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -21,15 +20,26 @@ from judge import cache
 from judge.environment import require_torch
 from judge.errors import JudgeError
 from judge.kit import kit_dir, kit_modules
-from judge import introspection, witnessed
+from judge import witnessed
 from judge.speed import speed_advice
 from judge.models import CheckResult, CheckStatus, Diagnosis, Exercise, Status, Tolerance, Verdict
 from judge.worker import protocol
 from judge.worker.sandbox import STARTUP_FAILED, Limits, RunOutcome, WarmWorker, run_job
 
+# The front of grading (the static checks, the folders hidden from the learner, and ``grade``
+# itself, which asks the per-user daemon first) lives in judge.submit, which loads none of this
+# module's imports: a daemon-served `grind run` never needs them. Re-exported: callers and tests
+# know them as judge.grade's.
+from judge.submit import (  # noqa: E402, F401
+    _error_verdict,
+    forbidden_uses,
+    grade,
+    hidden_from_learners,
+    static_verdict,
+)
+
 if TYPE_CHECKING:
     from judge.compare import Observations
-    from judge.daemon import DaemonWorker
 
 # numpy (through judge.compare and judge.diagnose) is imported inside the functions that
 # compare: on a warm cache the parent then loads it only after the learner's child has exited,
@@ -152,6 +162,10 @@ def _run_trusted(exercise: Exercise, seeds: int | None = None, with_oracle: bool
     """Run the reference, the pitfalls and optionally the oracle, in one trusted child (a fork of
     ``worker`` when given)."""
     require_torch()  # validate and grade reach here first: a missing torch is exit 5, not "failed"
+    if exercise.sealed_key:
+        raise JudgeError(f"{exercise.slug}: this is a sealed bundle (no reference in it) and its shipped reference "
+                         f"observations (key {exercise.sealed_key}, in {cache.cache_root()}) are missing or corrupt; "
+                         "rebuild it with 'grind autograder build'")
     subjects = [_file_subject(REFERENCE, exercise.reference_path)]
     if with_oracle:
         if not exercise.oracle_path.is_file():
@@ -283,88 +297,16 @@ def reference_for(exercise: Exercise, key: str | None = None, worker: WarmWorker
         if stamp is not None:
             _LOADED[where] = (stamp, reference)
         return reference
+    begun = time.monotonic()
     outcome = _run_trusted(exercise, worker=worker)
     assert outcome.result is not None
     reference = _reference_from(exercise, outcome.result, outcome.observations)
     cache.store(exercise.slug, key, outcome.result, outcome.observations)
+    cache.record_reference_seconds(exercise.slug, time.monotonic() - begun)
     stamp = cache.stamp(exercise.slug, key)
     if stamp is not None:
         _LOADED[where] = (stamp, reference)
     return reference
-
-
-# ---------------------------------------------------------------------------------------------
-# Static checks: done in the parent, before any child starts, because they need no torch.
-
-
-def _dotted(node: ast.AST, aliases: dict[str, str]) -> str | None:
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    base = aliases.get(node.id, node.id)
-    return ".".join([base, *reversed(parts)])
-
-
-def forbidden_uses(source: str, forbidden: tuple[str, ...]) -> list[tuple[str, int]]:
-    """Uses of forbidden APIs visible in the source (imports, attribute chains, aliases)."""
-    if not forbidden:
-        return []
-    tree = ast.parse(source)
-    aliases: dict[str, str] = {}
-    hits: list[tuple[str, int]] = []
-
-    def check(name: str | None, line: int) -> None:
-        if name is None:
-            return
-        for banned in forbidden:
-            if name == banned or name.startswith(banned + "."):
-                hits.append((banned, line))
-
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            for a in node.names:
-                aliases[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
-                check(a.name, node.lineno)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            for a in node.names:
-                full = f"{node.module}.{a.name}"
-                aliases[a.asname or a.name] = full
-                check(full, node.lineno)
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Attribute, ast.Name)) and isinstance(getattr(node, "ctx", None), ast.Load):
-            check(_dotted(node, aliases), node.lineno)
-    return sorted(set(hits), key=lambda h: h[1])
-
-
-def _error_verdict(exercise: Exercise, status: Status, message: str, line: int | None = None) -> Verdict:
-    return Verdict(exercise=exercise.slug, status=status, message=message, learner_line=line)
-
-
-def static_verdict(exercise: Exercise, source: str, filename: str) -> Verdict | None:
-    """A verdict that needs no child at all: empty file, syntax error, forbidden import."""
-    if not source.strip():
-        return _error_verdict(exercise, Status.ERROR,
-                              f"The file is empty: define {', '.join(exercise.entry)} (see 'grind reset').")
-    try:
-        compile(source, filename, "exec", dont_inherit=True)
-        hits = forbidden_uses(source, exercise.forbidden)
-    except SyntaxError as exc:
-        code = (exc.text or "").strip()
-        where = f" at line {exc.lineno}" if exc.lineno else ""
-        return _error_verdict(exercise, Status.ERROR,
-                              f"SyntaxError{where}: {exc.msg}" + (f"\n    {code}" if code else ""), exc.lineno)
-    except (ValueError, MemoryError, RecursionError) as exc:  # null bytes; absurdly nested expressions
-        return _error_verdict(exercise, Status.ERROR,
-                              f"The file cannot be compiled: {type(exc).__name__} {exc}".strip())
-    if hits:
-        api, line = hits[0]
-        return _error_verdict(exercise, Status.FORBIDDEN,
-                              f"Forbidden API: {api} (line {line}). This exercise asks you to write it yourself.",
-                              line)
-    return None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -441,7 +383,8 @@ def judge_subject(exercise: Exercise, ref: Reference, run: SubjectRun, pairs: Pa
         kind = members[0].kind
         if not failing:
             note = f"{len(members)} inputs" if len(members) > 1 else ""
-            checks.append(CheckResult(case_name, kind, CheckStatus.PASSED, note, case=case_name))
+            checks.append(CheckResult(case_name, kind, CheckStatus.PASSED, note, case=case_name,
+                                      inputs=len(members)))
             continue
         first = failing[0]  # instances are ordered by size: the first failing is the smallest
         failure = failures[first.name]
@@ -457,6 +400,7 @@ def judge_subject(exercise: Exercise, ref: Reference, run: SubjectRun, pairs: Pa
             max_abs_err=failure.get("max_abs_err"), max_rel_err=failure.get("max_rel_err"),
             pitfall=by_instance.get(first.name), observation=failure.get("key"),
             series=failure.get("series"), instance=first.name, case=case_name,
+            inputs=len(members), inputs_failed=len(failing),
         ))
         if "expected" not in failure:
             checks[-1].expected = _expected_preview(ref_obs.get(first.name, {}), failure.get("key"))
@@ -548,19 +492,19 @@ def _diagnose(ref: Reference, run: SubjectRun, failing: list[str], tol: Callable
 
 
 def _distinct_texts(would: float, gave: float, expected: float | None) -> tuple[str, str, str | None]:
-    """Three values written alike, with as many digits as it takes for the ones that differ to
-    read differently ("would give -0.100000 where you gave -0.0999999; expected -0.100000" hides
+    """Three values written alike (judge.numbers), with as many digits as it takes for the ones
+    that differ to read differently ("would give -0.1 where you gave -0.1; expected -0.1" hides
     that the pitfall's value is not the expected one)."""
-    from judge.compare import pair_text
+    from judge.numbers import number_text, pair_text
 
     values = [would, gave] + ([expected] if expected is not None else [])
     texts = list(pair_text(would, gave))
     if expected is not None:
         texts.append(pair_text(expected, gave)[0])
-        for digits in (9, 12, 17):
+        for digits in range(2, 18):
             if len(set(texts)) >= len(set(values)):
                 break
-            texts = [f"{v:.{digits}g}" for v in values]
+            texts = [number_text(v, 10.0 ** -digits) for v in values]
     return texts[0], texts[1], texts[2] if expected is not None else None
 
 
@@ -621,6 +565,11 @@ def case_count(exercise: Exercise) -> int:
     return max(len(_group(reference_for(exercise).instances)), 1)
 
 
+def case_names(exercise: Exercise) -> list[str]:
+    """The exercise's cases, in the checks' order: one check each in every verdict."""
+    return [case for case, _ in _group(reference_for(exercise).instances)]
+
+
 def _group(instances: list[protocol.Instance]) -> list[tuple[str, list[protocol.Instance]]]:
     groups: dict[str, list[protocol.Instance]] = {}
     for inst in instances:
@@ -635,20 +584,6 @@ def _timeout_line(trace: str, filename: str) -> int | None:
         if match.group(1) == filename:
             return int(match.group(2))
     return None
-
-
-def hidden_from_learners(exercise: Exercise, *extra: Path) -> list[Path]:
-    """Folders a learner's child must not read: the solutions, the reference cache, the folder of
-    the per-user daemon's socket and secret, and (when grading a class) the class and output
-    folders. Bubblewrap hides them; Landlock never grants them (see judge.worker.isolation for
-    what each level guarantees)."""
-    from judge.daemon import runtime_dir
-
-    daemons = runtime_dir(create=False)  # none yet: no socket to hide (a daemon's client makes it first)
-    # Absolute: the list also travels to the per-user daemon, which runs from / (a relative
-    # GRIND_CACHE_DIR would have hidden a folder of that name under / instead).
-    return [path.absolute() for path in
-            (exercise.solution_dir.parent, cache.cache_root(), *([daemons] if daemons else []), *extra)]
 
 
 def run_learner(exercise: Exercise, source: str, filename: str, limits: Limits | None = None,
@@ -723,6 +658,8 @@ def pair_source(exercise: Exercise, worker: WarmWorker | None = None) -> PairSou
 
 def _run_pairs(exercise: Exercise, key: str, names: list[str],
                worker: WarmWorker | None = None) -> dict[str, SubjectRun]:
+    if exercise.sealed_key:
+        return {}  # no pitfalls in a sealed bundle: the pairs it ships are all there is
     subjects = [{"kind": "pitfalls", "path": str(exercise.pitfalls_path),
                  "source": exercise.pitfalls_path.read_text(encoding="utf-8")}]
     budget = exercise.time_limit * (2 + len(names) * 2) + 30
@@ -782,49 +719,6 @@ def source_of(filename: str) -> str:
         return read_source(Path(filename)).text
     except OSError:
         return ""
-
-
-def grade(exercise: Exercise, path: Path, *, source: str | None = None, limits: Limits | None = None,
-          worker: WarmWorker | DaemonWorker | None = None, speed: bool = False,
-          data: bytes | None = None, marked: bool = False) -> Verdict:
-    """Grade the submission at ``path`` (or ``source``, reported as ``path``; or its bytes
-    ``data``, read elsewhere: a Dask worker grades a file that lives on the instructor's machine).
-
-    With a warm ``worker`` (watch mode, batch grading) the learner's child is a fork of a
-    process that already imported torch; without one, a fresh process starts; with the per-user
-    daemon's client (``grind run``), the daemon grades and this process only asks. ``speed`` also
-    times a passing submission on the exercise's larger SPEED case, against the reference's time
-    kept with its observations (`grind run` and practice: advice, never a verdict). ``marked``
-    (`grind grade`, the Gradescope bundle, a Dask worker): a submission whose source reaches into
-    the judge's frames or objects is refused before it runs (judge/introspection.py)."""
-    require_torch()  # before anything runs: a missing torch is not the learner's failure
-    started = time.monotonic()
-    filename = str(path.resolve())
-    if source is None:
-        from judge.text import decode_source, read_source
-
-        source, unreadable = read_source(path) if data is None else decode_source(data, path.name)
-        if unreadable is not None:  # one line about the encoding, not a SyntaxError at U+FFFD
-            return Verdict(exercise=exercise.slug, status=Status.ERROR, message=unreadable,
-                           submission=str(path), duration_s=time.monotonic() - started)
-    early = static_verdict(exercise, source, filename)
-    if early is None and marked:
-        refused = introspection.refusal(source, bool(exercise.forbidden))
-        if refused is not None:
-            early = _error_verdict(exercise, Status.FORBIDDEN, *refused)
-    if early is not None:
-        early.submission, early.duration_s = str(path), time.monotonic() - started
-        return early
-    key = cache.exercise_key(exercise)
-    verdict = None
-    remote = getattr(worker, "verdict", None)
-    if remote is not None:  # the per-user daemon's client: the daemon grades the whole submission,
-        # or (None) it cannot, and this run is cold, exactly as without a daemon
-        verdict, worker = remote(exercise, key, source, filename, limits, speed), None
-    if verdict is None:
-        verdict = grade_source(exercise, key, source, filename, limits, worker, speed)
-    verdict.submission, verdict.duration_s = str(path), time.monotonic() - started
-    return verdict
 
 
 def grade_source(exercise: Exercise, key: str, source: str, filename: str, limits: Limits | None = None,

@@ -26,7 +26,10 @@ import re
 # Modules whose import alone opens a door into the interpreter's frames, objects or memory.
 MODULES = frozenset({"gc", "ctypes", "_ctypes", "cffi", "inspect", "traceback", "code", "codeop", "runpy", "timeit",
                      "cProfile", "profile", "pdb", "bdb", "trace", "importlib", "builtins", "_thread",
-                     "multiprocessing", "operator"})
+                     "multiprocessing", "operator",
+                     # grind's own modules in the child: the checks (their captured functions and
+                     # state) and the author kit; no answer imports them
+                     "grind_checks", "grind_kit"})
 # Modules that turn bytes into calls (an unpickled payload can call anything it names): doors on
 # an exercise with forbidden APIs; elsewhere saving state with pickle is an ordinary style.
 DYNAMIC_MODULES = frozenset({"pickle", "_pickle", "marshal", "copyreg", "shelve", "dill", "cloudpickle"})
@@ -66,6 +69,9 @@ def reaches_into_judge(source: str, dynamic: bool = True) -> list[tuple[str, int
     # a door on every exercise, whatever an object's computed attribute is
     imported = {(a.asname or a.name).split(".")[0]: (a.name if isinstance(node, ast.Import) else node.module or "")
                 for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom)) for a in node.names}
+    found += _rebinds_a_module(tree, set(imported),
+                               {(a.asname or a.name).split(".")[0] for node in ast.walk(tree)
+                                if isinstance(node, ast.Import) for a in node.names})
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             found += [(f"import {a.name}", node.lineno) for a in node.names if a.name.split(".")[0] in modules]
@@ -92,6 +98,62 @@ def reaches_into_judge(source: str, dynamic: bool = True) -> list[tuple[str, int
               and not _harmless(node.value if isinstance(node.value, str) else node.value.decode("latin-1"))):
             found.append((f"the text {node.value!r}"[:60], node.lineno))
     return sorted(set(found), key=lambda item: (item[1], item[0]))
+
+
+def _rebinds_a_module(tree: ast.AST, imported: set[str], modules: set[str]) -> list[tuple[str, int]]:
+    """Monkeypatching by plain assignment: ``torch.load = mine``, ``del torch.save``,
+    ``serialization._load = mine`` (after ``from torch import serialization``), through an alias
+    (``s = torch.serialization; s._load = mine``) or a module handed to other code (``patch(torch)``,
+    ``[torch]``, ``obj.ns = torch``). A check's own code calls those functions after the learner's
+    returns (rank0-checkpoint reads the file with ``torch.load``), so rebinding one rewrites what
+    it observes without any frame walk: a red-team review passed a rank that never waited that
+    way. No answer to an exercise needs to change a library's or grind's module; an object's
+    attributes (``p.grad = None``, ``model.weight = ...``) stay free."""
+    bound = set(imported)
+    while True:  # aliases of aliases, flow-insensitive: a name once bound to a module path stays one
+        more = {target.id for node in ast.walk(tree) if isinstance(node, (ast.Assign, ast.AnnAssign))
+                and node.value is not None and _chain(node.value) and _root(node.value) in bound
+                for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+                if isinstance(target, ast.Name)} - bound
+        if not more:
+            break
+        bound |= more
+    found = []
+    for node in ast.walk(tree):
+        targets = (node.targets if isinstance(node, (ast.Assign, ast.Delete))
+                   else [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else [])
+        for target in targets:
+            for leaf in ast.walk(target):
+                if isinstance(leaf, ast.Attribute) and isinstance(leaf.ctx, (ast.Store, ast.Del)) \
+                        and _root(leaf.value) in bound:
+                    found.append((f"changing {ast.unparse(leaf)}", leaf.lineno))
+        if isinstance(node, ast.Assign) and _chain(node.value) and _root(node.value) in bound \
+                and not all(isinstance(t, ast.Name) for t in node.targets):
+            found.append((f"storing {ast.unparse(node.value)} away", node.lineno))
+    # a module itself (``import torch`` binds one) handed to other code: there its attributes
+    # could be changed under another name
+    handed: list[ast.AST] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            handed += [*node.args, *(k.value for k in node.keywords)]
+        elif isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+            handed += node.elts
+        elif isinstance(node, ast.Dict):
+            handed += node.values
+        elif isinstance(node, (ast.Return, ast.Yield)) and node.value is not None:
+            handed.append(node.value)
+        elif isinstance(node, ast.arguments):
+            handed += [*node.defaults, *(d for d in node.kw_defaults if d is not None)]
+    found += [(f"passing the module {leaf.id}", leaf.lineno) for leaf in handed
+              if isinstance(leaf, ast.Name) and leaf.id in modules]
+    return found
+
+
+def _chain(node: ast.AST) -> bool:
+    """A bare name or an attribute chain (``torch``, ``torch.serialization``), nothing computed."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name)
 
 
 _ACCESSORS = ("getattr", "setattr", "delattr")

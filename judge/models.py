@@ -61,6 +61,14 @@ class Exercise:
     # process, with a counter of witness.py ("traffic" between ranks, or file "writes"), and the
     # in-process observations that count stands for (see judge/witnessed.py)
     witness: tuple[str, str, tuple[str, ...]] | None = None
+    # A Gradescope bundle ships no reference and no pitfalls, only their observations, cached at
+    # build time under this key (solutions/<slug>/sealed.json): nothing is recomputed, so there
+    # is nothing a submission could run or read to copy the answer (see judge/autograder.py).
+    sealed_key: str | None = None
+    # [marks] weights: (case, points) for the cases the author weighted; every other case is
+    # worth 1 (judge.formats.score). A tuple, not a dict: the manifest is frozen and hashable.
+    weights: tuple[tuple[str, float], ...] = ()
+    partial: bool = False  # [marks] partial: a case of several inputs earns its weight's share passed
 
     @property
     def stub_path(self) -> Path:
@@ -129,6 +137,8 @@ class CheckResult:
     series: dict[str, Any] | None = None  # full expected/got sequences, for a plot
     instance: str | None = None  # the case instance shown (a random case's smallest failing one)
     case: str | None = None  # the case's own name: ``name`` may add the failing input, ``case`` never does
+    inputs: int = 1  # how many inputs the case ran (a random case: several) ...
+    inputs_failed: int = 0  # ... and how many of them failed: [marks] partial credits the rest
 
     def to_json(self) -> dict[str, Any]:
         """JSON-ready, with learner text escaped: a message may hold a lone surrogate, which no
@@ -166,6 +176,17 @@ class Verdict:
     def first_failure(self) -> CheckResult | None:
         return next((c for c in self.checks if c.status is not CheckStatus.PASSED), None)
 
+    @property
+    def smallest_failure(self) -> CheckResult | None:
+        """The failing check with the smallest input (numbers across its inputs; the earlier check
+        on a tie): the one a verdict shows first and --repro writes out, because a learner reads
+        and re-runs three numbers faster than three hundred. A check that did not run on an
+        input (a load error, a stop) comes after every check that did."""
+        failing = [c for c in self.checks if c.status is not CheckStatus.PASSED]
+        if not failing:
+            return None
+        return min(failing, key=lambda c: (c.input is None, input_size(c.input)))
+
     def to_json(self) -> dict[str, Any]:
         """JSON-ready, with learner text (messages, output, file names) escaped: see CheckResult."""
         data = {
@@ -186,6 +207,27 @@ class Verdict:
             "isolation": self.isolation,
         }
         return {key: value if key == "checks" else json_ready(safe_data(value)) for key, value in data.items()}
+
+
+def input_size(value: Any) -> int:
+    """How many numbers ``value`` (a check's JSON input) holds; an array too large to send
+    whole arrives as "<float32 array of shape [64, 128]>" and counts as its shape's product."""
+    if isinstance(value, bool) or value is None:
+        return 0
+    if isinstance(value, (int, float)):
+        return 1
+    if isinstance(value, str):
+        if value.startswith("<") and "shape [" in value:
+            size = 1
+            for part in value.split("shape [", 1)[1].split("]", 1)[0].split(","):
+                size *= int(part) if part.strip().isdigit() else 1
+            return size
+        return 0
+    if isinstance(value, dict):
+        return sum(input_size(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return sum(input_size(v) for v in value)
+    return 0
 
 
 # ---------------------------------------------------------------------------------------------
@@ -233,6 +275,8 @@ def _check_from_wire(data: Any) -> CheckResult:
     for name in ("max_abs_err", "max_rel_err"):
         _typed(raw.get(name), (float, int, type(None)), name)
     _typed(raw.get("series"), (dict, type(None)), "series")
+    for name in ("inputs", "inputs_failed"):
+        _typed(raw.get(name, 0), int, name)
     return CheckResult(**raw)
 
 

@@ -28,6 +28,8 @@ from judge.scheduling import Review
 from judge.text import clock_text, read_source, until_text
 
 TIME_UP = "Your interview on this exercise ran out of time; hints and the solution are unlocked."
+SCRATCH = ("Scratch run: this file is not the workspace's {slug} file, so it is graded but not recorded "
+           "({slug}'s attempts and review schedule are unchanged).")
 REPEAT = "Same file as your last graded attempt: not counted as another try."
 
 
@@ -86,7 +88,9 @@ def record_outcome(progress: Progress, sitting: Sitting, verdict: Verdict, sourc
     if recorded.interview_passed:
         outcome.notices.append(f"Interview passed in {clock_text(sitting.time_to_pass)}.")
     if recorded.review is not None:
-        outcome.notices.append(f"Comes back for review {until_text(recorded.review.due, ended_at if now is None else now)} "
+        why = f"{recorded.review.reason[0].upper()}{recorded.review.reason[1:]}. " if recorded.review.reason else ""
+        outcome.notices.append(f"{why}Comes back for review "
+                               f"{until_text(recorded.review.due, ended_at if now is None else now)} "
                                "('grind practice' asks for it then).")
     return outcome
 
@@ -102,7 +106,8 @@ def _exists(path: Path) -> bool:
 def pick_file(exercise: Exercise, root: Path | None, file: Path | None) -> tuple[Path, bool, list[str]]:
     """The file ``grind run`` grades: ``file`` (``--file``), else the workspace's, else (outside a
     workspace) the untouched stub. Returns it, whether its grade is recorded, and what to say
-    first. A file that is not there, or not a regular file, is a ``UsageError``."""
+    first. A file that is not there, or not a regular file, is a ``UsageError``. In a workspace,
+    a ``file`` other than the exercise's own is a scratch run: graded, not recorded."""
     if file is not None:
         if file.is_dir():
             raise UsageError(f"{file} is a directory: --file takes the .py file to grade")
@@ -110,6 +115,10 @@ def pick_file(exercise: Exercise, root: Path | None, file: Path | None) -> tuple
             raise UsageError(f"{file}: no such file" if not _exists(file) else
                              f"{file} is not a regular file (a FIFO, a device or a broken link): --file takes "
                              "the .py file to grade")
+        from judge.workspace import is_scratch
+
+        if is_scratch(file, root, exercise):
+            return file, False, [SCRATCH.format(slug=exercise.slug)]
         return file, True, []
     if root is not None:
         from judge.workspace import learner_file
@@ -121,9 +130,12 @@ def pick_file(exercise: Exercise, root: Path | None, file: Path | None) -> tuple
                              f"{path} is not a regular file (a folder, a FIFO, a device or a broken link): move "
                              f"it away, then 'grind reset {exercise.slug}' puts the stub back")
         return path, True, []
+    from judge.workspace import module_name
+
     return exercise.stub_path, False, [
         "No grind workspace here, so this graded the untouched stub. Start practising with 'grind init' "
-        f"(creates ./grind-practice), then edit grind-practice/{exercise.slug}/{exercise.slug}.py and run "
+        f"(creates ./grind-practice), then edit grind-practice/{exercise.slug}/{module_name(exercise.slug)}.py "
+        f"and run "
         f"'grind run {exercise.slug}'."]
 
 
@@ -141,10 +153,16 @@ def grade_and_record(progress: Progress, sitting: Sitting, *, record: bool = Tru
         outcome_lead.append(TIME_UP)
     started = clock()
     unreadable = None
-    if source is None:
+    if source is None and sitting.path.suffix == ".ipynb":
+        from judge.notebooks import notebook_source
+
+        # grade() extracts the answer cells itself (and notes what it left out); this copy is
+        # what the progress records as the source
+        source, unreadable = notebook_source(sitting.path.read_bytes(), sitting.path.name, sitting.exercise.entry).source, "notebook"
+    elif source is None:
         source, unreadable = read_source(sitting.path)  # not UTF-8: grade() reads it again and says so
-    if grade is None:
-        from judge.grade import grade
+    if grade is None:  # judge.submit's, not judge.grade's import: a daemon-served run never loads the pipeline
+        from judge.submit import grade
     kwargs: dict[str, Any] = {"speed": speed}
     if worker is not None:
         kwargs["worker"] = worker

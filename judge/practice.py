@@ -83,6 +83,15 @@ def _sitting_start(progress: Progress, sitting: Sitting, at: float) -> float | N
     return min(known) if known else None
 
 
+def _tries_before(progress: Progress, slug: str, begun: float | None) -> list[str]:
+    """The verdicts of the sitting's attempts so far (none passed: a pass closes a sitting), for
+    the rating of the pass that ends it. No known start: no earlier tries in this sitting."""
+    if begun is None:
+        return []
+    return [a.verdict for a in progress.attempts(slug) if a.ended_at >= begun and not a.passed
+            and a.ended_at > (progress.last_pass(slug) or -1.0)]
+
+
 def record_verdict(progress: Progress, sitting: Sitting, verdict: Verdict, source: str, *,
                    started_at: float, ended_at: float) -> Recorded:
     """Store the attempt that ``verdict`` stands for and settle a pass (interview, review)."""
@@ -92,6 +101,7 @@ def record_verdict(progress: Progress, sitting: Sitting, verdict: Verdict, sourc
         return Recorded(repeat, None, repeat=True)
     in_interview = sitting.interview_running(started_at)
     begun = _sitting_start(progress, sitting, started_at)
+    tries = _tries_before(progress, slug, begun) if verdict.passed else []  # before this pass is stored
     if verdict.passed and not sitting.fresh and progress.passed_with(slug, source_hash(source)):
         # a file that passed before, graded again in a sitting grind did not start from the stub:
         # recorded, but it times nothing (else re-saving a known answer would set a best time)
@@ -117,8 +127,9 @@ def record_verdict(progress: Progress, sitting: Sitting, verdict: Verdict, sourc
         sitting.interview = replace(sitting.interview, ended_at=ended_at, outcome="passed")
         recorded.interview_passed = True
     if (due or in_interview) and sitting.review is None:
-        rating = scheduling.rating_for(True, attempt.time_to_pass, hints, sitting.exercise.interview_minutes)
-        sitting.review = recorded.review = scheduling.review(progress, slug, rating, ended_at)
+        struggle = scheduling.Struggle.of(tries, hints, attempt.time_to_pass)
+        rating, reason = scheduling.rate(True, struggle, sitting.exercise.interview_minutes)
+        sitting.review = recorded.review = scheduling.review(progress, slug, rating, ended_at, reason)
     return recorded
 
 
@@ -132,7 +143,8 @@ def time_up(progress: Progress, sitting: Sitting, now: float) -> bool:
         return False
     sitting.interview = replace(sitting.interview, ended_at=expired.deadline, outcome="timeout")
     if sitting.review is None:
-        sitting.review = scheduling.review(progress, sitting.slug, "again", now)
+        sitting.review = scheduling.review(progress, sitting.slug, "again", now,
+                                           "rated Again: the interview clock ran out")
     return True
 
 
@@ -141,7 +153,8 @@ def leave(progress: Progress, sitting: Sitting, now: float) -> Review | None:
     failed recall (*again*); one left untouched is not reviewed (skipping is not forgetting)."""
     if sitting.mode in ("practice", "interview") and sitting.passed_at is None and sitting.attempts \
             and sitting.review is None:
-        sitting.review = scheduling.review(progress, sitting.slug, "again", now)
+        sitting.review = scheduling.review(progress, sitting.slug, "again", now,
+                                           "rated Again: left without a pass")
     return sitting.review
 
 

@@ -512,10 +512,19 @@ class Progress:
                           "WHERE exercise = ? ORDER BY ended_at DESC, id DESC LIMIT 1", (slug,))
         return Attempt(*rows[0]) if rows else None
 
+    def last_exercise(self) -> str | None:
+        """The exercise of the latest graded attempt (what a bare ``grind run`` runs)."""
+        rows = self._rows("SELECT exercise FROM attempts ORDER BY ended_at DESC, id DESC LIMIT 1")
+        return rows[0][0] if rows else None
+
     def passed_with(self, slug: str, submission_hash: str) -> bool:
         """Whether exactly this source has passed ``slug`` before."""
         return bool(self._rows("SELECT 1 FROM attempts WHERE exercise = ? AND verdict = 'passed' AND "
                                "submission_hash = ? LIMIT 1", (slug, submission_hash)))
+
+    def last_pass(self, slug: str) -> float | None:
+        """When ``slug`` was last passed (None: never)."""
+        return self._last_pass(slug)
 
     def _last_pass(self, slug: str) -> float | None:
         rows = self._rows("SELECT MAX(ended_at) FROM attempts WHERE exercise = ? AND verdict = 'passed'", (slug,))

@@ -18,3 +18,20 @@ class ExitStatus(IntEnum):
     LEARNER_ERROR = 3  # the submission could not be graded: syntax/import error, crash, timeout
     JUDGE_ERROR = 4  # a bug or broken exercise on grind's side
     ENVIRONMENT = 5  # this Python lacks what grading needs (torch): install it, then run again
+
+
+# A verdict's exit code, by its status (judge.models.Status's values): the full CLI and the fast
+# `grind run` (judge/entry.py) both answer with it, so they cannot disagree.
+_VERDICT_EXIT = {
+    "passed": ExitStatus.PASSED,
+    "failed": ExitStatus.FAILED,
+    "forbidden": ExitStatus.FAILED,
+    "error": ExitStatus.LEARNER_ERROR,
+    "timeout": ExitStatus.LEARNER_ERROR,
+    "crashed": ExitStatus.LEARNER_ERROR,
+}
+
+
+def verdict_exit(status: str) -> ExitStatus:
+    """The exit code of a verdict whose status is ``status`` (a ``Status`` or its value)."""
+    return _VERDICT_EXIT[str(getattr(status, "value", status))]

@@ -16,6 +16,7 @@ Standard library only: the core, the report and the batch writers all use it.
 
 from __future__ import annotations
 
+import io
 import math
 import re
 from datetime import datetime
@@ -36,16 +37,30 @@ class Source(NamedTuple):
 
 
 def decode_source(data: bytes, name: str) -> Source:
-    """Decode a submission's bytes as UTF-8 (a leading BOM is skipped). Anything else is named
-    in one line, with the first bad byte and its line, rather than graded as text that Python
-    would refuse and that would surface as a puzzling syntax error at U+FFFD."""
+    """Decode a submission's bytes as Python itself would: by its PEP 263 coding cookie
+    (``# -*- coding: latin-1 -*-`` on line 1 or 2) when it has one, else UTF-8 (a leading BOM is
+    skipped), via ``tokenize.detect_encoding`` so that grind accepts exactly the files the
+    interpreter does. The text is graded as a ``str``, for which compile() ignores the cookie, so
+    it is never decoded twice. Bytes that are not text in that encoding, or a cookie naming an
+    encoding Python does not know, are named in one line (the first bad byte and its line) rather
+    than graded as text that would surface as a puzzling syntax error at U+FFFD."""
+    import tokenize
+
     try:
-        return Source(data.decode(ENCODING))
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as exc:  # an unknown encoding in the cookie, or a BOM contradicting it
+        return Source(data.decode(ENCODING, errors="replace"),
+                      f"{safe(name)}: {exc.msg or exc}; declare a known encoding or save it as UTF-8")
+    if encoding == "utf-8":
+        encoding = ENCODING  # detect_encoding says utf-8-sig only with a BOM; the BOM is skipped either way
+    try:
+        return Source(data.decode(encoding))
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        problem = (f"{safe(name)} is not UTF-8 text (byte 0x{data[exc.start]:02x} at line {line}); "
+        shown = "UTF-8" if encoding in (ENCODING, "utf-8") else encoding
+        problem = (f"{safe(name)} is not {shown} text (byte 0x{data[exc.start]:02x} at line {line}); "
                    "save it as UTF-8")
-        return Source(data.decode(ENCODING, errors="replace"), problem)
+        return Source(data.decode(encoding, errors="replace"), problem)
 
 
 def read_source(path: Path) -> Source:

@@ -12,8 +12,8 @@ Rules the loop keeps:
   finishes, it re-runs once, on whatever the file holds then (ten saves, one re-run);
 - a save that leaves the file's content unchanged (and the file grind itself just wrote when
   presenting the exercise) is not graded again; Enter always grades;
-- ``n`` and ``q`` pressed while a grade runs take effect when it has finished, so the attempt
-  is recorded and shown, never lost;
+- ``n`` and ``q`` pressed while a grade runs take effect when it has finished (and the re-run
+  a save or Enter owed then), so the attempt is recorded and shown, never lost;
 - a pass never moves on by itself: only ``n`` does (or picking another exercise: a number
   from the ``l`` list, then Enter);
 - ``grind watch`` grades the file once when it presents an exercise, so the first verdict
@@ -83,8 +83,10 @@ class Loop:
 
     def __init__(self, progress: Progress, grade: GradeFn, view: View, events: queue.Queue[Any], *,
                  listing: Callable[[], list[tuple[Exercise, str]]], manual: bool = False,
-                 clock: Callable[[], float] = time.time, tick_s: float = TICK_S) -> None:
+                 clock: Callable[[], float] = time.time, tick_s: float = TICK_S,
+                 note: Callable[[Exercise], str | None] | None = None) -> None:
         self.progress, self.grade, self.view, self.events = progress, grade, view, events
+        self.note = note  # what to say before a grade that first computes the reference (or None)
         self.listing, self.manual, self.clock, self.tick_s = listing, manual, clock, tick_s
         self._token = 0
         self.grades_started = 0
@@ -134,8 +136,13 @@ class Loop:
             self._token += 1
             token = self._token
             self.grades_started += 1
+            said = self.note(sitting.exercise) if self.note is not None else None
+            if said is not None:
+                self.view.message(said)
             self.view.checking(sitting)
-            record = not (first and source == _stub_text(sitting.exercise))
+            # the file as grind presented it (the stub, or the fresh file of a practice sitting) is
+            # shown, not a try
+            record = not (first and (sitting.fresh or source == _stub_text(sitting.exercise)))
             threading.Thread(target=self._grade, args=(token, sitting, source, record), daemon=True).start()
             return token
 
@@ -169,11 +176,11 @@ class Loop:
                     self.progress.running_interview(sitting.slug, event.ended_at) is not None
                 shown = None if locked else self.progress.hints_shown(sitting.slug)
                 self.view.verdict(sitting, event.verdict, recorded, shown, self.standing())
-                if deferred is not None:
-                    return deferred
-                if pending is not None:
+                if pending is not None:  # a save or Enter owed: graded before n or q takes effect
                     force, pending = pending == "force", None
                     running = start(force=force)
+                if deferred is not None and running is None:
+                    return deferred
             elif isinstance(event, Key):
                 key = event.key
                 typed, number = number, ""
@@ -239,20 +246,24 @@ def _stub_text(exercise: Exercise) -> str | None:
 
 # -- the learner's session: which exercise comes next ----------------------------------------
 
-def watch_session(loop: Loop, progress: Progress, root: Path, exercises: list[Exercise], first: str) -> None:
+def watch_session(loop: Loop, progress: Progress, root: Path, exercises: list[Exercise],
+                  first: str) -> list[Sitting]:
     """``grind watch``: the exercises in curriculum order, from the one named ``first``; ``n``
     moves on, a number from the ``l`` list jumps. Each exercise is graded once as it is
     presented. It is plain practice: an interview left running on an exercise is not resumed
     here (its clock is not shown and does not end), it is named in one line with the commands
-    that resume or drop it; until then its hints stay locked, as everywhere."""
+    that resume or drop it; until then its hints stay locked, as everywhere. Returns the
+    sittings, for the line ``watch_summary`` says on the way out."""
     from judge.workspace import learner_file
 
     slugs = [e.slug for e in exercises]
     index = slugs.index(first)
+    sittings: list[Sitting] = []
     while True:
         exercise = exercises[index]
         now = loop.clock()
         sitting = Sitting(exercise, learner_file(root, exercise), "watch", now)
+        sittings.append(sitting)
         left_open = progress.running_interview(exercise.slug, now)
         if left_open is not None:
             sitting.notes.append(open_interview_note(left_open, now))
@@ -260,7 +271,7 @@ def watch_session(loop: Loop, progress: Progress, root: Path, exercises: list[Ex
         while True:
             outcome = loop.run(sitting, present=present, grade_first=present, pick=True)
             if outcome == "quit":
-                return
+                return sittings
             if outcome == "pick" and loop.picked in slugs:
                 index = slugs.index(loop.picked)
                 break
@@ -270,6 +281,20 @@ def watch_session(loop: Loop, progress: Progress, root: Path, exercises: list[Ex
             loop.view.message("That was the last exercise. 'l' lists them all (a number and Enter picks one); "
                               "'q' quits.")
             present = False
+
+
+def watch_summary(sittings: list[Sitting]) -> str:
+    """One line on leaving watch: the attempts made, and on what, passed or not."""
+    tally: dict[str, tuple[int, bool]] = {}  # an exercise picked again from the list is one line
+    for s in sittings:
+        attempts, passed = tally.get(s.slug, (0, False))
+        tally[s.slug] = (attempts + s.attempts, passed or s.passed_at is not None)
+    tried = {slug: counts for slug, counts in tally.items() if counts[0] or counts[1]}
+    if not tried:
+        return "Left watch: no attempts recorded."
+    parts = [f"{slug} {attempts} attempt{'s' if attempts != 1 else ''}, {'passed' if passed else 'not passed'}"
+             for slug, (attempts, passed) in tried.items()]
+    return "Left watch: " + "; ".join(parts) + "."
 
 
 def open_interview_note(interview: Interview, now: float) -> str:
@@ -287,7 +312,8 @@ def practice_session(loop: Loop, progress: Progress, root: Path, picked: list[Ex
     for number, exercise in enumerate(picked, start=1):
         sitting = practice.present(progress, root, exercise, loop.clock(), interview=interview, minutes=minutes)
         sittings.append(sitting)
-        outcome = loop.run(sitting, position=(number, len(picked)))
+        # graded as presented, as watch does: the first verdict needs no save (not a try)
+        outcome = loop.run(sitting, position=(number, len(picked)), grade_first=True)
         practice.leave(progress, sitting, loop.clock())
         if outcome == "quit":
             break
@@ -329,7 +355,10 @@ def open_loop(progress: Progress, root: Path, view: Any, *, manual: bool,
     terminal's keys, and ``view`` (a context manager, for its status line)."""
     events: queue.Queue[Any] = queue.Queue()
     warm = WarmGrade() if grade is real_grade else None
-    loop = Loop(progress, warm or grade, view, events, listing=listing, manual=manual)
+    note = None
+    if grade is real_grade:
+        from judge.cache import reference_note as note
+    loop = Loop(progress, warm or grade, view, events, listing=listing, manual=manual, note=note)
     try:
         with view:
             if manual:

@@ -31,8 +31,6 @@ from __future__ import annotations
 import copy
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from judge.models import Exercise
 from judge.worker import protocol
 
@@ -78,6 +76,8 @@ def _figure(value: float, reference: float) -> int:
 
 
 def _set(run: SubjectRun, instance: str, key: str, figure: int) -> None:
+    import numpy as np  # here, not at import: a cold `grind run` loads numpy only after its child is done
+
     record = run.cases[instance]
     run.obs.setdefault(instance, {})[key] = np.array(figure, dtype=np.int64)
     record.keys = [k for k in record.keys if k != key] + [key]
@@ -122,6 +122,8 @@ def learner(exercise: Exercise, ref: Reference, run: SubjectRun, outside: dict[s
     value = (outside or {}).get(counter)
     reference = ref.witness_raw
     notice = None
+    import numpy as np
+
     from judge.grade import REFERENCE
 
     run.record = copy.deepcopy(run.record)

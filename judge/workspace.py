@@ -1,15 +1,16 @@
 """Where the learner's files live: init, locate, reset, and where their progress is stored.
 
 A workspace is a folder with a ``grind.toml`` marker, found from the current directory upwards
-(like git finds ``.git``). Each exercise gets ``<slug>/<slug>.py`` (the learner's file) and
-``<slug>/README.md`` (the statement). Nothing here ever deletes a learner's file: reset keeps a
+(like git finds ``.git``). Each exercise gets ``<slug>/<module>.py`` (the learner's file, named
+importably: ``lr-schedule/lr_schedule.py``, so ``import lr_schedule`` works in a REPL) and
+``<slug>/README.md`` (the statement). Workspaces made before that keep their dashed
+``lr-schedule/lr-schedule.py``: it is used as long as it is the only one there. Nothing here ever deletes a learner's file: reset keeps a
 backup, and init never overwrites.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +23,14 @@ STATE_DIR = ".grind"
 PROGRESS_DB = "progress.db"
 
 
+def _copy(source: Path, target: Path) -> None:
+    """``shutil.copyfile``, with shutil (and its compression modules) loaded only to copy: every
+    `grind run` imports this module, and only init, reset and a fresh sitting copy anything."""
+    import shutil
+
+    shutil.copyfile(source, target)
+
+
 def find_workspace(start: Path | None = None) -> Path | None:
     here = (start or Path.cwd()).resolve()
     for folder in (here, *here.parents):
@@ -30,8 +39,52 @@ def find_workspace(start: Path | None = None) -> Path | None:
     return None
 
 
+def module_name(slug: str) -> str:
+    """The learner file's importable name: ``lr-schedule`` -> ``lr_schedule``."""
+    return slug.replace("-", "_")
+
+
 def learner_file(root: Path, exercise: Exercise) -> Path:
-    return root / exercise.slug / f"{exercise.slug}.py"
+    """The learner's file: ``<slug>/<module>.py``, or the dashed ``<slug>/<slug>.py`` an older
+    grind wrote, when that one is there and the new one is not (its progress is keyed by the
+    exercise, so nothing is lost either way)."""
+    folder = root / exercise.slug
+    target = folder / f"{module_name(exercise.slug)}.py"
+    legacy = folder / f"{exercise.slug}.py"
+    if legacy != target and not (target.exists() or target.is_symlink()) and (legacy.exists() or legacy.is_symlink()):
+        return legacy
+    return target
+
+
+def is_scratch(file: Path | None, root: Path | None, exercise: Exercise) -> bool:
+    """``--file`` naming anything but the workspace's file for ``exercise``: a scratch run, graded
+    but not an attempt on the exercise (its progress and schedule stay as they are). Outside a
+    workspace there is no exercise file, and ``--file`` is the learner's file (per-user progress)."""
+    if file is None or root is None:
+        return False
+    try:
+        return file.resolve() != learner_file(root, exercise).resolve()
+    except OSError:
+        return True
+
+
+def current_exercise(root: Path | None, last_run: str | None, slugs: list[str], cwd: Path | None = None) -> str:
+    """The exercise a bare ``grind run`` means, as rustlings does: the exercise folder the learner
+    is in, else the one last run or practised in this workspace (``last_run``). A ``UsageError``
+    naming the usage when there is none."""
+    usage = "which exercise? 'grind run NAME', e.g. 'grind run clipping' ('grind list' shows them)"
+    if root is None:
+        raise UsageError(f"{usage}; a bare 'grind run' runs a workspace's current exercise, and there is no "
+                         "workspace here")
+    here = (cwd or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if folder.parent == root and folder.name in slugs:
+            return folder.name
+        if folder == root:
+            break
+    if last_run is not None and last_run in slugs:
+        return last_run
+    raise UsageError(f"{usage}; nothing has been run in this workspace yet")
 
 
 @dataclass
@@ -55,11 +108,11 @@ def init_workspace(root: Path, exercises: list[Exercise]) -> InitReport:
     for exercise in exercises:
         target = learner_file(root, exercise)
         target.parent.mkdir(exist_ok=True)
-        shutil.copyfile(exercise.statement_path, target.parent / "README.md")
+        _copy(exercise.statement_path, target.parent / "README.md")
         if target.exists():
             kept.append(exercise.slug)
         else:
-            shutil.copyfile(exercise.stub_path, target)
+            _copy(exercise.stub_path, target)
             created.append(exercise.slug)
     return InitReport(root, created, kept)
 
@@ -73,7 +126,7 @@ def _backup(root: Path, exercise: Exercise, target: Path) -> Path:
     backup, n = backups / f"{stem}.py", 1
     while backup.exists():
         backup, n = backups / f"{stem}-{n}.py", n + 1
-    shutil.copyfile(target, backup)
+    _copy(target, backup)
     return backup
 
 
@@ -82,7 +135,7 @@ def reset_exercise(root: Path, exercise: Exercise) -> Path | None:
     target = learner_file(root, exercise)
     backup = _backup(root, exercise, target) if target.exists() else None
     target.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(exercise.stub_path, target)
+    _copy(exercise.stub_path, target)
     return backup
 
 
@@ -98,7 +151,7 @@ def start_fresh(root: Path, exercise: Exercise, text: str) -> Path | None:
         backup = _backup(root, exercise, target)
     target.parent.mkdir(parents=True, exist_ok=True)
     if not (target.parent / "README.md").exists():
-        shutil.copyfile(exercise.statement_path, target.parent / "README.md")
+        _copy(exercise.statement_path, target.parent / "README.md")
     tmp = target.with_name(f".{target.name}.grind-tmp")
     tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, target)  # an editor watching the file sees one complete change

@@ -28,7 +28,8 @@ def _imports(path: Path) -> set[str]:
 
 
 @pytest.mark.parametrize("module, allowed", [
-    ("torch", {"worker/runner.py"}),
+    # repro_runtime: imported only by a `grind run --repro` script, in the learner's own process
+    ("torch", {"worker/runner.py", "repro_runtime.py"}),
     ("typer", {"cli.py"}),
     ("fsrs", {"scheduling.py"}),
     ("watchfiles", {"watch.py"}),
@@ -66,6 +67,18 @@ def test_view_models_import_neither_rich_nor_typer(tmp_path: Path) -> None:
     assert _torch_loaded_after(code, tmp_path) == "[]"
 
 
+def test_the_fast_run_entry_imports_no_typer_rich_numpy_nor_torch(tmp_path: Path) -> None:
+    """judge/entry.py is what every `grind` imports first, and what a daemon-served `grind run`
+    runs to its end: at import it, and every module that run loads until it draws (the catalog,
+    the recording, the daemon's client, the verdict's view model and plain renderer), load no
+    typer, no rich, no numpy and no torch. The full CLI is imported only for what it must answer."""
+    assert not _imports(PACKAGE / "entry.py") & {"typer", "rich", "numpy", "torch", "click"}
+    code = ("import sys, judge.entry, judge.submit, judge.daemon, judge.outcome, judge.catalog, judge.render.direct, "
+            "judge.render.plain, judge.views.verdict\n"
+            "print(sorted(m for m in ('typer', 'rich', 'numpy', 'torch', 'click') if m in sys.modules))")
+    assert _torch_loaded_after(code, tmp_path) == "[]"
+
+
 def _torch_loaded_after(code: str, cwd: Path) -> str:
     env = dict(os.environ, GRIND_STATE_DIR=str(cwd / "state"))
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=cwd, env=env, timeout=120)
@@ -76,11 +89,13 @@ def test_importing_the_cli_does_not_import_torch(tmp_path: Path) -> None:
     assert _torch_loaded_after("import sys, judge.cli; print('torch' in sys.modules)", tmp_path) == "False"
 
 
+@pytest.mark.parametrize("entry", ["judge.cli", "judge.entry"])
 @pytest.mark.parametrize("argv", [["--help"], ["list"], ["run", "clipping"]])
-def test_commands_in_the_parent_never_import_torch(argv: list[str], tmp_path: Path) -> None:
-    """`grind --help`, `grind list`, and even a full `grind run` keep torch out of the parent."""
+def test_commands_in_the_parent_never_import_torch(argv: list[str], entry: str, tmp_path: Path) -> None:
+    """`grind --help`, `grind list`, and even a full `grind run` keep torch out of the parent,
+    through the full CLI and through the console script's fast entry."""
     code = (
-        "import sys\nfrom judge.cli import main\n"
+        f"import sys\nfrom {entry} import main\n"
         f"sys.argv = ['grind', *{argv!r}]\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
         "print('torch' in sys.modules)"

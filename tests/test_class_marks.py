@@ -34,7 +34,7 @@ def _entries(root: Path) -> None:
     shutil.copyfile(SUBMISSIONS / "clipping" / "correct_loop.py", root / "ann.py")
     shutil.copyfile(SUBMISSIONS / "clipping" / "pitfall_per_tensor.py", root / "bob.py")
     shutil.copyfile(ADVERSARIAL / "os_exit_at_import.py", root / "cat.py")
-    (root / "d03_notebook.ipynb").write_text("{}")
+    (root / "d03_notebook.ipynb").write_text("{}")  # a notebook is graded; this one is no notebook
     (root / "empty").mkdir()
     (root / "two").mkdir()
     (root / "two" / "a.py").write_text("x = 1\n")
@@ -46,10 +46,9 @@ def test_every_entry_of_the_class_folder_is_a_student(tmp_path: Path) -> None:
     never a student left out."""
     _entries(tmp_path / "class")
     students = {s.name: s for s in find_students(tmp_path / "class", Catalog().get("clipping"))}
-    assert sorted(students) == ["ann", "bob", "cat", "d03_notebook.ipynb", "empty", "two"]
-    assert students["d03_notebook.ipynb"].path is None
-    assert students["d03_notebook.ipynb"].problem == "not gradable: d03_notebook.ipynb is not a .py file"
-    assert students["empty"].problem == "not gradable: no .py file in empty/"
+    assert sorted(students) == ["ann", "bob", "cat", "d03_notebook", "empty", "two"]
+    assert students["d03_notebook"].path == tmp_path / "class" / "d03_notebook.ipynb"  # graded: judge/notebooks.py
+    assert students["empty"].problem == "not gradable: no .py or .ipynb file in empty/"
     assert students["two"].problem == "not gradable: 2 .py files and none named clipping.py in two/"
 
 
@@ -169,11 +168,11 @@ def test_grading_a_class_for_marks(tmp_path: Path, monkeypatch: pytest.MonkeyPat
                                  "-F", "gradescope", "--out", str(out)])
     assert result.exit_code == 0, result.output
     table = {r["student"]: r for r in csv.DictReader(io.StringIO((out / "summary.csv").read_text()))}
-    assert sorted(table) == ["ann", "bob", "cat", "d03_notebook.ipynb", "empty", "two"]
+    assert sorted(table) == ["ann", "bob", "cat", "d03_notebook", "empty", "two"]
     assert {r["max_score"] for r in table.values()} == {table["ann"]["max_score"]} and \
         int(table["ann"]["max_score"]) > 1
     assert (table["ann"]["status"], table["cat"]["status"], table["empty"]["status"]) == ("passed", "crashed", "error")
-    assert table["cat"]["score"] == "0" and table["empty"]["message"] == "not gradable: no .py file in empty/"
+    assert table["cat"]["score"] == "0" and table["empty"]["message"] == "not gradable: no .py or .ipynb file in empty/"
     assert [table[n]["student_id"] for n in sorted(table)] == ["S1", "S2", "S3", "S4", "S5", ""]
     assert json.loads((out / "results.json").read_text())[0]["student_id"] == "S1"
     assert "roster.csv: zed.py (S9) has no entry in the class folder" in result.output
@@ -286,7 +285,7 @@ def test_a_folder_named_like_a_file_and_links_to_folders_keep_their_verdicts(tmp
     (root / "jo" / "loop").symlink_to(root / "jo", target_is_directory=True)
     students = {s.name: s for s in find_students(root, Catalog().get("clipping"))}
     assert students["eve.py"].path == root / "eve.py" / "clipping.py"
-    assert students["fay.py"].path is None and "no .py file in fay.py/" in students["fay.py"].problem
+    assert students["fay.py"].path is None and "no .py or .ipynb file in fay.py/" in students["fay.py"].problem
     assert students["gus"].path == root / "gus" / "answer.py"
     assert students["hal"].path is None and "hal/ is a symbolic link" in students["hal"].problem
     assert students["ivy"].path is None and "ivy/ is a symbolic link" in students["ivy"].problem
@@ -295,3 +294,40 @@ def test_a_folder_named_like_a_file_and_links_to_folders_keep_their_verdicts(tmp
                                                              jobs=1, limits=Limits(wall_s=30))}
     assert rows["eve.py"]["status"] == "passed" and rows["gus"]["status"] == "passed", rows
     assert {rows[n]["status"] for n in ("fay.py", "hal", "ivy", "jo")} == {"error"}, rows
+
+
+def test_regrade_grades_stored_timeouts_again_and_force_grades_everyone(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A timeout stored on a busy machine has the same hashes as the file it timed out on, so a
+    resumed run kept it for good. --regrade timeout grades exactly those again, --force grades
+    everyone, and an unknown status is refused before anything runs."""
+    monkeypatch.setenv("GRIND_STATE_DIR", str(tmp_path / "state"))
+    root, out = tmp_path / "class", tmp_path / "out"
+    root.mkdir()
+    shutil.copyfile(SUBMISSIONS / "clipping" / "correct_loop.py", root / "ann.py")
+    shutil.copyfile(SUBMISSIONS / "clipping" / "pitfall_per_tensor.py", root / "bob.py")
+    exercise = Catalog().get("clipping")
+    limits = Limits(wall_s=5.0, memory_mb=exercise.memory_mb)
+    grade_class(exercise, root, out, limits=limits)
+    stored = out / "graded" / "ann.json"
+    row = json.loads(stored.read_text())
+    row["verdict"]["status"] = "timeout"  # as if the machine had been too busy for ann's run
+    stored.write_text(json.dumps(row))
+
+    def statuses(**options: object) -> dict[str, tuple[str, bool]]:
+        seen: dict[str, tuple[str, bool]] = {}
+        grade_class(exercise, root, out, limits=limits,
+                    on_done=lambda name, r, kept: seen.__setitem__(name, (r["verdict"]["status"], kept)), **options)
+        return seen
+
+    assert statuses() == {"ann": ("timeout", True), "bob": ("failed", True)}
+    assert statuses(regrade={"timeout", "crashed"}) == {"ann": ("passed", False), "bob": ("failed", True)}
+    assert statuses(force=True) == {"ann": ("passed", False), "bob": ("failed", False)}
+    result = runner.invoke(app, ["grade", str(root), "-e", "clipping", "--allow-weak-isolation", "--out", str(out),
+                                 "--regrade", "slow"])
+    assert result.exit_code == ExitStatus.USAGE and "--regrade 'slow': choose from" in result.output
+    result = runner.invoke(app, ["grade", str(root), "-e", "clipping", "--allow-weak-isolation", "--out", str(out),
+                                 "--time-limit", "5", "--regrade", "failed"])
+    assert result.exit_code == 0, result.output
+    log = (out / "grade.log").read_text().splitlines()
+    assert log[-3].endswith(" ann: passed (unchanged, kept)") and log[-2].endswith(" bob: failed"), log[-3:]

@@ -11,6 +11,8 @@ import json
 import os
 import shutil
 import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any, Iterator
@@ -132,6 +134,67 @@ def test_a_worker_killed_mid_run_loses_nothing_and_grades_nobody_twice(scheduler
     assert kept == [True] * 5
 
 
+def test_a_cluster_that_loses_its_only_worker_says_so_instead_of_hanging(tmp_path: Path) -> None:
+    """Kill the only worker, and its nanny (so nobody restarts it), while it grades the slow
+    submission: Dask keeps the task queued for a worker that never comes, and the run used to wait
+    for ever without a word. Now it ends after --worker-wait seconds with "no workers", keeping
+    what was graded, and the rest is graded by the same command once workers are back."""
+    import threading
+
+    root = tmp_path / "class"
+    _class(root, slow=True)
+    out = tmp_path / "out"
+    exercise = Catalog().get("clipping")
+    limits = Limits(wall_s=30.0, memory_mb=exercise.memory_mb)
+    outcome: list[BaseException | None] = []
+    # The only worker is a process of its own with no nanny (LocalCluster's nannies live in this
+    # process, and would start a new worker): killed, it is gone for good.
+    with distributed.LocalCluster(n_workers=0, dashboard_address=None, silence_logs=50) as local, \
+            distributed.Client(local.scheduler_address, set_as_default=False) as spy:
+        worker = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", local.scheduler_address,
+                                   "--no-nanny", "--nthreads", "1", "--no-dashboard"],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        # joined before grading starts: --worker-wait (5 s here) also bounds the wait for the first
+        # worker, which a busy machine can take longer than that to start
+        try:
+            spy.wait_for_workers(1, timeout=120)
+        except BaseException:
+            worker.kill()
+            raise
+
+        def run() -> None:
+            try:
+                grade_class(exercise, root, out, limits=limits, executor=cluster.DaskExecutor(
+                    local.scheduler_address, allow_weak_isolation=True, worker_wait=5))
+                outcome.append(None)
+            except BaseException as exc:  # noqa: BLE001 - handed to the test's thread
+                outcome.append(exc)
+
+        grading = threading.Thread(target=run, daemon=True)
+        grading.start()
+        deadline = time.monotonic() + 120
+        killed = False
+        try:
+            while not killed and time.monotonic() < deadline:
+                for keys in spy.processing().values():
+                    if any(str(key).endswith("-0") for key in keys):
+                        worker.kill()
+                        killed = True
+                        break
+                else:
+                    time.sleep(0.1)
+        finally:
+            worker.kill()
+            worker.wait(timeout=30)
+        assert killed, "the slow submission was never seen running"
+        grading.join(timeout=180)
+        assert not grading.is_alive(), "grind grade hung on a cluster with no workers"
+    assert isinstance(outcome[0], EnvironmentProblem), outcome
+    assert "has no workers: none for 5 s" in str(outcome[0]) and "run the same command again" in str(outcome[0])
+    assert "a_slow.json" not in {p.name for p in (out / "graded").iterdir()}  # not stored: not the student's doing
+    assert (out / "graded" / "dan.json").is_file()
+
+
 def test_a_worker_with_other_versions_is_refused_before_anything_runs(
         scheduler: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """One grind line naming both versions, the environment exit code, nothing graded or stored."""
@@ -177,6 +240,7 @@ def test_a_worker_answer_that_is_not_a_verdict_is_not_stored() -> None:
 @pytest.mark.parametrize("args, status, message", [
     (["--executor", "dask"], ExitStatus.USAGE, "grind: --executor dask needs --scheduler ADDRESS"),
     (["--scheduler", "tcp://h:8786"], ExitStatus.USAGE, "grind: --scheduler is for --executor dask"),
+    (["--worker-wait", "10"], ExitStatus.USAGE, "grind: --worker-wait is for --executor dask"),
     (["--executor", "spark"], ExitStatus.USAGE, "grind: --executor 'spark': choose local or dask"),
     (["--executor", "dask", "--scheduler", "tcp://127.0.0.1:9", "--jobs", "4"], ExitStatus.USAGE,
      "grind: --jobs counts this machine's parallel gradings; with --executor dask"),
@@ -242,10 +306,25 @@ class _Client:
         return self.futures[-1]
 
 
+class _Completed:
+    """as_completed over futures that are all done already: one lands per batch, in order."""
+
+    def __init__(self, futures: list[_Future], loop: Any = None) -> None:
+        self.futures = list(futures)
+
+    def is_empty(self) -> bool:
+        return not self.futures
+
+    def has_ready(self) -> bool:
+        return bool(self.futures)
+
+    def next_batch(self, block: bool = True) -> list[_Future]:
+        return [self.futures.pop(0)]
+
+
 def _fake_executor(client: _Client) -> Any:
     def run(exercise: Any, paths: list[Path], *, limits: Any, on_done: Any, hidden: Any) -> None:
-        cluster.DaskExecutor._run(client, lambda futures, loop: iter(futures), "p", exercise, paths, limits,
-                                  on_done, cluster.versions())
+        cluster.DaskExecutor._run(client, _Completed, "p", exercise, paths, limits, on_done, cluster.versions())
     return run
 
 

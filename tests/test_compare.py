@@ -12,14 +12,27 @@ def tol(want: str, have: str) -> Tolerance:
     return Tolerance(1e-5, 1e-6)
 
 
-def test_values_that_differ_are_written_alike_and_differently() -> None:
-    assert pair_text(2.20561, 2.206) == ("2.20561", "2.20600")
+def test_values_that_differ_are_written_shortest_and_differently() -> None:
+    """One formatter (judge.numbers): no trailing zeros, whole numbers as integers, and always
+    enough digits for two different values to read differently."""
+    assert pair_text(2.20561, 2.206) == ("2.20561", "2.206")
     a, b = pair_text(0.1, 0.1 + 1e-12)
-    assert a != b and len(a) == len(b)
-    assert pair_text(float("inf"), 3.0) == ("inf", "3.0")  # a whole number reads exactly
-    assert pair_text(2.0**23, 2.0**24) == ("8388608.0", "16777216.0")  # not 8.38861e+06
-    assert pair_text(262144.5, 262145.5) == ("262144.500", "262145.500")  # never a fraction read as whole
-    assert pair_text(0.0, 1e-9) == ("0.0", "1.00000e-09")
+    assert a != b
+    assert pair_text(float("inf"), 3.0) == ("inf", "3")  # a whole number reads as an integer
+    assert pair_text(2.0**23, 2.0**24) == ("8388608", "16777216")  # not 8.38861e+06
+    assert pair_text(262144.5, 262145.5) == ("262144.5", "262145.5")  # never a fraction read as whole
+    assert pair_text(0.0, 1e-9) == ("0", "1e-09")
+    assert pair_text(0.5, 0.0055000000000000005) == ("0.5", "0.0055")  # not 0.500000 / ...0000005
+
+
+def test_numbers_are_as_short_as_the_tolerance_allows() -> None:
+    from judge.numbers import number_text
+
+    assert number_text(0.6615021643756871, 1e-4) == "0.6615"  # within a tenth of rtol
+    assert abs(float(number_text(0.6615021643756871, 1e-5)) - 0.6615021643756871) <= 1e-6 * 0.67
+    assert number_text(0.6615021643756871, 0) == "0.6615021643756871"  # exact on request
+    assert number_text(3) == "3" and number_text(3.0) == "3" and number_text(float("nan")) == "nan"
+    assert number_text(1234567.5, 1e-4) == "1234570"  # positional, not 1.23457e+06
 
 
 def test_no_relative_error_against_an_expected_zero() -> None:
@@ -32,7 +45,7 @@ def test_matching_infinities_are_equal_and_do_not_inflate_the_error() -> None:
     assert compare({"g": np.array([np.inf, 1.0])}, {"g": np.array([np.inf, 1.0])}, tol) is None
     mismatch = compare({"g": np.array([np.inf, 1.0])}, {"g": np.array([np.inf, 2.0])}, tol)
     assert mismatch is not None and mismatch.max_abs_err == 1.0 and mismatch.max_rel_err == 1.0
-    assert "expected 1.0, got 2.0" in mismatch.message
+    assert "expected 1, got 2" in mismatch.message
 
 
 def test_an_infinity_where_a_number_was_expected_is_an_infinite_error() -> None:
@@ -208,8 +221,8 @@ def test_the_closest_text_says_what_the_pitfall_would_give_and_where() -> None:
     instances = [Instance(name="random[0]", case="random", kind="random", params={}, input=None)]
     text = _closest_text(near, instances, 0)
     assert text.startswith("No known mistake matches your answer; the closest is Adam's bias correction "
-                           "(adam-bias-correction), which would give 0.500000 where you gave 0.470000"), text
-    assert "(random, params per step, step 2, entry 0; expected 0.400000)" in text, text
+                           "(adam-bias-correction), which would give 0.5 where you gave 0.47"), text
+    assert "(random, params per step, step 2, entry 0; expected 0.4)" in text, text
     assert "agrees with yours on 3 of the observations that differ, and predicts something else on 29" in text
 
 

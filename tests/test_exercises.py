@@ -192,3 +192,43 @@ def test_sampler_reference_equals_torch_on_every_small_configuration(slug: str) 
                             assert list(got) == list(sampler), (length, world, rank, shuffle, drop_last, seed, epoch)
                             compared += 1
     assert compared == 1440
+
+
+# Text that gives an exercise's recipe away (how to compute it, not what a caller observes). It
+# belongs in the hints, revealed one at a time; the statement and the interview's blanked file
+# show only the contract (issue 36, point 3).
+RECIPE_MARKERS = {
+    "ddp-token-loss": ["R / N", "S_r * R", "all_reduce", "collective", "get_world_size"],
+    "adam": ["outside the square root", "sqrt(v_hat)", "1 - beta", "1 - lr * weight_decay", "weight_decay * p",
+             "m_hat", "bias-correct"],
+    "lr-schedule": ["cos(pi", "step / warmup_steps", "(1 - min_ratio)", "progress =", "clamp"],
+}
+
+
+def one_line(text: str) -> str:
+    """Whitespace collapsed, so a marker matches however the text is wrapped."""
+    return " ".join(text.split())
+
+
+@pytest.mark.parametrize("slug", sorted(RECIPE_MARKERS))
+def test_statement_and_interview_file_state_the_contract_not_the_recipe(slug: str) -> None:
+    """`grind show` and the blanked interview file are all a learner sees while sitting an
+    interview: neither may spell the formula, where eps goes, or which collective does the work.
+    The hints must still hold each of those facts, so the recipe moved rather than vanished."""
+    from judge.interview import blank
+
+    exercise = Catalog().get(slug)
+    shown = one_line(exercise.statement_path.read_text(encoding="utf-8")
+                     + blank(exercise.stub_path.read_text(encoding="utf-8"))).lower()
+    assert [m for m in RECIPE_MARKERS[slug] if m.lower() in shown] == []
+    assert len(exercise.hints) >= 3
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_no_statement_repeats_a_hint(slug: str) -> None:
+    """A hint the statement already prints is not revealed one at a time: every hint's text is
+    absent from the statement (whitespace and case ignored), and there are at least three."""
+    exercise = Catalog().get(slug)
+    statement = one_line(exercise.statement_path.read_text(encoding="utf-8")).lower()
+    assert len(exercise.hints) >= 3
+    assert [h for h in exercise.hints if one_line(h).lower() in statement] == []

@@ -98,8 +98,13 @@ def test_new_then_validate_reports_exactly_the_todos(course: Path, kind: str) ->
     templates = (TEMPLATES / kind).rglob("*.tmpl")
     todos = sum(line.count("TODO") > 0 for t in templates for line in t.read_text().splitlines())
     report = check_adequacy(Catalog().get("demo"))
-    assert len(report.problems) == todos
-    assert all(p.startswith("TODO left in") for p in report.problems), report.problems
+    # A training scaffold has no oracle and no GOLDEN values yet: nothing independent checks its
+    # reference, and validate says so until the author states some (issue 34).
+    independent = [p for p in report.problems if "nothing independent checks the reference" in p]
+    assert len(independent) == (kind == "training"), report.problems
+    problems = [p for p in report.problems if p not in independent]
+    assert len(problems) == todos
+    assert all(p.startswith("TODO left in") for p in problems), report.problems
     assert report.pitfalls >= 1 and report.caught == report.pitfalls
     assert report.verdicts["stub"].status.value == "failed"
     assert (course / "solutions" / "demo" / "oracle.py").is_file() == (kind != "training")
@@ -283,19 +288,20 @@ def test_autograder_bundle_end_to_end_under_its_root(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     archive = zipfile.ZipFile(out / "clipping-autograder.zip")
     names = archive.namelist()
-    for needed in ("setup.sh", "run_autograder", "grind/judge/autograder.py",
-                   "grind/exercises/clipping/exercise.toml", "grind/solutions/clipping/reference.py",
-                   "grind/solutions/_kit/__init__.py"):
+    for needed in ("setup.sh", "run_autograder", "grind/judge/autograder.py", "requirements.txt", "constraints.txt",
+                   "grind/exercises/clipping/exercise.toml", "grind/solutions/clipping/checks.py",
+                   "grind/solutions/clipping/sealed.json", "grind/solutions/_kit/__init__.py"):
         assert needed in names
-    # setup.sh: the image's python (no apt-get), torch pinned to this machine's version, none of
-    # the CLI-only packages, and no pyproject to build (so no hatchling).
+    # Sealed: no reference, pitfalls or oracle to run (tests/test_bundle.py runs the attack).
+    assert not [n for n in names if n.rsplit("/", 1)[-1] in ("reference.py", "pitfalls.py", "oracle.py")], names
+    # setup.sh: torch pinned to this machine's version, from the CPU index; requirements.txt lists
+    # none of the CLI-only packages, and there is no pyproject to build (so no hatchling).
     from importlib import metadata
 
     setup = (out / "clipping-autograder" / "setup.sh").read_text()
-    assert "apt-get" not in setup and "--index-url" not in setup
     assert f'TORCH_VERSION="{metadata.version("torch").split("+")[0]}"' in setup
-    install = next(line for line in setup.splitlines() if 'pip" install' in line)
-    assert '"torch==$TORCH_VERSION"' in install
+    assert '--index-url "$TORCH_INDEX_URL" "torch==$TORCH_VERSION"' in setup
+    install = (out / "clipping-autograder" / "requirements.txt").read_text()
     for cli_only in ("typer", "rich", "fsrs", "plotext", "watchfiles", "hatchling"):
         assert cli_only not in install, install
     for needed in ("numpy", "safetensors", "platformdirs"):

@@ -137,7 +137,9 @@ def test_a_pass_in_time_records_the_time_to_pass_and_ends_the_interview(tmp_path
         assert recorded.attempt.time_to_pass == 402 and sitting.time_to_pass == 402
         assert progress.interview("clipping").outcome == "passed"  # type: ignore[union-attr]
         assert progress.running_interview("clipping", T0 + 403) is None
-        assert recorded.review is not None and recorded.review.rating == "easy"  # 6.7 of 15 minutes
+        # fast (6.7 of 15 minutes), but after a failed attempt: Hard, and it says why (issue 36)
+        assert recorded.review is not None and recorded.review.rating == "hard"
+        assert recorded.review.reason == "rated Hard: 1 failed attempt"
         assert progress.overview(["clipping"], T0 + 500).exercises[0].best_interview_s == 402
 
 
@@ -189,6 +191,29 @@ def test_cli_interview_blanks_the_file_and_locks_hints_and_solution(tmp_path: Pa
         assert running is not None and running.running(running.started_at + 1)
         progress.finish_interview(running.id, running.deadline, "timeout")
     assert "Hint 1 of 5" in runner.invoke(app, ["hint", "clipping"]).output
+
+
+def test_show_during_an_interview_prints_the_contract_and_no_hint(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """While an interview on adam runs, `grind show adam` still prints the statement (the
+    contract and the worked example's numbers), but nothing of the hints: not where eps goes,
+    not the bias correction, not the order of AdamW's decay."""
+    from .test_exercises import RECIPE_MARKERS, one_line
+
+    monkeypatch.setenv("GRIND_STATE_DIR", str(tmp_path / "user-state"))
+    monkeypatch.chdir(tmp_path)
+    assert runner.invoke(app, ["init", "ws"]).exit_code == 0
+    monkeypatch.chdir(tmp_path / "ws")
+    started = runner.invoke(app, ["run", "adam", "--interview", "--manual"], input="q\n")
+    assert started.exit_code == 0, started.output
+    assert runner.invoke(app, ["hint", "adam"]).exit_code == ExitStatus.USAGE  # the interview is running
+
+    shown = runner.invoke(app, ["show", "adam"])
+    assert shown.exit_code == 0, shown.output
+    text = one_line(shown.output).lower()
+    assert "worked_example_adamw" in text and "2.974013" in text  # the contract's example is there
+    assert [m for m in RECIPE_MARKERS["adam"] if m.lower() in text] == []
+    assert [h for h in Catalog().get("adam").hints if one_line(h).lower()[:60] in text] == []
 
 
 def test_a_plain_practice_session_resumes_a_running_interview(tmp_path: Path) -> None:

@@ -39,6 +39,16 @@ from .conftest import ROOT
     ("import torch\nf = getattr(torch, 'bfloat' + '16')\n", "getattr() with that name"),
     ("import inspect\n", "import inspect"),
     ("from sys import _getframe\n", "from sys import ..."),
+    # monkeypatching a module by plain assignment: no frame walk, but the checks' own calls change
+    ("import torch\ntorch.load = lambda *a, **k: {}\n", "changing torch.load"),
+    ("import torch\ndel torch.save\n", "changing torch.save"),
+    ("from torch import serialization\nserialization._load = print\n", "changing serialization._load"),
+    ("import torch\ns = torch.serialization\nt = s\nt._is_zipfile = bool\n", "changing t._is_zipfile"),
+    ("import torch\ndef patch(ns):\n    ns.load = print\npatch(torch)\n", "passing the module torch"),
+    ("import torch\nholder = [torch]\n", "passing the module torch"),
+    ("import torch\nobj.ns = torch.serialization\n", "storing torch.serialization away"),
+    ("import torch\ntorch.nn.Module.state_dict += 1\n", "changing torch.nn.Module.state_dict"),
+    ("import grind_checks\n", "import grind_checks"),
 ])
 def test_each_door_is_found_with_its_line(source: str, door: str) -> None:
     found = reaches_into_judge(source, dynamic=False)
@@ -54,6 +64,15 @@ def test_computed_names_are_doors_only_where_the_exercise_forbids_apis() -> None
     assert reaches_into_judge("import pickle\n", dynamic=False) == []
     assert reaches_into_judge("for m in model.modules():\n    pass\n", dynamic=True) == []
     assert reaches_into_judge("x = getattr(obj, 'weight')\n", dynamic=True) == []
+
+
+def test_an_objects_attributes_stay_free_to_change() -> None:
+    """The monkeypatch rule is about modules: ML code sets attributes of its own objects."""
+    source = ("import os\nimport torch\nimport numpy as np\n"
+              "def f(model, p, xs):\n    p.grad = None\n    model.weight = torch.nn.Parameter(torch.zeros(2))\n"
+              "    os.environ['RANK'] = '0'\n    dtype = torch.float32\n    x = np.pi\n"
+              "    return torch.stack([torch.tensor(x) for x in xs]).to(dtype)\n")
+    assert reaches_into_judge(source, dynamic=True) == []
 
 
 def _answers() -> list[tuple[str, Path]]:

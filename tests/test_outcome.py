@@ -49,7 +49,7 @@ def test_a_pass_is_recorded_once_and_an_identical_regrade_is_not_another_try(tmp
         first = _grade(progress, sitting, PASSING, T0)
         assert first.verdict.passed and first.stored and first.counted and first.pass_recorded
         assert first.review is not None and first.notices == [
-            "Comes back for review in 2 days ("
+            "Rated Good: passed first try. Comes back for review in 2 days ("
             + __import__("datetime").datetime.fromtimestamp(first.review.due).strftime("%a %d %b")
             + ") ('grind practice' asks for it then)."]
         assert not first.timed  # a first-try `grind run` pass: grind did not see the learner start
@@ -167,7 +167,7 @@ def test_grind_run_and_the_watch_loop_go_through_the_one_recorder(tmp_path: Path
 
     monkeypatch.setattr(judge.outcome, "record_outcome", spy)
     monkeypatch.setattr(judge.watch, "record_outcome", spy)
-    monkeypatch.setattr("judge.grade.grade", Fake())
+    monkeypatch.setattr("judge.submit.grade", Fake())
     monkeypatch.setenv("GRIND_STATE_DIR", str(tmp_path / "state"))
     given = tmp_path / "mine.py"
     given.write_text(PASSING)

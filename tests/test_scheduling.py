@@ -63,7 +63,8 @@ def test_a_run_pass_reviews_once_and_only_when_due(tmp_path: Path) -> None:
         assert progress.card("clipping") is None
         run(Status.PASSED, T0 + 600)
         (first,) = progress.reviews("clipping")
-        assert first[1] == "good" and first[2] == T0 + 600 + 2 * DAY  # timed from the first run, 10 min
+        # the failed run before the pass makes it a Hard recall (issue 36): back after a day, not two
+        assert first[1] == "hard" and first[2] == T0 + 600 + DAY
         assert progress.attempts("clipping")[-1].time_to_pass == 602  # from the first run's start
         run(Status.PASSED, T0 + 700)
         assert len(progress.reviews("clipping")) == 1
@@ -107,3 +108,45 @@ def test_pick_takes_due_first_then_started_then_new_with_count_and_topic(tmp_pat
         assert all(e.topic == topic for e in pick(progress, exercises, now, 10, topic=topic.upper()))
         with pytest.raises(UsageError, match="No exercises with topic 'knitting'"):
             pick(progress, exercises, now, 3, topic="knitting")
+
+
+# -- the rating from the session's struggle (issue 36, point 5) ---------------------------------
+
+from judge.scheduling import Struggle, rate  # noqa: E402
+
+
+@pytest.mark.parametrize("struggle, expected", [
+    (Struggle(failures=2, hints=1, seconds=300), ("hard", "rated Hard: 2 failed attempts, 1 hint")),
+    (Struggle(failures=1, timeouts=1, seconds=300), ("hard", "rated Hard: 1 failed attempt, 1 timeout or deadlock")),
+    (Struggle(forbidden=1, seconds=60), ("hard", "rated Hard: 1 forbidden-API attempt")),
+    (Struggle(failures=2, timeouts=1), ("again", "rated Again: 2 failed attempts, 1 timeout or deadlock")),
+    (Struggle(seconds=60), ("easy", "rated Easy: first try, within half of the 15-minute interview time")),
+    (Struggle(seconds=10 * 60), ("good", "rated Good: first try, within the 15-minute interview time")),
+    (Struggle(), ("good", "rated Good: passed first try")),
+])
+def test_a_pass_is_rated_from_the_struggle_before_it_and_says_why(struggle: Struggle,
+                                                                  expected: tuple[str, str]) -> None:
+    """Failures, deadlocks and forbidden-API attempts before a pass lower its rating as hints do;
+    three wrong attempts make the pass a lapse; the reason names what was counted."""
+    assert rate(True, struggle, interview_minutes=15) == expected
+
+
+def test_a_pass_after_a_wrong_answer_and_a_deadlock_comes_back_sooner_than_a_first_try(tmp_path: Path) -> None:
+    """The walkthrough's case: passed after a failure and a timeout in one sitting is rated Hard
+    and scheduled sooner than the first-try pass of another learner."""
+    clipping = Catalog().get("clipping")
+    dues = {}
+    for name, before in (("first-try", []), ("struggled", [Status.FAILED, Status.TIMEOUT])):
+        with Progress(tmp_path / f"{name}.db") as progress:
+            at = T0
+            for status in before:
+                record_verdict(progress, Sitting(clipping, tmp_path / "c.py", "run", None), verdict(status, 4),
+                               f"src{at}", started_at=at - 2, ended_at=at)
+                at += 60
+            sitting = Sitting(clipping, tmp_path / "c.py", "run", None)
+            record_verdict(progress, sitting, verdict(Status.PASSED, 12), "pass", started_at=at - 2, ended_at=at)
+            assert sitting.review is not None
+            dues[name] = (sitting.review.due - at, sitting.review.rating, sitting.review.reason)
+    assert dues["first-try"][1:] == ("good", "rated Good: passed first try")
+    assert dues["struggled"][1:] == ("hard", "rated Hard: 1 failed attempt, 1 timeout or deadlock")
+    assert dues["struggled"][0] < dues["first-try"][0]

@@ -74,6 +74,36 @@ def test_a_latin1_file_gets_one_line_about_its_encoding(tmp_path: Path) -> None:
     assert expected in result.stdout and "SyntaxError" not in result.stdout
 
 
+def test_decode_honours_a_pep263_coding_cookie() -> None:
+    """Python's own rule (tokenize.detect_encoding): a cookie on line 1 or 2 names the encoding;
+    one Python does not know is one line, not a crash."""
+    assert decode_source(b"# -*- coding: latin-1 -*-\ns = 'caf\xe9'\n", "a.py") == (
+        "# -*- coding: latin-1 -*-\ns = 'caf\u00e9'\n", None)
+    assert decode_source(b"#!/usr/bin/env python\n# vim: set fileencoding=cp1252 :\nx = '\x80'\n", "b.py").text.endswith(
+        "x = '\u20ac'\n")
+    _, problem = decode_source(b"# coding: no-such-codec\nx = 1\n", "c.py")
+    assert problem is not None and problem.startswith("c.py: unknown encoding") and "no-such-codec" in problem
+
+
+def test_a_legal_latin1_file_with_a_coding_cookie_is_graded(tmp_path: Path) -> None:
+    """PEP 263: a correct file saved in latin-1 that says so is a correct file, graded as such by
+    grind run and by grind grade (the same decoding everywhere)."""
+    correct = (SUBMISSIONS / "clipping" / "correct_loop.py").read_text(encoding="utf-8")
+    latin = tmp_path / "latin_cookie.py"
+    latin.write_bytes(b"# -*- coding: latin-1 -*-\n# r\xe9sum\xe9 du caf\xe9\n" + correct.encode("ascii"))
+    with pytest.raises(UnicodeDecodeError):
+        latin.read_bytes().decode("utf-8")  # the test's premise: not UTF-8 at all
+    assert grade(Catalog().get("clipping"), latin).status is Status.PASSED
+    result = _grind("run", "clipping", "--file", str(latin), cwd=tmp_path)
+    assert result.returncode == ExitStatus.PASSED, result.stdout + result.stderr
+    (tmp_path / "class").mkdir()
+    shutil.copyfile(latin, tmp_path / "class" / "ann.py")
+    result = _grind("grade", "class", "-e", "clipping", "--allow-weak-isolation", "-o", "out", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    rows = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
+    assert rows[0]["verdict"]["status"] == "passed"
+
+
 def test_watch_says_a_file_is_not_utf8_and_grades_it_once_it_is(tmp_path: Path) -> None:
     """In watch mode a latin-1 save gets the same one line, and nothing is graded; the next save,
     in UTF-8 with a BOM, is graded without the BOM."""

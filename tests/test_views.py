@@ -111,11 +111,11 @@ def failed_verdict() -> Verdict:
 
 
 def test_verdict_plain_and_rich_carry_the_same_facts(clipping: Any) -> None:
-    """Every check line (with the folded repeats), the first failure's values, the steps around
+    """Every check line (with the checks failing alike folded into one), the first failure's values, the steps around
     the first difference, every diagnosis, the output, notices, footer and the status word."""
     view = verdict_view(failed_verdict(), clipping, HintInfo(1, 5), lead=["No grind workspace here."])
     assert view.series is not None and any(first for *_, first in view.series.rows)
-    assert any(row.name == "… 2 more checks" for row in view.checks)
+    assert any(row.name == "3 checks" and "stub_a, stub_b, stub_c" in row.message for row in view.checks)
     plain_text, rich_text = assert_same_facts(view, extra=["FAILED", "Looks like numpy's convention: numpy's norm"])
 
 
@@ -220,7 +220,7 @@ def test_every_screen_model_has_a_plain_and_a_rich_rendering() -> None:
     anything else is refused rather than printed as a tuple."""
     models = {name for module in (screens, verdict) for name, value in vars(module).items()
               if isinstance(value, type) and name.endswith("View") and hasattr(value, "_fields")}
-    assert models - {"SeriesView"} == set(plain._DRAW) == set(styled._DRAW)
+    assert models - {"SeriesView", "EntriesView"} == set(plain._DRAW) == set(styled._DRAW)  # parts of a verdict
     assert len(models) >= 9
     with pytest.raises(TypeError):
         plain.text(object())
@@ -287,3 +287,24 @@ def test_piped_list_and_progress_keep_their_columns_for_long_names() -> None:
         # the second column (the status) starts at the same place in both rows
         starts = {len(line) - len(line[len(line.split()[0]):].lstrip()) for line in rows}
         assert len(starts) == 1, out.getvalue()
+
+
+def test_watch_redraws_each_verdict_on_a_terminal_and_appends_in_plain(clipping: Any) -> None:
+    """As rustlings does: on a terminal every re-grade clears the screen and redraws the heading
+    and the new verdict (the old one does not scroll up above it); plain output only appends."""
+    sitting = Sitting(clipping, Path("clipping.py"), "watch", NOW)
+    failed = failed_verdict()
+    attempt = Attempt("clipping", NOW - 2, NOW, "failed", 1, 1, None, 0, "watch", "x", NOW)
+    recorded = Recorded(attempt, None)
+    for terminal in (True, False):
+        out = io.StringIO()
+        with WatchView(Console(file=out, width=100, force_terminal=terminal, color_system=None)) as view:
+            view.present(sitting, False, None)
+            view.verdict(sitting, failed, recorded, 0)
+            view.verdict(sitting, failed, recorded, 0)
+        text = out.getvalue()
+        clears = text.count("\x1b[2J")
+        assert clears == (2 if terminal else 0), text[:300]
+        if terminal:  # after the last clear: the heading, then one verdict
+            last = text[text.rindex("\x1b[2J"):]
+            assert "clipping" in last and _flat(last).count("First failure") == 1

@@ -513,3 +513,89 @@ def test_a_submission_holding_every_inotify_instance_does_not_blind_watch_mode(w
         verdict = _join(running)
     assert verdict.status is Status.TIMEOUT, verdict.message
     assert "holding" in verdict.stdout and "inotify instances" in verdict.stdout, verdict.stdout
+
+
+# -- issue 36, point 6: the loop's small things --------------------------------------------------
+
+def test_practice_grades_the_fresh_file_when_it_presents_it_without_counting_a_try(ws: Path) -> None:
+    """As watch does: the first verdict of a practice sitting needs no save, and grading the file
+    grind just wrote is not an attempt."""
+    from judge.watch import practice_session
+
+    grade = FakeGrade()
+    loop, view, progress = _loop(ws, grade)
+    loop.events.put(Key("q"))
+    done = _in_thread(lambda: practice_session(loop, loop.progress, ws, [Catalog().get("clipping")],
+                                               interview=False))
+    view.wait_for("verdict")
+    _join(done)
+    assert len(grade.sources) == 1 and view.names()[:2] == ["present", "checking"] and "verdict" in view.names()
+    assert progress.attempts("clipping") == []
+
+
+def test_q_in_watch_leaves_with_a_one_line_summary(ws: Path) -> None:
+    """`q` ends watch with the attempts made and whether each exercise passed."""
+    from judge.watch import watch_summary
+
+    clipping, adam = _sitting(ws), _sitting(ws, "adam")
+    clipping.attempts, clipping.passed_at = 3, time.time()
+    adam.attempts = 1
+    assert watch_summary([clipping, adam]) == "Left watch: clipping 3 attempts, passed; adam 1 attempt, not passed."
+    assert watch_summary([_sitting(ws)]) == "Left watch: no attempts recorded."
+    runner.invoke(app, ["init", str(ws)])
+    import os
+
+    here = os.getcwd()
+    os.chdir(ws)
+    try:
+        result = runner.invoke(app, ["watch", "clipping", "--manual"], input="q\n")
+    finally:
+        os.chdir(here)
+    assert result.exit_code == 0, result.output
+    assert result.output.rstrip().splitlines()[-1] == "Left watch: no attempts recorded."
+
+
+def test_interview_keys_do_not_offer_a_hint_and_a_pass_has_one_footer(ws: Path) -> None:
+    """While an interview refuses hints, the keys shown leave `h hint` out; after a pass the
+    verdict's "Well done" and the loop's "n: next" are one line, not two stacked footers."""
+    from rich.console import Console
+
+    from judge.practice import Recorded
+    from judge.render import WatchView
+
+    with Progress(ws / ".grind" / "progress.db") as progress:
+        interview, _ = start_or_resume(progress, Catalog().get("clipping"), time.time())
+    sitting = _sitting(ws, mode="interview")
+    sitting.interview = interview
+    out = io.StringIO()
+    with WatchView(Console(file=out, width=200)) as view:
+        view.present(sitting, False, None)
+        assert "Keys: n next · l list · q quit" in out.getvalue() and "h hint" not in out.getvalue()
+        passed = verdict(Status.PASSED, 12, 12, None, "clipping")
+        view.verdict(_sitting(ws), passed, Recorded(None, None), 0, (1, 6))  # type: ignore[arg-type]
+    text = out.getvalue()
+    assert text.count("Well done") == 1 and text.count("grind solution clipping") == 1
+    assert "n: next exercise" in text
+
+
+def test_the_first_grade_that_computes_the_reference_says_so(ws: Path, tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """No silent "checking…" while the reference is computed once: the loop says so first, with
+    the time it took last on this machine when known."""
+    from judge import cache
+
+    monkeypatch.setenv("GRIND_CACHE_DIR", str(tmp_path / "fresh-cache"))
+    clipping = Catalog().get("clipping")
+    assert "up to" in (cache.reference_note(clipping) or "")
+    cache.record_reference_seconds("clipping", 12.4)
+    assert cache.reference_note(clipping) == "Computing clipping's reference once (about 12 s); later runs reuse it."
+    grade = FakeGrade()
+    db = ws / ".grind" / "progress.db"
+    view = FakeView()
+    loop = Loop(Progress(db), grade, view, queue.Queue(), listing=lambda: [], tick_s=0.02, note=cache.reference_note)
+    loop.events.put(Key("\n"))
+    loop.events.put(Key("q"))
+    done = _in_thread(lambda: loop.run(_sitting(ws)))
+    view.wait_for("verdict")
+    _join(done)
+    assert view.names()[1:3] == ["message", "checking"] and "about 12 s" in view.values("message")[0]

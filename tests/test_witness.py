@@ -154,3 +154,24 @@ def test_a_forged_in_process_count_fails_named_cold_and_warm(path: Path) -> None
         assert verdict.diagnosis is not None and verdict.diagnosis.slug == pitfall, verdict.diagnosis
         assert not any("could not count" in notice for notice in verdict.notices)
         assert any("grind counted from outside" in notice for notice in verdict.notices), verdict.notices
+
+
+REBINDINGS = sorted((ROOT / "tests" / "adversarial" / "rebind").glob("*.py"))
+
+
+@pytest.mark.parametrize("path", REBINDINGS, ids=[p.stem for p in REBINDINGS])
+def test_a_rank_that_never_waited_fails_however_torch_load_is_rebound(path: Path) -> None:
+    """A second red team passed a rank0-checkpoint answer with no barrier by rebinding
+    ``torch.load`` (or ``torch.serialization``'s helpers) by plain assignment, so that the
+    checks' read after each rank returned "found" a complete file. "readable at return" is now
+    read with the system calls themselves, bound before the learner's file loads: practice names
+    the real mistake; for marks, changing a module's attribute is refused before anything runs."""
+    from judge.grade import grade
+
+    slug, status, pitfall = _header(path)
+    exercise = Catalog().get(slug)
+    practice = grade(exercise, path)
+    assert practice.status.value == status, (practice.message, [c.message for c in practice.checks if c.message])
+    assert practice.diagnosis is not None and practice.diagnosis.slug == pitfall, practice.diagnosis
+    marked = grade(exercise, path, marked=True)
+    assert marked.status.value == "forbidden" and "changing " in marked.message, marked.message

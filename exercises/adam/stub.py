@@ -6,7 +6,7 @@ import torch
 class Adam:
     """Adam over a list (or any iterable) of parameters, like torch.optim.Adam.
 
-    weight_decay is an L2 penalty: weight_decay * p is added to the gradient.
+    weight_decay is an L2 penalty, as in torch.optim.Adam.
     """
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0):
@@ -22,7 +22,7 @@ class Adam:
 
 
 class AdamW:
-    """AdamW, like torch.optim.AdamW: Adam with decoupled weight decay, p *= 1 - lr * weight_decay."""
+    """AdamW, like torch.optim.AdamW: Adam with decoupled weight decay."""
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2):
         raise NotImplementedError("write AdamW.__init__")

@@ -11,7 +11,7 @@ def ddp_token_loss(token_losses, mask):
     token_losses: this rank's per-position losses, shape [batch, length], part of the graph.
     mask:         same shape, bool or 0/1 floats: which positions are real tokens (not padding).
 
-    The process group is already initialised: dist.get_world_size(), dist.all_reduce(...) work.
+    The process group is already initialised: torch.distributed is ready to use.
     Returns a scalar tensor to call .backward() on.
     """
     raise NotImplementedError("write ddp_token_loss")

@@ -11,8 +11,8 @@ def lr_range_test(model, loss_fn, batches, optimizer, start_lr=1e-7, steps_per_d
     model, loss_fn: loss_fn(model(x), y) is a scalar tensor to backpropagate.
     batches:        an iterator of (x, y) minibatches: one step per minibatch, in order, read once.
     optimizer:      a torch optimizer over model's parameters, possibly with several param groups.
-    start_lr, steps_per_decade: step s (from 0) runs at start_lr * 10 ** (s / steps_per_decade),
-                    on every param group.
+    start_lr, steps_per_decade: step 0 runs at start_lr; the lr grows geometrically, ten times
+                    larger every steps_per_decade steps, on every param group.
     stop_factor:    stop after the first step whose loss exceeds stop_factor times the smallest
                     loss recorded so far.
 

@@ -11,7 +11,7 @@ def lr_multiplier(step, warmup_steps, total_steps, min_ratio=0.0):
     total_steps:  the step at which the cosine reaches the floor, an int > warmup_steps.
     min_ratio:    the floor, as a fraction of max_lr (min_lr = min_ratio * max_lr).
 
-    Returns a float: step / warmup_steps during warmup, then a half cosine from 1 down to
-    min_ratio over the steps warmup_steps..total_steps, then min_ratio for ever.
+    Returns a float: a straight line from 0 at step 0 up to 1 at warmup_steps, then a half
+    cosine from 1 down to min_ratio over the steps warmup_steps..total_steps, then min_ratio for ever.
     """
     raise NotImplementedError("write lr_multiplier")

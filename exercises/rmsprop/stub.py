@@ -6,9 +6,8 @@ import torch
 class RMSprop:
     """RMSprop over a list (or any iterable) of parameters, like torch.optim.RMSprop.
 
-    alpha is the decay of the running mean of squared gradients, eps is added to its square
-    root, weight_decay is an L2 penalty (weight_decay * p joins the gradient), momentum > 0 keeps
-    a velocity of normalised steps, and centered=True normalises by the gradient's variance.
+    alpha is the decay of the running mean of squared gradients; eps, weight_decay, momentum and
+    centered mean what they mean in torch.optim.RMSprop.
     """
 
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False):

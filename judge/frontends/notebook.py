@@ -130,7 +130,8 @@ def _guarded(action: Callable[[], Shown]) -> Shown:
 
 def check(exercise: str, code: Any) -> Shown:
     """Grade ``code`` for ``exercise``: the source as a string, a file's path (a ``pathlib.Path``:
-    graded as ``grind run --file`` grades it), or a function, class or module whose source grind
+    graded as ``grind run --file`` grades it; a saved ``.ipynb``, its answer cells, as ``grind
+    grade`` grades a class of notebooks: judge/notebooks.py), or a function, class or module whose source grind
     reads (``inspect``). Returns a displayable verdict (``Result``) or, when grind cannot grade
     it, a ``Problem`` saying why."""
     if isinstance(code, os.PathLike):
@@ -300,7 +301,18 @@ def grind_cell(line: str, cell: str) -> None:
         _display(Problem(("which exercise? " if not words else f"one exercise name, not {' '.join(words)!r}: ")
                          + usage))
         return
-    _display(_guarded(lambda: Result(actions.grade_in_child(words[0], "\n" + cell, label=CELL_LABEL))))
+    # The same rule as for a notebook graded as a file (judge/notebooks.py): a % or ! line is
+    # IPython's, not Python's, so it is left out with a note rather than failing as a SyntaxError.
+    from judge.notebooks import drop_ipython_lines
+
+    text, notes = drop_ipython_lines("\n" + cell, CELL_LABEL)  # numbered as the verdict numbers lines
+
+    def graded() -> Result:
+        answer = actions.grade_in_child(words[0], text, label=CELL_LABEL)
+        answer.lead[:0] = notes
+        return Result(answer)
+
+    _display(_guarded(graded))
 
 
 def grind_hint(line: str) -> None:

@@ -13,18 +13,20 @@ Layout of the output layer:
 terminal cannot disagree on content, only on looks. The ``render_*`` functions are the call
 sites' shorthand: build the model, show it. Every function takes its ``Console`` as an argument
 (tests pass ``Console(file=StringIO(), width=80)``); nothing here builds a global console.
+Importing this package, or ``judge.render.plain``, loads no rich: a plain verdict can be drawn
+by a grind run that never imports it (``styled`` loads when a terminal is drawn on).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-
-from judge.render import plain, styled
+from judge.render import plain
 from judge.views.verdict import HintInfo, verdict_view
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from judge.models import Exercise, Verdict
     from judge.practice import Sitting
     from judge.progress import Overview
@@ -41,12 +43,18 @@ def __getattr__(name: str) -> Any:
         from judge.render import live
 
         return getattr(live, name)
+    if name == "styled":  # rich loads with it: `grind run` over the daemon draws plain text without it
+        import importlib
+
+        return importlib.import_module("judge.render.styled")  # not `from judge.render import`: that asks here again
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def show(console: Console, view: Any) -> None:
     """Print ``view``: rich's rendering on a terminal, plain lines elsewhere."""
     if console.is_terminal:
+        from judge.render import styled  # rich: loaded only when a terminal is drawn on
+
         console.print(styled.renderable(view, console))
         return
     text = plain.text(view, console.width)
@@ -56,7 +64,7 @@ def show(console: Console, view: Any) -> None:
 
 def render_verdict(console: Console, verdict: Verdict, exercise: Exercise, hints: HintInfo | None = None,
                    lead: list[str] | None = None) -> None:
-    show(console, verdict_view(verdict, exercise, hints, lead, console.encoding))
+    show(console, verdict_view(verdict, exercise, hints, lead, console.encoding, console.width))
 
 
 def render_list(console: Console, rows: list[tuple[Exercise, str]], numbered: bool = False) -> None:
@@ -67,9 +75,9 @@ def render_list(console: Console, rows: list[tuple[Exercise, str]], numbered: bo
 
 def render_text(console: Console, title: str, body: str, syntax: bool = False) -> None:
     """A hint or a solution: in a panel on a terminal, as is elsewhere."""
-    from judge.views.screens import TextView
+    from judge.views.screens import text_view
 
-    show(console, TextView(title, body, syntax))
+    show(console, text_view(title, body, syntax))
 
 
 def render_statement(console: Console, title: str, body: str) -> None:

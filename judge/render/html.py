@@ -92,12 +92,23 @@ def _verdict(view: VerdictView) -> str:
                             (escape(row.kind), "color: #6e7781;"), (_text(row.message), "")))
         out.append('</table>')
     if view.failure is not None and view.details:
+        note = f' <span style="font-weight: 400; color: #6e7781;">{escape(view.failure_note)}</span>' \
+            if view.failure_note else ""
         out.append(f'<div style="margin-top: 8px; font-weight: 600;">First failure: '
-                   f'<span style="{MONO}">{escape(view.failure)}</span></div>')
+                   f'<span style="{MONO}">{escape(view.failure)}</span>{note}</div>')
         out.append('<table class="grind-failure" style="border-collapse: collapse;">')
         for label, value in view.details:
             out.append(_row((escape(label), "font-weight: 600; white-space: nowrap; padding-left: 12px;"),
                             (_text(value), f"{MONO} overflow-wrap: anywhere;")))
+        out.append('</table>')
+    if view.entries is not None:
+        out.append(f'<div style="margin-top: 6px; font-weight: 600;">{escape(view.entries.heading)}</div>'
+                   '<table class="grind-entries" style="border-collapse: collapse;">')
+        out.append(_row(("index", "font-weight: 600;"), ("expected", "font-weight: 600;"),
+                        ("yours", "font-weight: 600;"), ("", "")))
+        for index, expected, got, first in view.entries.rows:
+            out.append(_row((escape(index), MONO), (escape(expected), MONO), (escape(got), MONO),
+                            ("◀ first difference" if first else "", "color: #cf222e;")))
         out.append('</table>')
     if view.series is not None:
         out.append(curve(view.series))

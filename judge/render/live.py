@@ -5,6 +5,7 @@ what is here is the live machinery, and the plain fallback for when there is no 
 from __future__ import annotations
 
 import threading
+import time
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
@@ -12,8 +13,8 @@ from rich.text import Text
 
 from judge.render.styled import line as styled_line
 from judge.text import clock_text, safe
-from judge.views.screens import KEYS_HELP, Line, Tone, grading_line, hint_view, list_view, watch_after_verdict, \
-    watch_intro, watch_pick_note
+from judge.views.screens import Line, Tone, grading_line, hint_view, list_view, watch_after_verdict, \
+    watch_intro, watch_keys, watch_pick_note
 from judge.views.verdict import HintInfo, verdict_view
 
 if TYPE_CHECKING:
@@ -23,8 +24,9 @@ if TYPE_CHECKING:
 
 class WatchView:
     """The watch loop's screen. On a terminal a status line stays at the bottom (the exercise,
-    the interview countdown, "checking…", the keys) and verdicts print above it; elsewhere the
-    same things are plain lines, with the countdown printed once a minute."""
+    the interview countdown, "checking…", the keys) and each verdict replaces the screen above
+    it (cleared, the exercise's heading redrawn); elsewhere the same things are plain lines,
+    appended, with the countdown printed once a minute."""
 
     def __init__(self, console: Console) -> None:
         self.console = console
@@ -32,6 +34,7 @@ class WatchView:
         self._status = ""
         self._minute: int | None = None
         self._manual = False
+        self._intro: tuple[str, list[Line]] | None = None  # the exercise's heading and lines, redrawn with each verdict
 
     def __enter__(self) -> WatchView:
         if self.console.is_terminal:
@@ -62,17 +65,22 @@ class WatchView:
     def present(self, sitting: Sitting, manual: bool, position: tuple[int, int] | None) -> None:
         self._manual = manual
         # On a terminal the status line at the bottom lists the keys: once is enough.
-        heading, lines = watch_intro(sitting, manual, position, None if self.live is not None else self._keys())
+        heading, lines = watch_intro(sitting, manual, position,
+                                     None if self.live is not None else self._keys(sitting))
+        self._intro = (heading, lines)
+        self._heading(heading, lines)
+        self._minute = None
+
+    def _heading(self, heading: str, lines: list[Line]) -> None:
         if self.console.is_terminal:
             self.console.rule(Text(heading, style="bold"))
         else:
             self._say(Line(f"== {heading} =="))
         for line in lines:
             self._say(line)
-        self._minute = None
 
-    def _keys(self) -> str:
-        return KEYS_HELP + (" · Enter check" if self._manual else "")
+    def _keys(self, sitting: Sitting) -> str:
+        return watch_keys(self._manual, hints=not sitting.interview_running(time.time()))
 
     def checking(self, sitting: Sitting) -> None:
         if self.live is None:
@@ -82,7 +90,16 @@ class WatchView:
     def verdict(self, sitting: Sitting, verdict: Verdict, recorded: Recorded, hints_shown: int | None,
                 standing: tuple[int, int] | None = None) -> None:
         hints = None if hints_shown is None else HintInfo(hints_shown, len(sitting.exercise.hints), key=True)
-        self._show(verdict_view(verdict, sitting.exercise, hints, encoding=self.console.encoding))
+        if self.live is not None:
+            # As rustlings does: each re-grade replaces the screen (the exercise's heading, then
+            # this verdict) instead of scrolling the last one up; plain output appends.
+            self.console.clear()
+            if self._intro is not None:
+                self._heading(*self._intro)
+        view = verdict_view(verdict, sitting.exercise, hints, encoding=self.console.encoding, width=self.console.width)
+        if verdict.passed:  # watch_after_verdict ends a pass with the loop's own footer: one, not two
+            view = view._replace(footer="")
+        self._show(view)
         for line in watch_after_verdict(sitting, verdict, recorded, standing):
             self._say(line)
 
@@ -116,7 +133,7 @@ class WatchView:
             parts.append(f"⏱ {clock_text(remaining)} left")
         if checking:
             parts.append("checking…")
-        parts.append(self._keys())
+        parts.append(self._keys(sitting))
         status = "  ·  ".join(parts)
         if status != self._status:
             self._status = status

@@ -57,8 +57,13 @@ def _verdict(view: VerdictView, width: int = 80) -> str:
         kind = f" ({row.kind})" if row.kind else ""
         out.append(f"  {PLAIN_MARK[row.status]:5} {row.name}{kind}{message}")
     if view.failure is not None and view.details:
-        out.append(f"First failure: {view.failure}")
-        out += [f"  {label}: {value}" for label, value in view.details]
+        note = f" {view.failure_note}" if view.failure_note else ""
+        out.append(f"First failure: {view.failure}{note}")
+        out += [f"  {label}: {value}" if label else f"  {value}" for label, value in view.details]
+    if view.entries is not None:
+        out.append(f"  {view.entries.heading} (index: expected / yours):")
+        out += [f"    {index}: {expected} / {got}{'  <-' if first else ''}"
+                for index, expected, got, first in view.entries.rows]
     if view.series is not None:
         out.append(f"  {view.series.label} around the first difference (step: expected / yours):")
         out += [f"    {step}: {expected} / {got}{'  <-' if first else ''}"

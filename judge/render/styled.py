@@ -30,7 +30,7 @@ if TYPE_CHECKING:
         Tone,
         ValidationView,
     )
-    from judge.views.verdict import SeriesView, VerdictView
+    from judge.views.verdict import EntriesView, SeriesView, VerdictView
 
 STATUS_STYLE = {
     Status.PASSED: "bold green",
@@ -77,21 +77,23 @@ def _verdict(view: VerdictView, console: Console) -> Any:
     if view.checks:
         table = Table.grid(padding=(0, 1))
         table.add_column(no_wrap=True)
-        table.add_column(no_wrap=True, overflow="ellipsis", max_width=34)
+        # Names fold rather than being cut: a long check name must stay readable at any width.
+        table.add_column(overflow="fold", max_width=max(20, console.width // 3))
         table.add_column(style="dim", no_wrap=True)
-        table.add_column(overflow="fold")
+        table.add_column(overflow="fold", ratio=1)
         for row in view.checks:
             mark, style = MARK[row.status]
             table.add_row(Text(mark, style=style), Text(row.name), Text(row.kind), Text(row.message))
         parts.append(table)
     if view.failure is not None and view.details:
-        parts.append(Text(f"\nFirst failure: {view.failure}", style="bold"))
-        grid = Table.grid(padding=(0, 1))
-        grid.add_column(style="bold", no_wrap=True)
-        grid.add_column(overflow="fold")
+        parts.append(Text.assemble(("First failure: ", "bold"), (view.failure, "bold"),
+                                   (f" {view.failure_note}" if view.failure_note else "", "dim")))
+        # One small grid per line, so each value wraps under itself and no label's width is
+        # forced on the others (a shared label column left the values 57 of 80 columns).
         for label, value in view.details:
-            grid.add_row(Text(f"  {label}:"), Text(value))
-        parts.append(grid)
+            parts.append(_hanging([(f"  {label}: " if label else "  ", value)], lead_style="bold"))
+    if view.entries is not None:
+        parts.append(entries(view.entries))
     if view.series is not None:
         parts.append(series(console, view.series))
     for block in view.diagnoses:
@@ -100,10 +102,21 @@ def _verdict(view: VerdictView, console: Console) -> Any:
     parts += [Text(line, style="dim") for line in view.output]
     parts += [Text(notice, style="yellow") for notice in view.notices]
     if view.footer:
-        parts.append(Text("\n" + view.footer, style="cyan"))
-    return Panel(Group(*parts), title=Text(view.title, style="bold"),
-                 subtitle=Text(f" {view.status_word} ", style=STATUS_STYLE[view.status]), subtitle_align="right",
-                 expand=True)
+        parts.append(Text(view.footer, style="cyan"))
+    return _titled(Group(*parts), Text(view.title, style="bold"), console,
+                   subtitle=Text(f" {view.status_word} ", style=STATUS_STYLE[view.status]), subtitle_align="right",
+                   expand=True)
+
+
+def entries(view: EntriesView) -> Any:
+    """A large observation's summary: its shape, then the first differing entry and its neighbours."""
+    table = Table(box=None, padding=(0, 2))
+    for column in ("index", "expected", "yours"):
+        table.add_column(column, justify="right")
+    table.add_column("", width=1, no_wrap=True)
+    for index, expected, got, first in view.rows:
+        table.add_row(index, expected, got, "◀" if first else "")
+    return Group(Text(f"  {view.heading}:", style="bold"), table)
 
 
 def series(console: Console, view: SeriesView) -> Any:
@@ -117,11 +130,13 @@ def series(console: Console, view: SeriesView) -> Any:
         plt.clear_figure()
         plt.plot_size(max(40, min(console.width - 12, 100)), 14)
         plt.theme("clear")
-        # No plotext legend: at 80 columns it sits on the curves. The title names the colours.
-        plt.plot(*_stepped(view.expected, base), color="green")
-        plt.plot(*_stepped(view.got, base), color="red")
+        # No plotext legend: at 80 columns it sits on the curves. The title names the colours
+        # and the marks: a solid line against crosses, which a learner who cannot tell red from
+        # green still tells apart.
+        plt.plot(*_stepped(view.expected, base), color="green", marker="hd")
+        plt.plot(*_stepped(view.got, base), color="red", marker="x")
         plt.xticks(_whole_ticks(base, base + max(len(view.expected), len(view.got)) - 1))
-        plt.title(f"{view.label}: reference (green), yours (red)")
+        plt.title(f"{view.label}: reference (green line), yours (red x)")
         plt.xlabel("step")
         return Text.from_ansi(plt.build())
     table = Table(box=None, padding=(0, 2))
@@ -155,11 +170,20 @@ def _whole_ticks(first: int, last: int, most: int = 8) -> list[int]:
 
 @_draws("ListView")
 def _list(view: ListView, console: Console) -> Any:
-    table = Table(title="Exercises", expand=False)
-    for column in ("#",) * view.numbered + ("exercise", "title", "topic", "difficulty", "status"):
-        table.add_column(column)
+    from rich import box
+
+    # A light frame, and only the title wraps. At 80 columns the boxed five-column table folded
+    # every title over three to five lines and split long topics ("mixed precision"), so on a
+    # narrow terminal topic and difficulty share one column.
+    narrow = console.width < 110
+    columns = ("#",) * view.numbered + (("exercise", "title", "topic · difficulty", "status") if narrow else
+                                        ("exercise", "title", "topic", "difficulty", "status"))
+    table = Table(title="Exercises", expand=False, box=box.SIMPLE_HEAD, padding=(0, 1), collapse_padding=True)
+    for column in columns:
+        table.add_column(column, no_wrap=column != "title", overflow="fold" if column == "title" else "ellipsis")
     for r in view.rows:
-        table.add_row(*(str(r.number),) * view.numbered, r.slug, r.title, r.topic, r.difficulty,
+        where = (f"{r.topic} · {r.difficulty}",) if narrow else (r.topic, r.difficulty)
+        table.add_row(*(str(r.number),) * view.numbered, r.slug, r.title, *where,
                       Text(r.status, style=STATUS_COLOUR.get(r.status, "")))
     return table
 
@@ -169,8 +193,19 @@ def _text(view: TextView, console: Console) -> Any:
     if view.syntax:
         from rich.syntax import Syntax
 
-        return Panel(Syntax(view.body, "python", line_numbers=False), title=view.title)
-    return Panel(Text(view.body), title=view.title)
+        return _titled(Syntax(view.body, "python", line_numbers=False), Text(view.title), console)
+    body = Text(view.body)
+    for word in view.emphasis:
+        body.highlight_words([word], style="italic")
+    return _titled(body, Text(view.title), console)
+
+
+def _titled(body: Any, title: Text, console: Console, **panel: Any) -> Panel:
+    """A panel whose title is never cut: rich shortens a title wider than the frame to "…", so a
+    long one (a long exercise title at 80 columns) goes inside, as the body's first line."""
+    if title.cell_len + 6 <= console.width:
+        return Panel(body, title=title, **panel)
+    return Panel(Group(title, body), **panel)
 
 
 @_draws("StatementView")
@@ -208,15 +243,34 @@ def _doctor(view: DoctorView, console: Console) -> Any:
     """grind doctor: the isolation level in force, and what every level does and does not give."""
     parts: list[Any] = [Text.assemble(("Isolation level: ", "bold"),
                                       (view.level, "bold green" if view.grading_allowed else "bold yellow"))]
-    parts += [Text(line) for line in view.lines]
+    parts += [_indented(line) for line in view.lines]
     if view.torch is not None:
         parts.append(Text(view.torch, style="" if view.torch_ok else "bold red"))
     parts += [Text(note) for note in view.notes]
     for level in view.levels:
         parts.append(Text(f"{'▶ ' if level.current else '  '}{level.name}", style="bold" if level.current else ""))
-        parts += [Text(f"      - {line}") for line in level.lines]
+        parts.append(_hanging([("      - ", line) for line in level.lines]))
     parts += [Text(line) for line in view.after]
     return Group(*parts)
+
+
+def _indented(line: str) -> Any:
+    """A line whose leading spaces stay the margin of every line it wraps into."""
+    from rich.padding import Padding
+
+    text = line.lstrip(" ")
+    return Padding(Text(text), (0, 0, 0, len(line) - len(text))) if text != line else Text(line)
+
+
+def _hanging(rows: list[tuple[str, str]], lead_style: str = "") -> Any:
+    """Lines that keep their indent when they wrap: each wrapped line starts under the text, not
+    at the left edge (grind doctor's guarantees at 80 columns)."""
+    grid = Table.grid()
+    grid.add_column(no_wrap=True)
+    grid.add_column(overflow="fold")
+    for lead, text in rows:
+        grid.add_row(Text(lead, style=lead_style), Text(text))
+    return grid
 
 
 @_draws("ValidationView")

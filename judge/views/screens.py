@@ -8,6 +8,8 @@ carries emphasis, it says what kind (``Tone``), never how it looks: that is the 
 
 from __future__ import annotations
 
+import re
+
 from datetime import date, datetime
 from enum import Enum
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -21,6 +23,13 @@ if TYPE_CHECKING:
     from judge.quiz import Answered, Card, CardProgress, DeckReport, Session
 
 KEYS_HELP = "h hint · n next · l list · q quit"
+
+
+def watch_keys(manual: bool, hints: bool = True) -> str:
+    """The loop's keys. No ``h hint`` while an interview refuses hints: a key that answers
+    "locked" is not one to offer."""
+    keys = KEYS_HELP if hints else KEYS_HELP.replace("h hint · ", "")
+    return keys + (" · Enter check" if manual else "")
 
 
 class Tone(str, Enum):
@@ -107,15 +116,36 @@ def progress_view(overview: Overview) -> ProgressView:
 
 
 class TextView(NamedTuple):
-    """A hint or a solution: a title over text shown as it is (``syntax``: Python source)."""
+    """A hint or a solution: a title over text shown as it is (``syntax``: Python source).
+    ``emphasis`` holds the words the text's Markdown emphasised (``*before*``), already without
+    their asterisks: a terminal shows them in italics, plain text as they are."""
 
     title: str
     body: str
     syntax: bool = False
+    emphasis: tuple[str, ...] = ()
+
+
+# *word* or *a few words*: asterisks that hug text, not the spaced ones of "beta1 * m" or "**"
+_EMPHASIS = re.compile(r"(?<![\w*])\*([^\s*](?:[^*]*?[^\s*])?)\*(?![\w*])")
+
+
+def text_view(title: str, body: str, syntax: bool = False) -> TextView:
+    """A hint (or any prose) with its Markdown emphasis taken out of the words and kept aside:
+    a learner read literal "*squared*" before. Source code (``syntax``) is left as it is."""
+    if syntax:
+        return TextView(title, body, True)
+    words: list[str] = []
+
+    def strip(match: re.Match[str]) -> str:
+        words.append(match.group(1))
+        return match.group(1)
+
+    return TextView(title, _EMPHASIS.sub(strip, body), False, tuple(dict.fromkeys(words)))
 
 
 def hint_view(number: int, total: int, text: str, last: bool = False) -> TextView:
-    return TextView(f"Hint {number} of {total}{' (the last one)' if last else ''}", text)
+    return text_view(f"Hint {number} of {total}{' (the last one)' if last else ''}", text)
 
 
 class StatementView(NamedTuple):
@@ -192,9 +222,11 @@ def watch_after_verdict(sitting: Sitting, verdict: Verdict, recorded: Recorded,
         lines.append(Line(f"Interview passed in {clock_text(sitting.time_to_pass)}.", Tone.GOOD))
     if recorded.review is not None:
         when = until_text(recorded.review.due, recorded.attempt.ended_at)
-        lines.append(Line(f"{sitting.slug} comes back for review {when}.", Tone.INFO))
-    if verdict.passed:
-        lines.append(Line("n: next exercise · q: quit (nothing moves on until you say so)", Tone.DIM))
+        why = f" ({recorded.review.reason})" if recorded.review.reason else ""
+        lines.append(Line(f"{sitting.slug} comes back for review {when}{why}.", Tone.INFO))
+    if verdict.passed:  # the one footer after a pass (the verdict's own is dropped in the loop)
+        lines.append(Line(f"Well done. n: next exercise · q: quit (nothing moves on until you say so) · "
+                          f"compare with the reference: grind solution {sitting.slug}", Tone.DIM))
     return lines
 
 
@@ -268,7 +300,8 @@ VALIDATION_COLUMNS = ("exercise", "cases", "pitfalls caught", "corpus named", "n
 
 def validation_view(reports: list[Any]) -> ValidationView:
     """One row per exercise (cases, pitfalls caught, the corpus named right and named wrongly,
-    time), then every problem on its own line."""
+    time), then its notes (each pitfall's margin against the tolerance; what checks the
+    reference), its warnings (which never fail it) and every problem, each on its own line."""
     rows, lines = [], []
     for r in reports:
         corpus = getattr(r, "corpus", None)
@@ -277,6 +310,8 @@ def validation_view(reports: list[Any]) -> ValidationView:
                                   "" if corpus is None else corpus.wrong_name_text(), f"{r.seconds:.1f} s",
                                   "adequate" if r.ok else f"{len(r.problems)} problem(s)", r.ok))
     lines += [f"{r.exercise} corpus: {r.corpus.summary()}" for r in reports if getattr(r, "corpus", None) is not None]
+    lines += [f"{r.exercise}: {note}" for r in reports for note in getattr(r, "notes", [])]
+    lines += [f"{r.exercise}: warning: {warning}" for r in reports for warning in getattr(r, "warnings", [])]
     lines += [f"{r.exercise}: {problem}" for r in reports for problem in r.problems]
     return ValidationView(rows, lines)
 

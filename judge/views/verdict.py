@@ -9,10 +9,12 @@ the footer that offers the next hint. Both renderers only lay it out.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
 from judge.models import CheckStatus, Exercise, Status, Verdict
+from judge.numbers import magnitude_text, number_text, pair_text
 from judge.text import safe_data, terminal_safe
 
 
@@ -57,6 +59,15 @@ class SeriesView(NamedTuple):
     rows: list[tuple[str, str, str, bool]]
 
 
+class EntriesView(NamedTuple):
+    """A large observation that differs, summarised: its shape and how many entries differ, then
+    the first differing entry with a few neighbours (index, expected, yours, whether it is the
+    first difference). Never the whole array: ``--json`` and ``--repro`` have that."""
+
+    heading: str
+    rows: list[tuple[str, str, str, bool]]
+
+
 class VerdictView(NamedTuple):
     title: str  # "clipping · Gradient clipping by global norm"
     status: Status
@@ -70,6 +81,8 @@ class VerdictView(NamedTuple):
     output: list[str]  # what the learner's code printed, already indented
     notices: list[str]
     footer: str
+    failure_note: str = ""  # "(edge), the smallest of 6 failing inputs": said after the failure's name
+    entries: EntriesView | None = None
 
     @property
     def status_word(self) -> str:
@@ -86,9 +99,61 @@ def compact(value: Any) -> str:
     return json.dumps(value, separators=(", ", ": "), default=str)
 
 
-def number(value: float) -> str:
-    """One float, exactly: the shortest decimal that reads back to it (2**18 is 262144.0)."""
-    return repr(float(value))
+def number(value: float, rtol: float | None = None) -> str:
+    """One number, as every line of a verdict writes it (judge.numbers.number_text)."""
+    return number_text(value, rtol)
+
+
+SMALL = 8  # a value with at most this many numbers is shown whole; a larger one is summarised
+HEAD = 2  # the first numbers a summary shows
+LONG = 160  # an input longer than this is summarised by shapes alone
+_SPELLED = ("nan", "inf", "-inf")
+
+
+def _is_number(value: Any) -> bool:
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)) or value in _SPELLED
+
+
+def shape_of(value: Any) -> list[int] | None:
+    """The shape of a rectangular nested list of numbers (``[]`` for one number), else None."""
+    if _is_number(value):
+        return []
+    if not isinstance(value, list) or not value:
+        return None
+    inner = [shape_of(v) for v in value]
+    if inner[0] is None or any(i != inner[0] for i in inner):
+        return None
+    return [len(value), *inner[0]]
+
+
+def flat(value: Any) -> list[Any]:
+    return [x for v in value for x in flat(v)] if isinstance(value, list) else [value]
+
+
+def brief(value: Any, rtol: float | None = None, top: bool = True, head: int = HEAD) -> tuple[str, bool]:
+    """``value`` on one line with every number written by ``number``, and whatever holds more
+    than ``SMALL`` numbers summarised by its shape and first numbers; True when something was
+    summarised (the whole is then in ``--repro`` and ``--json``)."""
+    if isinstance(value, str):
+        return (value if top or value in _SPELLED else json.dumps(value)), False
+    if _is_number(value) or isinstance(value, bool) or value is None:
+        return (number(value, rtol) if _is_number(value) else json.dumps(value)), False
+    if isinstance(value, dict):
+        parts = [(json.dumps(str(k)), brief(v, rtol, False, head)) for k, v in value.items()]
+        return "{" + ", ".join(f"{k}: {text}" for k, (text, _) in parts) + "}", any(cut for _, (_, cut) in parts)
+    if isinstance(value, (list, tuple)):
+        value = list(value)
+        shape = shape_of(value)
+        numbers = flat(value) if shape is not None else []
+        if shape is not None and len(numbers) > SMALL:
+            first = ", ".join(number(v, rtol) for v in numbers[:head])
+            return (f"<shape {shape}: {first}, …>" if head else f"<shape {shape}>"), True
+        if shape is None and len(value) > SMALL:
+            shown = [brief(v, rtol, False, head) for v in value[:HEAD]]
+            return "[" + ", ".join(text for text, _ in shown) + f", … {len(value) - HEAD} more]", True
+        items = [brief(v, rtol, False, head) for v in value]
+        return "[" + ", ".join(text for text, _ in items) + "]", any(cut for _, cut in items)
+    return str(value), False
 
 
 def indented(text: str, margin: str) -> str:
@@ -113,50 +178,130 @@ def printable(verdict: Verdict, encoding: str = "utf-8") -> Verdict:
 
 
 def verdict_view(verdict: Verdict, exercise: Exercise, hints: HintInfo | None = None,
-                 lead: list[str] | None = None, encoding: str = "utf-8") -> VerdictView:
+                 lead: list[str] | None = None, encoding: str = "utf-8", width: int = 80) -> VerdictView:
     """Everything the verdict screen says, made safe for a console writing ``encoding``.
-    ``lead`` notices say what was graded (e.g. the untouched stub, outside a workspace)."""
+    ``lead`` notices say what was graded (e.g. the untouched stub, outside a workspace).
+
+    It is short on purpose (a wrong answer fits a 24-line screen at 80 columns): passing checks
+    are one line, failing checks with the same mistake one line, and the failure shown in
+    detail is the one with the smallest input, its large values summarised. ``width`` only
+    decides how many check names a grouped line lists."""
     verdict = printable(verdict, encoding)
-    failure = verdict.first_failure
+    failure = verdict.smallest_failure
+    rtol, tol = _tolerances(exercise)
     series = None
     if failure is not None and failure.series:
-        series = series_view(failure.series, failure.observation or "value")
+        series = series_view(failure.series, failure.observation or "value", rtol)
+    failing = sum(c.status is not CheckStatus.PASSED for c in verdict.checks)
+    note = ""
+    if failure is not None:
+        note = f"({failure.kind})" if failure.kind else ""
+        if failing > 1 and failure.input is not None:
+            note += f", the smallest input of {failing} failing checks"
+    entries = None if failure is None or series is not None else entries_view(failure, rtol, tol,
+                                                                               exercise.step_base)
     return VerdictView(
         title=f"{exercise.slug} · {exercise.title}",
         status=verdict.status,
         message=verdict.message,
         lead=[terminal_safe(n, encoding) for n in lead or []],
-        checks=_check_rows(verdict),
+        checks=_check_rows(verdict, width),
         failure=failure.name if failure is not None else None,
-        details=_detail_lines(verdict),
+        details=_detail_lines(verdict, failure, rtol, entries is not None, exercise.slug),
         series=series,
         diagnoses=diagnosis_lines(verdict),
         output=_output_lines(verdict),
         notices=list(verdict.notices),
         footer=_footer(verdict, exercise, hints),
+        failure_note=note.lstrip(", "),
+        entries=entries,
     )
 
 
-def _detail_lines(verdict: Verdict) -> list[tuple[str, str]]:
-    """(label, text) pairs explaining the first failure."""
-    failure = verdict.first_failure
+def _tolerances(exercise: Exercise) -> tuple[float, tuple[float, float]]:
+    """The relative tolerance numbers are written at (the exercise's tightest), and the
+    (rtol, atol) an entry must be off by to count as differing (its loosest)."""
+    tolerances = list(exercise.tolerance.values()) or []
+    if not tolerances:
+        return 1e-5, (1e-5, 1e-6)
+    return (min(t.rtol for t in tolerances),
+            (max(t.rtol for t in tolerances), max(t.atol for t in tolerances)))
+
+
+def _detail_lines(verdict: Verdict, failure: Any, rtol: float, summarised: bool, slug: str) -> list[tuple[str, str]]:
+    """(label, text) pairs explaining the failure shown: where it first differs, its input, and
+    expected and got when they are small (a large observation is summarised in ``entries``)."""
     lines: list[tuple[str, str]] = []
     if failure is None:
         return lines
+    if failure.message:
+        lines.append(("", failure.message))
+    cut = False
     if failure.input is not None:
-        lines.append(("Input", compact(failure.input)))
+        text, cut = brief(failure.input, rtol)
+        if len(text) > LONG:  # more than two lines at 80 columns: the shapes alone
+            text, cut = brief(failure.input, rtol, head=0)
+        lines.append(("Input", text))
     which = f" {failure.observation}" if failure.observation else ""
-    if failure.expected is not None:
-        lines.append((f"Expected{which}", compact(failure.expected)))
-    if failure.got is not None:
-        lines.append((f"Got{which}", compact(failure.got)))
+    if not summarised:
+        for label, value in ((f"Expected{which}", failure.expected), (f"Got{which}", failure.got)):
+            if value is not None:
+                text, more = brief(value, rtol)
+                cut = cut or more
+                lines.append((label, text))
     if failure.max_abs_err is not None:
-        from judge.compare import magnitude_text  # numpy, only once there is an error to show
-
         relative = (f", {magnitude_text(failure.max_rel_err)} relative" if failure.max_rel_err is not None
                     else " (the expected value is 0: no relative error)")
         lines.append(("Largest error", f"{magnitude_text(failure.max_abs_err)} absolute{relative}"))
+    if (cut or summarised) and lines:
+        label, text = lines[1] if failure.message and failure.input is not None else lines[-1]
+        index = 1 if failure.message and failure.input is not None else len(lines) - 1
+        lines[index] = (label, f"{text} (whole: grind run {slug} --repro or --json)")
     return lines
+
+
+def entries_view(failure: Any, rtol: float, tol: tuple[float, float], step_base: int = 0) -> EntriesView | None:
+    """A large expected/got pair of one shape, summarised (see EntriesView); None when both are
+    small enough to show whole, or not two arrays of one shape."""
+    expected, got = failure.expected, failure.got
+    shape = shape_of(expected)
+    if not shape or shape_of(got) != shape:
+        return None
+    want, have = flat(expected), flat(got)
+    if len(want) <= SMALL:
+        return None
+    differ = [i for i, (e, g) in enumerate(zip(want, have)) if not _within(e, g, tol)]
+    first = differ[0] if differ else 0
+    rows = []
+    label = failure.observation or "value"
+    steps = step_base if "step" in label and len(shape) > 1 else None
+    for i in range(max(0, first - 1), min(len(want), first + 2)):
+        e, g = (pair_text(want[i], have[i], rtol) if i in differ else (number(want[i], rtol), number(have[i], rtol)))
+        rows.append((_index(i, shape, steps), e, g, i == first))
+    return EntriesView(f"{label}: shape {shape}, {len(differ)} of {len(want)} entries differ", rows)
+
+
+def _index(flat_index: int, shape: list[int], step_base: int | None = None) -> str:
+    """An entry's place: "[2, 1]", or "step 12 [9]" in a sequence over steps, numbered as the
+    statement and the check line number them."""
+    where = []
+    for size in reversed(shape):
+        flat_index, rest = divmod(flat_index, size)
+        where.append(rest)
+    where.reverse()
+    if step_base is not None:
+        return f"step {where[0] + step_base} [{', '.join(str(i) for i in where[1:])}]"
+    return "[" + ", ".join(str(i) for i in where) + "]"
+
+
+def _within(e: Any, g: Any, tol: tuple[float, float]) -> bool:
+    try:
+        a, b = float(e), float(g)
+    except (TypeError, ValueError):
+        return e == g
+    if a == b or (a != a and b != b):
+        return True
+    return abs(a - b) <= tol[1] + tol[0] * abs(a)
 
 
 def _footer(verdict: Verdict, exercise: Exercise, hints: HintInfo | None) -> str:
@@ -196,12 +341,15 @@ def diagnosis_lines(verdict: Verdict) -> list[DiagnosisBlock]:
     return blocks
 
 
-def series_view(series: dict[str, Any], label: str) -> SeriesView:
+def series_view(series: dict[str, Any], label: str, rtol: float | None = None) -> SeriesView:
     """A check's ``series`` (expected and got per step): both whole, and the rows around the first difference."""
     expected, got, base = series["expected"], series["got"], series.get("first_step", 0)
     first = first_difference(expected, got)
-    rows = [(str(i + base), number(expected[i]), number(got[i]), i == first)
-            for i in range(max(0, first - 2), min(len(expected), first + 4))]
+    rows = []
+    for i in range(max(0, first - 2), min(len(expected), first + 4)):
+        e, g = (pair_text(expected[i], got[i], rtol) if not _close(expected[i], got[i])
+                else (number(expected[i], rtol), number(got[i], rtol)))
+        rows.append((str(i + base), e, g, i == first))
     return SeriesView(label, list(expected), list(got), base, rows)
 
 
@@ -213,42 +361,54 @@ def _close(a: float, b: float) -> bool:
     return a == b or (a != a and b != b) or abs(a - b) <= 1e-9 + 1e-6 * abs(a)
 
 
-def _messages(verdict: Verdict) -> list[str]:
-    """Per-check messages, with a repeat of the previous failure's error shortened: an
-    unimplemented stub raises the same error in every case, and once is enough to read it."""
-    out, previous = [], None
-    for check in verdict.checks:
-        if check.status is CheckStatus.PASSED:
-            out.append("")
-            continue
-        core = check.message.split("smallest shown. ")[-1]
-        out.append("same error" if core == previous and check.status is CheckStatus.ERROR else check.message)
-        previous = core
-    return out
+_SMALLEST = "smallest shown. "
+_WHERE = re.compile(r" \(first differs at .*\)$|: expected .*, got .*$", re.S)
 
 
-def _check_rows(verdict: Verdict) -> list[CheckRow]:
-    """One row per line of the check list. A run of checks that fail with the previous
-    failure's error is one line with their count (an untouched stub raises the same
-    NotImplementedError in every case: once is enough to read it)."""
+def _short(message: str) -> str:
+    """A check's message without the numbers of where it first differs: what groups failing
+    checks into one line ("params per step: values differ")."""
+    core = message.split(_SMALLEST)[-1]
+    return _WHERE.sub("", core) if "\n" not in core else core
+
+
+def _check_rows(verdict: Verdict, width: int = 80) -> list[CheckRow]:
+    """The check list, short: every passing check on one line, then one line per kind of failure
+    (checks failing the same way, such as an untouched stub's NotImplementedError in every case,
+    or "values differ" in one observation), each naming its checks as far as two lines allow."""
     rows: list[CheckRow] = []
-    repeats = 0
-
-    def flush() -> None:
-        nonlocal repeats
-        if repeats:
-            rows.append(CheckRow(CheckStatus.ERROR, f"… {repeats} more check{'s' if repeats > 1 else ''}", "",
-                                 "same error"))
-        repeats = 0
-
-    for check, message in zip(verdict.checks, _messages(verdict)):
-        if message == "same error":
-            repeats += 1
+    passed = [c for c in verdict.checks if c.status is CheckStatus.PASSED]
+    if passed:
+        rows.append(CheckRow(CheckStatus.PASSED, _count(len(passed)), "",
+                             _names([c.case or c.name for c in passed], width - 20)))
+    groups: dict[tuple[CheckStatus, str], list[Any]] = {}
+    for check in verdict.checks:
+        if check.status is not CheckStatus.PASSED:
+            groups.setdefault((check.status, _short(check.message)), []).append(check)
+    for (status, short), members in groups.items():
+        if len(members) == 1:
+            check = members[0]
+            rows.append(CheckRow(status, check.name, check.kind, short))
             continue
-        flush()
-        rows.append(CheckRow(check.status, check.name, check.kind, message))
-    flush()
+        names = _names([c.case or c.name for c in members], width + 16 - len(short))
+        rows.append(CheckRow(status, _count(len(members)), "", f"{short} ({names})" if short else names))
     return rows
+
+
+def _count(n: int) -> str:
+    return f"{n} check{'s' if n != 1 else ''}"
+
+
+def _names(names: list[str], room: int) -> str:
+    """As many of ``names`` as fit in ``room`` characters, then how many more."""
+    shown: list[str] = []
+    for i, name in enumerate(names):
+        rest = len(names) - i - 1
+        tail = f", … {rest} more" if rest else ""
+        if shown and len(", ".join(shown + [name])) + len(tail) > max(room, 20):
+            return ", ".join(shown) + f", … {len(names) - len(shown)} more"
+        shown.append(name)
+    return ", ".join(shown)
 
 
 def _output_lines(verdict: Verdict) -> list[str]:

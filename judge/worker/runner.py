@@ -646,11 +646,13 @@ def serve() -> None:
     every process of this one is gone.
     """
     # No PR_SET_PDEATHSIG here: it fires when the *thread* that started us ends, and grind starts
-    # the server from whichever thread grades first. grind's death closes our stdin instead: the
-    # loop below ends at EOF (at the latest when the job in flight hits its deadline).
+    # the server from whichever thread grades first. grind's death closes our stdin instead (grind
+    # holds the only write end): the loop below ends at EOF when idle, and _supervise watches fd 0
+    # for the hang-up while a job is in flight, so a SIGKILLed grind does not leave us running
+    # until that job's wall clock (minutes, with a long --time-limit).
     passed = os.environ.pop("GRIND_SERVE_FDS", "")
-    if passed:  # grind's pipes, passed as fds of their own (see sandbox.WarmWorker._start)
-        requests, replies = (int(fd) for fd in passed.split(","))
+    if passed:  # grind's pipes, passed as fds of their own (see sandbox.WarmWorker._start): fd 0 is
+        requests, replies = (int(fd) for fd in passed.split(","))  # still the one watched for the hang-up
         os.dup2(requests, 0)
         os.dup2(replies, 1)
         os.close(requests)
@@ -790,7 +792,8 @@ class _Spare:
                     handle.write(str(processes))
             except OSError:
                 pass  # the child is in it already: the server's own cgroup's bound still holds
-        return _supervise(self.pid, self.fds, request["wall_s"], request["startup_s"], self.cgroup)
+        return _supervise(self.pid, self.fds, request["wall_s"], request["startup_s"], self.cgroup,
+                          hangup_fd=0)  # our stdin: grind's end of it closes when grind dies
 
     def finish(self) -> None:
         """Kill what is left of the job (or of a spare never used), wait for all of it, free its
@@ -949,7 +952,7 @@ def compile_trusted(source: str, filename: str) -> types.CodeType:
 
 
 def _supervise(pid: int, fds: list[int], wall_s: float, startup_s: float,
-               job_cgroup: str | None) -> dict[str, Any]:
+               job_cgroup: str | None, hangup_fd: int | None = None) -> dict[str, Any]:
     """Drain the job's control pipe while waiting for it; kill its group at the deadline (wall_s
     after its "ready", startup_s before); return the reply.
 
@@ -962,7 +965,11 @@ def _supervise(pid: int, fds: list[int], wall_s: float, startup_s: float,
     FIFOs, and the caller waits for it to be gone only after the reply is out (a forked torch
     process takes 10-30 ms to tear down). A submission that says "done" early only cuts its own
     run short: its result is missing or its own. Any other end (exit, crash, timeout) is
-    answered after everything the job left has been reaped."""
+    answered after everything the job left has been reaped.
+
+    ``hangup_fd`` (the warm server's stdin, whose only write end grind holds): when it hangs up,
+    grind is gone, nobody will read the reply, and the job and this server end at once."""
+    import select
     import selectors
     import signal
 
@@ -1000,7 +1007,18 @@ def _supervise(pid: int, fds: list[int], wall_s: float, startup_s: float,
                     done = True
         return len(events)
 
+    # Registered with no events: poll() then reports only POLLHUP/POLLERR, which a pipe's read
+    # end gets once every write end is closed. It never reads, so the server's buffered stdin
+    # (the next job's line) is left alone.
+    hangup = None
+    if hangup_fd is not None:
+        hangup = select.poll()
+        hangup.register(hangup_fd, 0)
+    orphaned = False
     while status is None and not done:
+        if hangup is not None and hangup.poll(0):
+            orphaned = True
+            break
         reaped, code = os.waitpid(pid, os.WNOHANG)
         if reaped:
             status = code
@@ -1017,6 +1035,11 @@ def _supervise(pid: int, fds: list[int], wall_s: float, startup_s: float,
         os.killpg(pid, signal.SIGKILL)  # the job's session, then anything that left it
     except (ProcessLookupError, PermissionError):
         pass
+    if orphaned:  # grind died mid-job: take the job and everything it started down, then go
+        if job_cgroup:
+            empty_cgroup(job_cgroup)
+        reap_children()
+        os._exit(0)
     if done:
         if job_cgroup:
             kill_cgroup(job_cgroup)

@@ -46,11 +46,11 @@ from judge.worker.isolation import (  # noqa: F401 - re-exported: tests and the 
     sweep_orphans,
 )
 from judge.worker.protocol import ProtocolError
+from judge.worker.settings import STARTUP_LIMIT_S  # noqa: F401 - re-exported
 
 if TYPE_CHECKING:
     import numpy as np
 
-STARTUP_LIMIT_S = 90.0  # importing torch on a loaded machine; learner code has not run yet
 RESULT_CAP = 32 << 20
 OBSERVATIONS_CAP = 512 << 20
 TRACE_CAP = 64 << 10
@@ -363,6 +363,9 @@ class _JobStreams(threading.Thread):
         self.readers: list[int] = []
         self.keepers: list[int] = []
         self.answered = threading.Event()
+        # Wakes the reader the moment the server has answered: waiting out a select timeout
+        # there instead put up to 50 ms (25 on average) on every warm verdict.
+        self._wake_r, self._wake_w = os.pipe()
         for path in self.paths:
             os.mkfifo(path, 0o600)
             if iso.drop_to is not None:
@@ -376,26 +379,32 @@ class _JobStreams(threading.Thread):
         selector = selectors.DefaultSelector()
         for index, fd in enumerate(self.readers):
             selector.register(fd, selectors.EVENT_READ, index)
+        selector.register(self._wake_r, selectors.EVENT_READ, None)
+        streams = len(self.readers)
         end: float | None = None
         try:
-            while selector.get_map():
+            while streams:
                 if end is None and self.answered.is_set():
                     end = time.monotonic() + self.GRACE_S
                     for fd in self.keepers:
                         os.close(fd)
                     self.keepers = []
+                    selector.unregister(self._wake_r)
                 if end is not None and time.monotonic() >= end:
                     break
-                events = selector.select(0.05 if end is None else 0)
+                events = selector.select(0.5 if end is None else 0)
                 if end is not None and not events:
                     break  # answered, and nothing left in either FIFO
                 for key, _ in events:
+                    if key.data is None:  # answered: the loop's head closes our writing ends
+                        continue
                     try:
                         chunk = os.read(key.fd, 65536)
                     except BlockingIOError:
                         continue
                     if not chunk:
                         selector.unregister(key.fd)
+                        streams -= 1
                         continue
                     index = key.data
                     room = self.cap - sum(len(c) for c in self.kept[index])
@@ -408,7 +417,7 @@ class _JobStreams(threading.Thread):
     def texts(self) -> tuple[str, str]:
         """What the job printed, once the server has answered (a process still writing while it
         is killed cannot stall grind past the grace)."""
-        self.answered.set()
+        self._answer()
         self.join(self.GRACE_S + 2)
         shown = []
         for index in (0, 1):
@@ -420,15 +429,24 @@ class _JobStreams(threading.Thread):
 
     def close(self) -> None:
         """Stop reading and close every end grind holds (the folder, FIFOs included, goes next)."""
-        self.answered.set()
+        self._answer()
         if self.is_alive():
             self.join(self.GRACE_S + 2)
-        for fd in self.keepers + self.readers:
+        for fd in self.keepers + self.readers + [self._wake_r, self._wake_w]:
             try:
                 os.close(fd)
             except OSError:
                 pass
         self.keepers, self.readers = [], []
+        self._wake_r = self._wake_w = -1
+
+    def _answer(self) -> None:
+        if not self.answered.is_set():
+            self.answered.set()
+            try:
+                os.write(self._wake_w, b"!")
+            except OSError:  # closed already
+                pass
 
 
 def remove_tree(path: str) -> None:

@@ -13,7 +13,11 @@ mistakes apart is who wrote, when the file was there and what it holds. Observed
   ``torch.save`` is wrapped here, when the checks load (before the learner's file, so a
   ``from torch import save`` in it gets the wrapper too).
 - ``readable at return``: 1 when, the moment the subject returned on this rank, the path held a
-  checkpoint that ``torch.load(path, weights_only=True)`` reads, else 0. Without a barrier this
+  finished checkpoint (a regular file ending with the zip archive's end record, which
+  ``torch.save`` writes last), else 0. It is read with the system calls themselves, taken when
+  these checks load, before the learner's file: a submission that rebinds ``torch.load`` or
+  ``torch.serialization``'s helpers by plain assignment (a red-team review did, and a rank that
+  never waited passed) changes nothing here. Without a barrier this
   is a race that a loaded machine could win either way; the wrapper makes it deterministic: a
   save waits, before it writes, until every other rank has returned, is saving too, or waits in
   a collective that cannot complete without this rank (each rank says which in a marker file).
@@ -21,6 +25,8 @@ mistakes apart is who wrote, when the file was there and what it holds. Observed
   are scheduled, and a barrier before the save is caught as surely as none. With a barrier after
   the save the wait ends as soon as the other ranks reach it (``WAIT_S`` caps it for code that
   waits some other way).
+- ``loads with weights_only``: 1 when, once every rank has returned, ``torch.load(path,
+  weights_only=True)`` reads the file (a pickled module object does not), else 0;
 - ``bare keys``: 1 when the file's keys are exactly the bare model's ``state_dict`` keys (no
   ``module.`` prefix, buffers included), else 0;
 - ``saved state``: the file's values in the bare model's key order, read by every rank after
@@ -33,6 +39,7 @@ import inspect
 import math
 import os
 import shutil
+import stat
 import tempfile
 import time
 
@@ -52,6 +59,32 @@ WAIT_S = 12.0
 # The collectives a rank may wait in while rank 0 writes (a barrier, or one used as one).
 WAITS = ("barrier", "monitored_barrier", "all_reduce", "broadcast", "broadcast_object_list", "all_gather",
          "all_gather_object", "gather", "gather_object", "scatter", "scatter_object_list", "reduce", "recv")
+
+
+# The C functions themselves, bound before the learner's file loads (see "readable at return").
+_OPEN, _LSEEK, _READ, _CLOSE, _FSTAT, _IS_FILE = os.open, os.lseek, os.read, os.close, os.fstat, stat.S_ISREG
+_READ_ONLY = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+_END_RECORD = b"PK\x05\x06"  # a zip's end-of-central-directory record: 22 bytes, the file's last
+
+
+def _finished(path):
+    """Whether ``path`` is a regular file that ends with a zip's end record (no comment): what a
+    completed ``torch.save`` leaves, and a file still being written does not."""
+    try:
+        fd = _OPEN(path, _READ_ONLY)
+    except OSError:
+        return False
+    try:
+        info = _FSTAT(fd)
+        if not _IS_FILE(info.st_mode) or info.st_size < 22:
+            return False
+        _LSEEK(fd, -22, 2)
+        tail = _READ(fd, 22)
+    except OSError:
+        return False
+    finally:
+        _CLOSE(fd)
+    return len(tail) == 22 and tail[:4] == _END_RECORD and tail[20:] == b"\0\0"
 
 
 class _Watch:
@@ -257,7 +290,7 @@ def save_once(subject, nodes, model):
     try:
         subject.save_checkpoint(ddp, path, local_rank)
     finally:
-        ready = _read(path) is not None
+        ready = _finished(path)
         saves = _watch.saves
         _post("returned")
         _watch.folder = None
@@ -268,7 +301,8 @@ def save_once(subject, nodes, model):
     state = _state(saved, expected)
     if model == "large":  # a summary: 4 MB of observations per rank would be writes of their own
         state = torch.stack([state.sum(), (state * state).sum(), state[:: max(len(state) // 64, 1)].sum()])
-    observed = {"torch.save calls": saves, "readable at return": int(ready), "bare keys": int(bare),
+    observed = {"torch.save calls": saves, "readable at return": int(ready),
+                "loads with weights_only": int(saved is not None), "bare keys": int(bare),
                 "saved state" if model != "large" else "saved state (sum, sum of squares, sampled sum)": state}
     dist.barrier()  # every rank has read the file before rank 0 removes the folder
     if rank == 0:

@@ -1,0 +1,351 @@
+"""The fast `grind run` (judge/entry.py) against the full typer CLI (judge/cli.py): the same
+verdict text, exit code, progress record and --json, whichever way the run goes.
+
+Each case runs the command twice in this process, once through ``judge.entry.main`` and once
+through ``judge.cli.main``, each against a fresh copy of the same state (a workspace, or a
+state folder), and compares what each printed on stdout and stderr, its exit code and the
+attempts it stored. Times (a verdict's duration, an attempt's clock) are left out: two runs of
+one file differ in them and in nothing else. Speed advice depends on the machine's load, and
+the files graded here are fast, so no advice is printed in either run.
+
+The import rule (the entry module loads no typer, rich, numpy nor torch) is checked in a fresh
+interpreter, in tests/test_architecture.py.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from judge import daemon
+from judge.catalog import Catalog
+from judge.entry import RunArgs, parse_run
+from judge.progress import Progress
+from judge.workspace import init_workspace, progress_path
+
+from .conftest import SUBMISSIONS
+from .test_daemon import FAKE, daemons, fake_daemon, warm_daemon  # noqa: F401 - fixtures used by name
+
+CLIPPING = SUBMISSIONS / "clipping"
+
+
+def _invoke(which: str, argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[str, str, int]:
+    """Run ``grind ARGV`` through the fast entry or the full CLI; (stdout, stderr, exit code)."""
+    from judge import cli, entry
+
+    saved = sys.argv
+    sys.argv = ["grind", *argv]
+    code: Any = 0
+    try:
+        (entry.main if which == "fast" else cli.main)()
+    except SystemExit as done:
+        code = done.code
+    finally:
+        sys.argv = saved
+    out, err = capsys.readouterr()
+    return out, err, int(code or 0)
+
+
+def _attempts(db: Path) -> list[dict[str, Any]]:
+    if not db.exists():
+        return []
+    with Progress(db) as progress:
+        return [{k: v for k, v in asdict(a).items() if k not in ("started_at", "ended_at", "id",
+                                                                  "sitting_started_at")}
+                for a in progress.attempts()]
+
+
+def _timeless(out: str) -> str:
+    """--json output without the durations (a run's own clock); plain output as it is."""
+    try:
+        doc = json.loads(out)
+    except ValueError:
+        return out
+    doc.pop("duration_s", None)
+    return json.dumps(doc, sort_keys=True)
+
+
+def both(argv: list[str], capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+         workspace: bool = False, setup: Any = None) -> dict[str, Any]:
+    """The command through each path, each in fresh state; both results, asserted equal."""
+    results = {}
+    for which in ("full", "fast"):
+        home = tmp_path / which
+        home.mkdir(parents=True)
+        monkeypatch.setenv("GRIND_STATE_DIR", str(home / "state"))
+        if workspace:
+            init_workspace(home / "ws", Catalog().all())
+            monkeypatch.chdir(home / "ws")
+        else:
+            monkeypatch.chdir(home)
+        if setup is not None:
+            setup(home)
+        out, err, code = _invoke(which, argv, capsys)
+        db = progress_path(home / "ws" if workspace else None)
+        out, err = (text.replace(str(home), "<home>") for text in (out, err))  # each path's own folder
+        out = re.sub(r"Interview passed in [0-9:]+", "Interview passed in <time>", out)  # its own clock
+        results[which] = {"stdout": _timeless(out), "stderr": err, "exit": code, "attempts": _attempts(db)}
+    assert results["fast"] == results["full"]
+    return results["fast"]
+
+
+# ---------------------------------------------------------------------------------------------
+# What the fast path takes, and what it leaves to the full CLI
+
+
+@pytest.mark.parametrize(("argv", "expected"), [
+    (["run", "clipping"], RunArgs("clipping", None, False, False)),
+    (["run", "--json", "clipping", "-f", "a.py"], RunArgs("clipping", Path("a.py"), True, False)),
+    (["run", "clipping", "--file=a.py", "--no-daemon"], RunArgs("clipping", Path("a.py"), False, True)),
+    (["run"], None),  # which exercise? the CLI's question
+    (["run", "clipping", "--help"], None),
+    (["run", "clipping", "--interview"], None),
+    (["run", "clipping", "--repro"], None),
+    (["run", "clipping", "extra"], None),
+    (["run", "clipping", "--file", "a.py", "--file", "b.py"], None),
+    (["run", "clipping", "--file"], None),
+    (["run", "clipping", "--file", "--json"], None),  # a value that looks like a flag
+    (["run", "--", "clipping"], None),
+    (["--traceback", "run", "clipping"], None),
+    (["list"], None),
+    ([], None),
+])
+def test_the_fast_path_takes_only_the_run_command_lines_it_knows(argv: list[str], expected: RunArgs | None) -> None:
+    assert parse_run(argv) == expected
+
+
+def test_the_full_cli_answers_what_the_fast_path_does_not_take(capsys: pytest.CaptureFixture[str]) -> None:
+    out, err, code = _invoke("fast", ["run", "clipping", "--help"], capsys)
+    assert code == 0 and "--interview" in out
+
+
+# ---------------------------------------------------------------------------------------------
+# The same answer, whichever path
+
+
+@pytest.mark.parametrize("name", ["correct_loop.py", "pitfall_sum_of_norms.py"])
+@pytest.mark.parametrize("as_json", [False, True])
+def test_a_graded_file_gets_the_same_verdict_exit_code_and_record(name: str, as_json: bool, tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    result = both(["run", "clipping", "--file", str(CLIPPING / name), *(["--json"] if as_json else [])],
+                  capsys, tmp_path, monkeypatch)
+    assert result["exit"] == (0 if name.startswith("correct") else 1)
+    assert len(result["attempts"]) == 1 and result["stdout"]
+
+
+def test_a_file_that_does_not_compile_gets_the_same_verdict(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    broken = tmp_path / "broken.py"
+    broken.write_text("def clip_grad_norm(params, max_norm)\n    return 0\n")
+    result = both(["run", "clipping", "--file", str(broken)], capsys, tmp_path, monkeypatch)
+    assert result["exit"] == 3 and "SyntaxError" in result["stdout"]
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_a_missing_file_is_the_same_usage_error(as_json: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    result = both(["run", "clipping", "--file", str(tmp_path / "nowhere.py"), *(["--json"] if as_json else [])],
+                  capsys, tmp_path, monkeypatch)
+    assert result["exit"] == 2 and result["attempts"] == []
+    assert "no such file" in (result["stdout"] if as_json else result["stderr"])
+
+
+def test_a_workspace_file_deleted_is_the_same_usage_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    result = both(["run", "clipping"], capsys, tmp_path, monkeypatch, workspace=True,
+                  setup=lambda home: (home / "ws" / "clipping" / "clipping.py").unlink())
+    assert result["exit"] == 2 and "grind reset clipping" in result["stderr"]
+
+
+def test_an_unknown_exercise_is_the_same_usage_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    result = both(["run", "clippin"], capsys, tmp_path, monkeypatch)
+    assert result["exit"] == 2 and "clipping" in result["stderr"]
+
+
+def test_a_broken_exercise_is_the_same_error(course: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """A reference that fails its own case is found while grading, after the fast path has
+    taken the command: its error boundary must say what the CLI's says, with the same code."""
+    reference = course / "solutions" / "clipping" / "reference.py"
+    reference.write_text(reference.read_text().replace(
+        "    coef = ", "    raise RuntimeError('a broken reference')\n    coef = ", 1))
+    for as_json in (False, True):
+        result = both(["run", "clipping", "--file", str(CLIPPING / "correct_loop.py"), *(["--json"] if as_json else [])],
+                      capsys, tmp_path / str(as_json), monkeypatch)
+        assert result["exit"] == 4 and result["attempts"] == []
+        assert "the reference fails its own case" in (result["stdout"] if as_json else result["stderr"])
+
+
+def test_a_broken_manifest_is_the_same_error(course: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    manifest = course / "exercises" / "clipping" / "exercise.toml"
+    manifest.write_text(manifest.read_text() + "\n[[[ not toml\n")
+    result = both(["run", "clipping", "--file", str(CLIPPING / "correct_loop.py")], capsys, tmp_path, monkeypatch)
+    assert result["exit"] == 4 and result["stderr"].startswith("grind: ")
+
+
+def test_an_interview_in_progress_gets_the_same_verdict_and_record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """No hints offered while the interview runs, the pass ends it: the same on both paths."""
+    def sitting(home: Path) -> None:
+        shutil.copyfile(CLIPPING / "correct_loop.py", home / "ws" / "clipping" / "clipping.py")
+        with Progress(progress_path(home / "ws")) as progress:
+            progress.start_interview("clipping", time.time() - 60, time.time() + 3600)
+
+    result = both(["run", "clipping"], capsys, tmp_path, monkeypatch, workspace=True, setup=sitting)
+    assert result["exit"] == 0 and "Interview passed in" in result["stdout"]
+    assert [a["mode"] for a in result["attempts"]] == ["interview"]
+
+
+def test_an_expired_interview_is_closed_the_same_way(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    def sitting(home: Path) -> None:
+        shutil.copyfile(CLIPPING / "pitfall_sum_of_norms.py", home / "ws" / "clipping" / "clipping.py")
+        with Progress(progress_path(home / "ws")) as progress:
+            progress.start_interview("clipping", time.time() - 3600, time.time() - 60)
+
+    result = both(["run", "clipping", "--json"], capsys, tmp_path, monkeypatch, workspace=True, setup=sitting)
+    assert result["exit"] == 1 and "ran out of time" in result["stdout"]
+
+
+def test_a_terminal_gets_the_same_styled_screen(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """Where rich would take the stream for a terminal, the fast path draws through rich too."""
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    result = both(["run", "clipping", "--file", str(CLIPPING / "pitfall_sum_of_norms.py")], capsys, tmp_path,
+                  monkeypatch)
+    assert "\x1b[" in result["stdout"]
+
+
+def test_text_rich_would_rewrite_is_printed_by_rich(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """A tab in the learner's output: rich expands it; so the fast path lets rich print it."""
+    noisy = tmp_path / "noisy.py"
+    noisy.write_text((CLIPPING / "pitfall_sum_of_norms.py").read_text() + "\nprint('a\\tb\\rc')\n")
+    result = both(["run", "clipping", "--file", str(noisy)], capsys, tmp_path, monkeypatch)
+    assert result["exit"] == 1
+
+
+# ---------------------------------------------------------------------------------------------
+# Over the daemon
+
+
+def test_a_daemon_served_run_gets_the_same_verdict_exit_code_and_record(
+        daemons: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,  # noqa: F811
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from judge.submit import hidden_from_learners
+
+    daemon.spawn(hidden_from_learners(Catalog().get("clipping")))
+    info = warm_daemon()
+    for name in ("correct_loop.py", "pitfall_sum_of_norms.py"):
+        for as_json in (False, True):
+            both(["run", "clipping", "--file", str(CLIPPING / name), *(["--json"] if as_json else [])],
+                 capsys, tmp_path / f"{name}-{as_json}", monkeypatch)
+    after = daemon.status()
+    assert after is not None and after["pid"] == info["pid"] and after["jobs"] == info["jobs"] + 8
+
+
+DYING = '''
+import json, os, socket, struct, sys
+path = sys.argv[1]
+listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+os.umask(0o177)
+listener.bind(path)
+listener.listen(4)
+print("listening", flush=True)
+while True:
+    conn, _ = listener.accept()
+    for _ in range(2):  # the secret's frame, then the job
+        size = struct.unpack(">I", conn.recv(4, socket.MSG_WAITALL))[0]
+        request = conn.recv(size, socket.MSG_WAITALL) if size else b""
+    if json.loads(request).get("op") != "grade":
+        raw = json.dumps({"ok": True}).encode()
+        conn.sendall(struct.pack(">I", len(raw)) + raw)
+        conn.close()
+        continue
+    accepted = json.dumps({"ok": True, "accepted": True}).encode()
+    conn.sendall(struct.pack(">I", len(accepted)) + accepted)
+    conn.sendall(struct.pack(">I", 1000) + b'{"ok": true, "verdict": {"exer')  # half an answer, then gone
+    conn.close()
+'''
+
+
+@pytest.fixture()
+def dying_daemon(daemons: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:  # noqa: F811
+    """A daemon that accepts each job and dies halfway through its answer (the connection closes
+    mid-frame). Starting a real one in its place is stubbed out: each run then grades cold."""
+    monkeypatch.setattr(daemon, "spawn", lambda hidden: None)
+    script = tmp_path / "dying.py"
+    script.write_text(DYING)
+    procs = []
+
+    def start() -> None:
+        path = daemon.socket_path()
+        assert path is not None
+        proc = subprocess.Popen([sys.executable, str(script), str(path)], stdout=subprocess.PIPE)
+        assert proc.stdout is not None and proc.stdout.readline() == b"listening\n"
+        procs.append(proc)
+
+    monkeypatch.setattr(sys.modules[__name__], "_restart_dying", start)
+    yield
+    for proc in procs:
+        proc.kill()
+        proc.wait()
+
+
+def _restart_dying() -> None:  # replaced by the fixture
+    raise AssertionError("no dying daemon fixture")
+
+
+def test_a_daemon_that_dies_mid_answer_means_the_same_cold_verdict(
+        dying_daemon: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Each path meets the dying daemon (its socket is taken away after the failure, so one is
+    started before each run) and grades cold: the same verdict as each other, nothing doubled."""
+    result = both(["run", "clipping", "--file", str(CLIPPING / "pitfall_sum_of_norms.py"), "--json"], capsys,
+                  tmp_path, monkeypatch, setup=lambda home: _restart_dying())
+    assert result["exit"] == 1 and len(result["attempts"]) == 1
+    assert json.loads(result["stdout"])["pitfall"]["slug"] == "sum-of-norms"
+
+
+def test_plain_text_written_directly_is_what_rich_prints() -> None:
+    """judge.render.direct writes the plain renderer's text itself unless it holds a character
+    rich's print rewrites. Held against rich (code no one here wrote): for text without those
+    characters, rich's plain print is the text and a newline."""
+    from rich.console import Console
+
+    from judge.render.direct import RICH_REWRITES
+
+    samples = ["PASS  worked_example", "[bold]x[/] :smile: 漢字 é\u0301 🙂", "a  \n  b\u00a0", "\\x1b[31m red",
+               "\u2028 line \x85 sep \x1c", "tab\there", "cr\rhere", "bell\x07", "ff\x0c"]
+    for text in samples:
+        out = io.StringIO()
+        Console(file=out, highlight=False).print(text, markup=False, highlight=False, emoji=False, soft_wrap=True)
+        if not RICH_REWRITES.search(text):
+            assert out.getvalue() == text + "\n", text
+        else:
+            assert out.getvalue() != text + "\n", text  # the guard is needed: rich changes these
+
+
+def test_the_fast_torch_version_is_importlib_metadatas() -> None:
+    """judge.environment reads torch's version from its dist-info folder; held against the
+    standard library's importlib.metadata, which it stands in for."""
+    from importlib import metadata
+
+    from judge import environment
+
+    assert environment._dist_info_version("torch") == metadata.version("torch")
+    assert environment._dist_info_version("numpy") == metadata.version("numpy")
+    assert environment._dist_info_version("not-a-package-grind-knows") is None

@@ -1,0 +1,137 @@
+"""`grind validate` cannot be fooled (issue 34, point 3): a reference nothing independent checks,
+a worked example with two results swapped, a tolerance that pitfalls nearly pass, inputs that
+change between runs and an empty golden-submissions folder are each said, in words that point at
+the real culprit. Each test edits a private copy of clipping (the ``course`` fixture)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from judge.adequacy import (AdequacyReport, check_adequacy, golden_problems, margin_findings, pitfall_margins,
+                            statement_problems)
+from judge.catalog import Catalog
+from judge.cli import app
+from judge.grade import reference_for
+from judge.status import ExitStatus
+from judge.views.screens import validation_view
+
+runner = CliRunner()
+
+# Worked out by hand, not by running the reference: below max_norm, clipping changes nothing.
+GOLDEN = '''
+GOLDEN = {
+    "below_max_norm_unchanged": {"total_norm": 0.5099019513592785, "grad[0]": [0.3, 0.4], "grad[1]": [0.1]},
+    "worked_example": {"total_norm": 13.0, "grad[1]": [0.9230769230769231]},
+}
+'''
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text, f"{old!r} not in {path}"
+    path.write_text(text.replace(old, new, 1))
+
+
+def _no_oracle_and_a_hidden_bug(course: Path) -> None:
+    """A reference that multiplies unclipped gradients by 1.0001: the worked example and every
+    statement number stay right, the stub still fails, every pitfall is still caught. Only an
+    independent check of a case below max_norm can see it, and the oracle is gone."""
+    (course / "solutions" / "clipping" / "oracle.py").unlink()
+    _edit(course / "solutions" / "clipping" / "reference.py", "max=1.0)", "max=1.0001)")
+
+
+def test_without_an_oracle_or_golden_values_validate_says_nothing_independent_checks_it(course: Path) -> None:
+    _no_oracle_and_a_hidden_bug(course)
+    result = runner.invoke(app, ["validate", "clipping"])
+    assert result.exit_code == ExitStatus.FAILED, result.output
+    assert "not adequate: nothing independent checks the reference" in result.output
+    assert "oracle.py" in result.output and "GOLDEN" in result.output
+
+
+def test_golden_values_stated_in_checks_catch_the_bug_an_oracle_would_have(course: Path) -> None:
+    _no_oracle_and_a_hidden_bug(course)
+    checks = course / "solutions" / "clipping" / "checks.py"
+    checks.write_text(checks.read_text() + GOLDEN)
+    report = check_adequacy(Catalog().get("clipping"), with_stub=False)
+    assert not any("nothing independent" in p for p in report.problems), report.problems
+    wrong = [p for p in report.problems if "disagrees with the golden value" in p]
+    assert wrong and "case 'below_max_norm_unchanged': grad[0][0] is 0.30003, GOLDEN says 0.3" in wrong[0], wrong
+    # Fixed, the same golden values make it adequate, and the report says what checked it.
+    _edit(course / "solutions" / "clipping" / "reference.py", "max=1.0001)", "max=1.0)")
+    report = check_adequacy(Catalog().get("clipping"), with_stub=False)
+    assert report.ok, report.problems
+    assert any("5 golden observation(s) of 2 case(s)" in n and "no oracle" in n for n in report.notes), report.notes
+
+
+def test_golden_values_must_be_a_literal_table_naming_real_cases(course: Path) -> None:
+    checks = course / "solutions" / "clipping" / "checks.py"
+    (course / "solutions" / "clipping" / "oracle.py").unlink()
+    checks.write_text(checks.read_text() + "\nGOLDEN = {'no_such_case': {'total_norm': 1.0}}\n")
+    report = check_adequacy(Catalog().get("clipping"), with_stub=False)
+    assert any("names case 'no_such_case', which is not one case input" in p for p in report.problems)
+    checks.write_text(checks.read_text() + "\nGOLDEN = {'worked_example': {'total_norm': abs(-13.0)}}\n")
+    report = check_adequacy(Catalog().get("clipping"), with_stub=False)
+    assert any("GOLDEN must be a literal" in p for p in report.problems), report.problems
+
+
+def test_two_results_swapped_in_the_worked_example_are_out_of_order(course: Path) -> None:
+    """The set of numbers is unchanged, so the old check passed; their order is not."""
+    exercise = Catalog().get("clipping")
+    ref = reference_for(exercise)
+    assert statement_problems(exercise, ref) == []
+    _edit(exercise.statement_path, "g1 -> [0.2308, 0.3077]", "g1 -> [0.3077, 0.2308]")
+    problems = statement_problems(exercise, ref)
+    assert len(problems) == 1 and "worked example 'worked_example' observes grad[0]" in problems[0], problems
+    assert "in another order" in problems[0]
+
+
+def test_each_pitfall_margin_is_reported_and_a_near_one_is_a_warning(course: Path) -> None:
+    """The tolerance scaled up until the least-caught pitfall is 3 tolerances from the reference:
+    still caught (no problem), but a warning names it, its case and the 10x rule."""
+    exercise = Catalog().get("clipping")
+    margins = pitfall_margins(exercise, reference_for(exercise))
+    assert len(margins) == 10 and min(m for m, _ in margins.values()) > 10  # clipping as shipped: no warning
+    slug, (least, case) = min(margins.items(), key=lambda item: item[1][0])
+    factor = least / 3
+    manifest = exercise.exercise_dir / "exercise.toml"
+    text = manifest.read_text()
+    for rtol, atol in re.findall(r"rtol = ([\d.e-]+), atol = ([\d.e-]+)", text):
+        text = text.replace(f"rtol = {rtol}, atol = {atol}",
+                            f"rtol = {float(rtol) * factor!r}, atol = {float(atol) * factor!r}")
+    manifest.write_text(text)
+    exercise = Catalog().get("clipping")
+    report = AdequacyReport("clipping")
+    margin_findings(exercise, reference_for(exercise), report)
+    assert abs(report.margins[slug] - 3) < 0.01, report.margins
+    assert any(f"pitfall '{slug}' is caught by at most 3 tolerances (case '{case}')" in w and "10x looser" in w
+               for w in report.warnings), report.warnings
+    assert report.ok  # a warning, never a failure
+    lines = validation_view([report]).lines
+    assert any(line.startswith("clipping: pitfall margins") and f"{slug} 3x" in line for line in lines), lines
+    assert any(line.startswith("clipping: warning: pitfall") for line in lines), lines
+
+
+def test_inputs_that_change_between_runs_are_blamed_on_the_case_not_the_reference(course: Path) -> None:
+    checks = course / "solutions" / "clipping" / "checks.py"
+    _edit(checks, "gen = torch.Generator().manual_seed(1000 * size + seed)", "gen = torch.Generator(); gen.seed()")
+    report = check_adequacy(Catalog().get("clipping"), with_stub=False, determinism=True)
+    moving = [p for p in report.problems if "inputs differ between runs" in p]
+    assert moving and moving[0].startswith("case 'random[") and "seed" in moving[0], report.problems
+    assert not any("the reference is not deterministic" in p for p in report.problems), report.problems
+
+
+def test_an_empty_golden_folder_fails_validate(course: Path) -> None:
+    """`grind new` makes tests/submissions/<slug>/ with only its README; left so, validate fails
+    (an author who never checked a verdict by hand has not finished). A course without
+    tests/submissions at all (an installed grind) is not asked for any."""
+    exercise = Catalog().get("clipping")
+    folder = course / "tests" / "submissions" / "clipping"
+    folder.mkdir(parents=True)
+    (folder / "README.md").write_text("# Golden submissions\n")
+    [problem] = golden_problems(exercise, folder)
+    assert "no golden submissions" in problem and "# expect: passed" in problem
+    result = runner.invoke(app, ["validate", "clipping"])
+    assert result.exit_code == ExitStatus.FAILED and "no golden submissions" in result.output, result.output
