@@ -225,6 +225,77 @@ def test_a_run_folder_is_removed_however_deep_or_locked_it_is(tmp_path: Path) ->
     assert (outside / "keep.txt").read_text() == "not the run's"
 
 
+def test_removing_a_run_folder_never_empties_folders_above_it_when_a_folder_moves_mid_walk(tmp_path: Path,
+                                                                                          monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A process of the run's user that outlived grind (a setsid grandchild on a laptop, `nobody`
+    under a root grind) may move a folder while remove_tree (or the sweep) is inside it. The walk
+    used to climb back with ``..`` and one remembered name per level, so a folder moved two
+    levels up made it empty the two folders above the run's (red team 2,
+    drive_remove_tree_dotdot.py): files outside every run folder went. A patched os.unlink plays
+    the mover, deterministically; the files above must survive and the run's folder must go."""
+    from judge.worker import sandbox
+
+    above, upper = tmp_path / "L1", tmp_path / "L1" / "L2"
+    run = upper / "grind-run-x"
+    (run / "a" / "b" / "c").mkdir(parents=True)
+    for i in range(50):
+        (run / "a" / "b" / "c" / f"f{i}").write_text("")
+    (above / "victim.txt").write_text("must survive")
+    (upper / "victim.txt").write_text("must survive")
+    (above / "victimdir").mkdir()
+    (above / "victimdir" / "keep").write_text("must survive")
+    real_unlink, moved = os.unlink, []
+
+    def unlink(name, *args, dir_fd=None, **kwargs):  # type: ignore[no-untyped-def]
+        if not moved and str(name).startswith("f"):
+            os.rename(run / "a" / "b" / "c", run / "c")  # c jumps up while the walk is inside it
+            moved.append(name)
+        return real_unlink(name, *args, dir_fd=dir_fd, **kwargs)
+
+    monkeypatch.setattr(os, "unlink", unlink)
+    sandbox.remove_tree(str(run))
+    monkeypatch.setattr(os, "unlink", real_unlink)
+    assert moved, "the mover never ran"
+    assert (above / "victim.txt").read_text() == "must survive"
+    assert (upper / "victim.txt").read_text() == "must survive"
+    assert (above / "victimdir" / "keep").read_text() == "must survive"
+    assert not run.exists()
+
+
+def test_removing_a_deep_run_folder_re_opens_levels_by_identity_when_one_above_was_moved(tmp_path: Path,
+                                                                                       monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Past _CHECKPOINT levels the walk closes the descriptors of the levels far above it and
+    re-opens them by name on the way back up, each checked against what it saw going down. A
+    level moved meanwhile (here the 5th of 100, to the run's top) is not followed by its old
+    name: the walk gives up that branch, then finds it at its new place and removes it there,
+    and the folders above the run's keep their files. The run sits 8 folders below tmp_path so
+    that a walk that does escape (the ``..`` one went 5 levels up here) empties only those."""
+    from judge.worker import sandbox
+
+    outer = tmp_path.joinpath(*[f"o{i}" for i in range(8)])
+    run = outer / "run"
+    deep = run.joinpath(*["d"] * 100)
+    deep.mkdir(parents=True)
+    (deep / "f").write_text("")
+    victims = [folder / "victim.txt" for folder in [outer, *outer.parents][:8]]
+    for victim in victims:
+        victim.write_text("must survive")
+    real_unlink, moved = os.unlink, []
+
+    def unlink(name, *args, dir_fd=None, **kwargs):  # type: ignore[no-untyped-def]
+        if not moved and name == "f":
+            os.rename(run.joinpath(*["d"] * 5), run / "moved")
+            moved.append(name)
+        return real_unlink(name, *args, dir_fd=dir_fd, **kwargs)
+
+    monkeypatch.setattr(os, "unlink", unlink)
+    sandbox.remove_tree(str(run))
+    monkeypatch.setattr(os, "unlink", real_unlink)
+    assert moved, "the mover never ran"
+    assert [victim.exists() for victim in victims] == [True] * 8
+    assert not run.exists()
+
+
 def test_a_warm_server_runs_the_checks_as_they_are_now_not_as_it_compiled_them(course: Path) -> None:
     """The warm server compiles each job's checks and kit for the jobs after it (runner.precompile):
     an author who edits the checks between two grades, in the same server and under the same file
@@ -462,3 +533,186 @@ def test_a_warm_job_may_wrap_its_stdout_buffer_as_a_cold_one_may() -> None:
         for name in ("replaces_stdio_correct", "closes_stdout_correct", "surrogates_on_stdio_correct"):
             verdict = grade(exercise, ADVERSARIAL / f"{name}.py", worker=worker)
             assert verdict.status is Status.PASSED, (name, verdict.message)
+
+
+_REPLY_FORGER = '''
+import json, os
+
+def _ancestors():
+    pid = os.getpid()
+    for _ in range(6):
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            pid = int(handle.read().rsplit(b")", 1)[1].split()[1])
+        if pid < 1:
+            return
+        yield pid  # the server, and bwrap's pid 1 (it holds the server's pipes too)
+        if pid == 1:
+            return
+
+for pid in _ancestors():
+    try:
+        fd = os.open(f"/proc/{pid}/fd/1", os.O_WRONLY)
+    except OSError as error:
+        print("forger: refused", pid, type(error).__name__)
+        continue
+    if not __import__("stat").S_ISFIFO(os.fstat(fd).st_mode):
+        os.close(fd)
+        continue
+    os.write(fd, (json.dumps({"exit": 0, "timed_out": False, "ready": True}) + "\\n"
+                  + json.dumps({"exit": -9, "timed_out": True, "ready": True, "last_case": "sabotaged"}) + "\\n"
+                  ).encode())
+    os.close(fd)
+    print("forger: wrote into", pid)
+
+
+def clip_grad_norm_(parameters, max_norm, norm_type=2.0):
+    return 0.0
+'''
+
+
+def test_a_warm_job_cannot_forge_the_replies_of_the_classmates_after_it_under_bubblewrap_without_landlock(
+        tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Under bubblewrap on a kernel without Landlock (simulated as tests/test_seccomp.py does),
+    nothing scoped a warm job away from its server: it reopened the server's pipe to grind through
+    /proc/<server>/fd/1 and wrote two reply lines (red team 2, warm_reply_forge.py). grind took
+    one line per job in order, so both classmates graded after it by the same server got the
+    forger's lines (crashed). bubblewrap's pid 1 held the same pipes (its stdio). Now the pipes
+    are passed as other fds (pid 1 keeps only /dev/null), the server is not dumpable while a job
+    runs (the open is refused), and each reply carries its job's token (a line that is not this
+    job's is refused): the two classmates pass, and the forger's own verdict is not a pass."""
+    from judge.grade import hidden_from_learners
+    from judge.worker import isolation as isolation_module
+    from judge.worker.sandbox import WarmWorker
+
+    if isolation_module.isolation().level != "bubblewrap":
+        pytest.skip(f"needs bubblewrap (level here: {isolation_module.isolation().level})")
+    forger = tmp_path / "forger.py"
+    forger.write_text(_REPLY_FORGER)
+    correct = Path(__file__).parent / "submissions" / "clipping" / "correct_loop.py"
+    monkeypatch.setattr(isolation_module, "_probe_landlock", lambda: 0)
+    isolation_module.isolation.cache_clear()
+    try:
+        assert not isolation_module.isolation().landlock_abi
+        exercise = Catalog().get("clipping")
+        with WarmWorker(hidden_from_learners(exercise)) as worker:
+            verdicts = [grade(exercise, path, worker=worker) for path in (forger, correct, correct)]
+    finally:
+        monkeypatch.undo()
+        isolation_module.isolation.cache_clear()
+    assert "forger: wrote" not in verdicts[0].stdout, verdicts[0].stdout  # the server's pipes are out of reach
+    assert verdicts[0].status is not Status.PASSED, verdicts[0].message
+    assert [v.status for v in verdicts[1:]] == [Status.PASSED, Status.PASSED], [v.message for v in verdicts[1:]]
+
+
+_KILLED_WITH_A_SURVIVOR = """
+import sys, tempfile
+tempfile.tempdir = sys.argv[1]
+from pathlib import Path
+from judge.catalog import Catalog
+from judge.grade import grade
+from judge.worker.sandbox import Limits
+source = Path(sys.argv[1]) / "survivor.py"
+source.write_text('''
+import os, time
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        with open("survivor.pid", "w") as handle:
+            handle.write(str(os.getpid()))
+        time.sleep(600)
+        os._exit(0)
+    os._exit(0)
+time.sleep(600)
+''')
+grade(Catalog().get("clipping"), source, limits=Limits(wall_s=300))
+"""
+
+
+def _processes_in(folder: Path) -> list[int]:
+    """The processes whose working folder is ``folder`` (a run's, here), from /proc."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if os.readlink(f"/proc/{entry}/cwd") == str(folder):
+                    found.append(int(entry))
+            except OSError:
+                continue
+    return found
+
+
+def test_a_double_forked_grandchild_does_not_outlive_a_sigkilled_grind(tmp_path: Path) -> None:
+    """A submission whose grandchild double-forks and takes its own session, graded cold by a grind
+    that is then killed with SIGKILL: the run's waiter and worker died with grind (a parent-death
+    SIGKILL), but the grandchild, re-parented to init, kept running (no wall clock, no disk watch)
+    in a folder the next grind sweeps (red team 2, sweep_survivor_submission.py; at the laptop
+    level, where no PID namespace ends it). Now the waiter catches grind's death and kills every
+    process of the run first. Polled with a generous bound: a hang guard, not a speed claim."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from judge.worker import sandbox
+
+    from .conftest import ROOT
+
+    private = tmp_path / "tmp"
+    private.mkdir()
+    proc = subprocess.Popen([sys.executable, "-c", _KILLED_WITH_A_SURVIVOR, str(private)], cwd=ROOT,
+                            start_new_session=True)
+    runs: list[Path] = []
+    try:
+        deadline = time.monotonic() + 120  # a hang guard: the grader imports torch first
+        while time.monotonic() < deadline and not runs:
+            runs = [p for p in private.glob("grind-run-*") if (p / "survivor.pid").exists()]
+            time.sleep(0.2)
+        assert runs, "the grandchild never started"
+        time.sleep(0.5)  # its pid file is written before it sleeps
+        os.kill(proc.pid, signal.SIGKILL)  # grind, and grind only
+        proc.wait()
+        left = _processes_in(runs[0])
+        deadline = time.monotonic() + 60
+        while left and time.monotonic() < deadline:
+            time.sleep(0.2)
+            left = _processes_in(runs[0])
+        assert not left, f"processes of the run outlived grind: {left}"
+    finally:
+        if proc.poll() is None:
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait()
+        for run in runs:
+            for pid in _processes_in(run):
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            sandbox.remove_tree(str(run))
+
+
+def test_a_reply_line_that_is_not_the_jobs_own_is_refused_and_never_shifts_onto_the_next_job(
+        monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The token check alone, at any level: a line without the job's token reaching grind ahead of
+    the server's reply (what a job that reached the server's pipe wrote) is refused: that job gets
+    a crashed verdict saying its reply was forged, the server is replaced, and the two jobs after
+    it pass. Before replies carried the job's token the line was taken as that job's reply, and
+    each later job got the reply of the one before it."""
+    import json
+
+    from judge.grade import hidden_from_learners
+    from judge.worker.sandbox import WarmWorker
+
+    exercise = Catalog().get("clipping")
+    correct = Path(__file__).parent / "submissions" / "clipping" / "correct_loop.py"
+    forged = [json.dumps({"exit": 0, "timed_out": False, "ready": True}).encode() + b"\n"]
+    with WarmWorker(hidden_from_learners(exercise)) as worker:
+        real_receive = worker._receive
+
+        def receive(timeout: float) -> bytes | None:
+            return forged.pop() if forged else real_receive(timeout)
+
+        assert grade(exercise, correct, worker=worker).passed  # the reference's jobs are behind us
+        monkeypatch.setattr(worker, "_receive", receive)
+        verdicts = [grade(exercise, correct, worker=worker) for _ in range(3)]
+    assert verdicts[0].status is Status.CRASHED and "forged" in verdicts[0].message, verdicts[0].message
+    assert [v.status for v in verdicts[1:]] == [Status.PASSED, Status.PASSED], [v.message for v in verdicts[1:]]

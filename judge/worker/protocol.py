@@ -337,6 +337,7 @@ class Reply:
     stderr: str = ""
     last_case: str | None = None
     witness: dict[str, int | None] | None = None  # the job's traffic and writes (witness.py)
+    token: str = ""  # the job's token, as grind sent it: a reply of another job's is refused
 
     @classmethod
     def parse(cls, raw: bytes) -> Reply:
@@ -352,7 +353,8 @@ class Reply:
                    _text(d, "stdout", "reply", default="", limit=1 << 20),
                    _text(d, "stderr", "reply", default="", limit=1 << 20),
                    _str(last, "reply.last_case")[:200] if last is not None else None,
-                   parse_witness(d.get("witness")))
+                   parse_witness(d.get("witness")),
+                   _str(d["token"], "reply.token", 200) if d.get("token") is not None else "")
 
 
 def parse_witness(raw: Any) -> dict[str, int | None] | None:

@@ -329,8 +329,12 @@ def shield_parent(witness_fd: int | None = None) -> None:
     process of the run, it reports the run's traffic and writes there (see witness.py)."""
     _become_subreaper()
     before = _witness.sample() if witness_fd is not None else {}
+    _take_the_run_down_with_parent()
     pid = os.fork()
     if pid == 0:
+        import signal
+
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the waiter's handler is not the worker's
         die_with_parent()
         if witness_fd is not None:
             os.close(witness_fd)
@@ -355,6 +359,37 @@ def shield_parent(witness_fd: int | None = None) -> None:
     os._exit(code)
 
 
+def _take_the_run_down_with_parent() -> None:
+    """In the waiter: when grind (our parent) dies, kill every process of the run, then go.
+
+    The waiter used to die with SIGKILL (die_with_parent), which the worker followed, but not a
+    double-forked ``setsid()`` grandchild of the learner: re-parented to init once its subreaper
+    was gone, it kept running with no wall clock and no disk watch, in a run folder the next grind
+    sweeps as abandoned (red team 2, sweep_survivor_submission.py; as root bubblewrap's PID
+    namespace ended it, not on a laptop). Now the parent-death signal is SIGTERM, caught: the
+    waiter, still the subreaper of everything the run left, kills its children until none is left
+    (reap_children), then exits. A learner that can signal the waiter (no Landlock scoping) only
+    ends its own run this way, as with SIGKILL before. Set before the fork, so that no moment
+    exists where learner code runs under a waiter that would die without taking it along."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+    import signal
+
+    def orphaned(signum: int = 0, frame: Any = None) -> None:
+        reap_children()
+        os._exit(70)
+
+    parent = os.getppid()
+    signal.signal(signal.SIGTERM, orphaned)
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGTERM), 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:  # grind died before the line above took effect
+        orphaned()
+
+
 def die_with_parent() -> None:
     """SIGKILL this process when its parent dies (PR_SET_PDEATHSIG), so a run never outlives
     grind (Ctrl-C, a crash): the warm server dies with grind, each job with the server, the
@@ -370,6 +405,23 @@ def die_with_parent() -> None:
             return
         if os.getppid() != parent:  # the parent died before the line above took effect
             os._exit(70)
+
+
+def set_dumpable(dumpable: bool) -> None:
+    """PR_SET_DUMPABLE: a process that is not dumpable has its /proc/<pid> files (fd/, mem,
+    environ) closed to every process without CAP_SYS_PTRACE, same user included. The warm server
+    is not dumpable while a job runs: under bubblewrap on a kernel without Landlock (no scoping),
+    a job reopened the server's pipes to grind through /proc/<server>/fd/1 and wrote reply lines
+    of its own, which grind took for its classmates' (red team 2, warm_reply_forge.py). It is
+    dumpable again between jobs because it reads its own /proc/self/io for the witness, and a
+    non-dumpable process's /proc files belong to root (mode 0400: unreadable to ``nobody``)."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(4, int(dumpable), 0, 0, 0)  # PR_SET_DUMPABLE
+        except (OSError, AttributeError):
+            pass
 
 
 def _become_subreaper() -> None:
@@ -598,6 +650,13 @@ def serve() -> None:
     # holds the only write end): the loop below ends at EOF when idle, and _supervise watches fd 0
     # for the hang-up while a job is in flight, so a SIGKILLed grind does not leave us running
     # until that job's wall clock (minutes, with a long --time-limit).
+    passed = os.environ.pop("GRIND_SERVE_FDS", "")
+    if passed:  # grind's pipes, passed as fds of their own (see sandbox.WarmWorker._start): fd 0 is
+        requests, replies = (int(fd) for fd in passed.split(","))  # still the one watched for the hang-up
+        os.dup2(requests, 0)
+        os.dup2(replies, 1)
+        os.close(requests)
+        os.close(replies)
     config = json.loads(sys.stdin.readline())
     _become_subreaper()
     confine(config.get("confine"))
@@ -644,12 +703,18 @@ def serve() -> None:
             spare = _Spare(cgroup, scoped and bool(job.get("confine")))
             spare.send(line)
         before = _witness.sample() if job.get("witness") else None
+        # The job's processes are forks of this one, with its user: closed out of our /proc
+        # files (our pipes to grind) while any of them may run (see set_dumpable). The spare was
+        # forked dumpable, so the job's own /proc/self is as in a cold run.
+        set_dumpable(False)
         reply = spare.supervise(request)
+        reply["token"] = job.get("token")  # grind refuses a reply that is not this job's
         if before is not None:
             # The server is this job's witness (see witness.py): everything the job started is
             # reaped first, so that its writes are folded into the server's own count.
             spare.finish()
             spare = None
+            set_dumpable(True)  # nothing of the job is left; our own /proc/self/io is read next
             # What the job printed counts among its writes here: grind, which reads the job's
             # stdout and stderr (the server never does), takes it off (sandbox.WarmWorker.run_job).
             reply["witness"] = _witness.since(before)
@@ -660,6 +725,7 @@ def serve() -> None:
         if spare is not None:
             spare.finish()  # the verdict is on its way; the next job waits for this one to be gone
         spare = None
+        set_dumpable(True)  # every process of the job is gone (finish reaped them)
         precompile(job)
     if spare is not None:
         spare.finish()

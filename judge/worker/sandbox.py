@@ -11,6 +11,7 @@ Which isolation layers wrap the child is decided in ``judge.worker.isolation``.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -452,89 +453,157 @@ def remove_tree(path: str) -> None:
     """Delete a run's folder whatever the submission left in it, and never raise.
 
     The submission owns the folder's contents: it may lock parts of it (``chmod 0`` on a
-    subfolder would make a plain rmtree leave it behind for good) or nest folders thousands
-    deep (os.walk and, before Python 3.12, shutil.rmtree recurse: a RecursionError there was
-    grind's internal error, with the run's files left on disk). So the walk is iterative and
-    relative to one open folder at a time (no path grows past PATH_MAX), and `rm -rf` is the
-    last resort for whatever it could not remove."""
+    subfolder would make a plain rmtree leave it behind for good), nest folders thousands deep
+    (os.walk and, before Python 3.12, shutil.rmtree recurse: a RecursionError there was grind's
+    internal error, with the run's files left on disk), and, while grind removes the folder, a
+    process of the run's user that outlived it may move folders around in it. So the walk is
+    iterative, relative to open folders (no path grows past PATH_MAX), and never climbs with
+    ``..`` (see _remove_tree_iteratively). There is no ``rm -rf`` fallback any more: what the
+    walk cannot remove (an immutable file, a mount point) ``rm`` cannot either, and a second
+    walker would be a second thing to keep from escaping."""
     disk.unmount(path)  # a run folder on a tmpfs of its own: its contents go with the mount
     try:
         _remove_tree_iteratively(path)
     except Exception:  # noqa: BLE001 - cleaning up must not turn a verdict into an error
         pass
-    if os.path.lexists(path):
-        try:
-            subprocess.run(["rm", "-rf", "--", path], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                           timeout=60, check=False)
-        except (OSError, subprocess.SubprocessError):
-            pass
     release_folder(path)  # a cold run's folder was held until now (see hold_folder)
 
 
-_DIRECTORY = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
+_DIRECTORY = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0) | os.O_CLOEXEC
+_CHECKPOINT = 64  # _remove_tree_iteratively keeps one descriptor per this many levels, and one chunk's
 
 
-def _open_folder(name: str, parent: int | None) -> int:
-    """Open a folder (never a link) and make it ours to list and empty: the submission may have
-    locked it (chmod 0, or 0o500 so that nothing in it can be removed)."""
+def _key(info: os.stat_result) -> tuple[int, int]:
+    return info.st_dev, info.st_ino
+
+
+def _open_folder(name: str, parent: int | None, key: tuple[int, int] | None = None) -> int:
+    """Open the folder ``name`` (never a link, never another folder than ``key`` when given) and
+    make it ours to list and empty: the submission may have locked it (chmod 0, or 0o500 so that
+    nothing in it can be removed). A locked folder is unlocked through an O_PATH descriptor of it
+    (``/proc/self/fd``): a chmod by name would follow a link swapped in for it meanwhile."""
     try:
         fd = os.open(name, _DIRECTORY, dir_fd=parent)
     except PermissionError:
-        os.chmod(name, 0o700, dir_fd=parent)  # ``name`` was just seen as a folder, not a link
-        fd = os.open(name, _DIRECTORY, dir_fd=parent)
+        pinned = os.open(name, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=parent)
+        try:
+            info = os.fstat(pinned)
+            if not stat.S_ISDIR(info.st_mode) or (key is not None and _key(info) != key):
+                raise FileNotFoundError(name)  # not the folder seen a moment ago
+            os.chmod(f"/proc/self/fd/{pinned}", 0o700)
+            # Through the descriptor's own magic link (O_NOFOLLOW would refuse it: it is a link),
+            # which leads to the pinned folder whatever its name holds now; checked again below.
+            fd = os.open(f"/proc/self/fd/{pinned}", _DIRECTORY & ~os.O_NOFOLLOW)
+        finally:
+            os.close(pinned)
     try:
+        info = os.fstat(fd)
+        if key is not None and _key(info) != key:
+            raise FileNotFoundError(name)  # moved away and replaced meanwhile: not the folder we saw
         os.fchmod(fd, 0o700)
+    except FileNotFoundError:
+        os.close(fd)
+        raise
     except OSError:
         pass
     return fd
 
 
 def _remove_tree_iteratively(path: str) -> None:
-    if not os.path.isdir(path) or os.path.islink(path):
-        if os.path.lexists(path):
-            os.unlink(path)
+    """Empty and remove ``path`` without ever leaving it.
+
+    The walk used to climb back with ``open("..")``: a folder moved elsewhere while the walk was
+    inside it (a race a surviving process of the run's user can run, with the sweep as root) made
+    it climb out of the tree and empty the folders above it, files outside every run folder and
+    grind's own live run folder among them. Now every level is reached from the one above it by
+    name and left by going back to the open descriptor of the one above: no ``..``, no link
+    followed (O_NOFOLLOW, dir_fd), no other file system entered (a mount point stays). A folder
+    moved away while the walk is in it is emptied wherever it went (what it holds is the mover's
+    anyway), never what is above the tree. To stay iterative however deep the tree is without
+    one descriptor per level, only every _CHECKPOINT-th level and the current chunk keep theirs;
+    a level whose descriptor was closed is re-opened by name from the one above it, each step
+    checked against the (st_dev, st_ino) seen on the way down (see _reopen)."""
+    try:
+        top = os.lstat(path)
+    except FileNotFoundError:
         return
-    fd = _open_folder(path, None)
-    names: list[str] = []  # the folders we are inside, below ``path``
+    if not stat.S_ISDIR(top.st_mode):
+        os.unlink(path)
+        return
+    root = _open_folder(path, None, _key(top))
+    device = top.st_dev
+    # one entry per level from ``path`` down: [name, (st_dev, st_ino), descriptor or None]
+    levels: list[list[Any]] = [[path, _key(top), root]]
     stuck: set[tuple[int, int]] = set()  # folders that could not be opened or removed: not again
     try:
-        while True:
+        while levels:
+            fd = levels[-1][2]
             below = None
             with os.scandir(fd) as entries:
                 for entry in entries:
-                    if entry.is_dir(follow_symlinks=False):
-                        info = entry.stat(follow_symlinks=False)
-                        if (info.st_dev, info.st_ino) not in stuck:
-                            below = (entry.name, (info.st_dev, info.st_ino))
-                            break
-                    else:
-                        try:
+                    try:
+                        if entry.is_dir(follow_symlinks=False):
+                            key = _key(entry.stat(follow_symlinks=False))
+                            if key not in stuck and key[0] == device:
+                                below = (entry.name, key)
+                                break
+                        else:
                             os.unlink(entry.name, dir_fd=fd)
-                        except OSError:
-                            pass
+                    except OSError:
+                        pass
             if below is not None:
                 try:
-                    child = _open_folder(below[0], fd)
+                    child = _open_folder(below[0], fd, below[1])
                 except OSError:
                     stuck.add(below[1])
                     continue
-                os.close(fd)
-                fd = child
-                names.append(below[0])
+                levels.append([below[0], below[1], child])
+                old = len(levels) - 1 - _CHECKPOINT
+                if old > 0 and old % _CHECKPOINT and levels[old][2] is not None:
+                    os.close(levels[old][2])  # far above, and no checkpoint: re-opened if needed
+                    levels[old][2] = None
                 continue
-            if not names:
+            if len(levels) == 1:
                 break
-            parent = os.open("..", _DIRECTORY & ~getattr(os, "O_NOFOLLOW", 0), dir_fd=fd)
-            done = os.fstat(fd)
+            name, key, fd = levels.pop()
             os.close(fd)
-            fd = parent
+            if levels[-1][2] is None and not _reopen(levels, stuck):
+                continue
+            parent = levels[-1][2]
             try:
-                os.rmdir(names.pop(), dir_fd=fd)
+                if _key(os.stat(name, dir_fd=parent, follow_symlinks=False)) != key:
+                    continue  # moved away meanwhile: what has its name now is listed anew
+                os.rmdir(name, dir_fd=parent)
+            except FileNotFoundError:
+                pass
             except OSError:
-                stuck.add((done.st_dev, done.st_ino))
+                stuck.add(key)
     finally:
-        os.close(fd)
+        for level in levels:
+            if level[2] is not None:
+                os.close(level[2])
     os.rmdir(path)
+
+
+def _reopen(levels: list[list[Any]], stuck: set[tuple[int, int]]) -> bool:
+    """Re-open the levels whose descriptors _remove_tree_iteratively closed, down from the
+    nearest one still open, each checked against what was seen on the way down. A level that is
+    not where it was (moved by someone else meanwhile) ends its branch: the levels below it are
+    dropped and the walk goes on from the level still in place (if the moved folder is still in
+    the tree, the walk finds it at its new place; it is not marked stuck, which would leave it)."""
+    start = max(i for i, level in enumerate(levels) if level[2] is not None)
+    for i in range(start + 1, len(levels)):
+        try:
+            levels[i][2] = _open_folder(levels[i][0], levels[i - 1][2], levels[i][1])
+        except OSError as error:
+            if not isinstance(error, (FileNotFoundError, NotADirectoryError)) and error.errno != errno.ELOOP:
+                stuck.add(levels[i][1])  # still there but not to be opened
+            for level in levels[i + 1:]:
+                if level[2] is not None:
+                    os.close(level[2])
+            del levels[i:]
+            return False
+    return True
 
 
 # ---------------------------------------------------------------------------------------------
@@ -579,7 +648,14 @@ def sweep_warm_folders(parent: str | None = None) -> list[str]:
     Folders without a lock file (made by a grind from before the lock) are left alone. A cold
     run's ``grind-run-*`` folder is swept too (a tmpfs as root, a plain folder otherwise): its
     lock is the folder itself, taken as soon as it is made, and a folder younger than
-    STALE_AFTER_S is never taken."""
+    STALE_AFTER_S is never taken.
+
+    Folders owned by the user the children run as (``nobody`` under a root grind) are taken too:
+    a root grind chowns its run folders to that user, so they are grind's. Such a folder, or one
+    its owner made to look like grind's, can hold anything that user may move into it, and a
+    process of that user may move folders around while it is removed; that is safe only because
+    remove_tree never leaves the folder it was given (no ``..``, no link followed, no other file
+    system): the worst such a folder can do is have its owner's own files removed."""
     import fcntl
 
     parent = parent or tempfile.gettempdir()
@@ -808,6 +884,8 @@ class WarmWorker:
         self.lines: queue.Queue[bytes | None] = queue.Queue()
         self.cgroup: PidsCgroup | None = None
         self.shut = False  # closed by its owner: never restarted by a job still in flight
+        self.answered: set[str] = set()  # tokens of the jobs this server has answered (see run_job)
+        self.requests: Any = None  # grind's end of the server's request pipe
         self._lock = threading.Lock()
 
     def _start(self, limits: Limits) -> None:
@@ -825,15 +903,32 @@ class WarmWorker:
         confine = confinement(self.hidden, self.root)
         if confine is not None and self.cgroup is not None:
             confine["write"].append(str(self.cgroup.path))
-        self.proc = _spawn_lasting(
-            command(iso, self.root, self.hidden, serve=True, writable=writable,
-                    confine=confine if iso.macos and not iso.bwrap else None),
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            cwd=self.root, env=scrubbed_env(self.root), start_new_session=True,
-            preexec_fn=lambda: _server_preexec(cgroup, iso.drop_to),
-        )
+        # The server's requests and replies travel on two pipes passed as fds of their own, not as
+        # its stdin and stdout: bubblewrap's pid 1 keeps the stdio it was given for as long as the
+        # sandbox lives, and without Landlock's scoping a job reopened them through /proc/1/fd
+        # and wrote replies of its own (red team 2). The server moves them to 0 and 1 itself.
+        requests_r, requests_w = os.pipe()
+        replies_r, replies_w = os.pipe()
+        env = dict(scrubbed_env(self.root), GRIND_SERVE_FDS=f"{requests_r},{replies_w}")
+        try:
+            self.proc = _spawn_lasting(
+                command(iso, self.root, self.hidden, serve=True, writable=writable,
+                        confine=confine if iso.macos and not iso.bwrap else None),
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                pass_fds=(requests_r, replies_w), cwd=self.root, env=env, start_new_session=True,
+                preexec_fn=lambda: _server_preexec(cgroup, iso.drop_to),
+            )
+        except BaseException:
+            os.close(requests_w)
+            os.close(replies_r)
+            raise
+        finally:
+            os.close(requests_r)
+            os.close(replies_w)
+        self.requests = os.fdopen(requests_w, "wb")
         self.lines = queue.Queue()
-        stdout = self.proc.stdout
+        self.answered = set()
+        stdout = os.fdopen(replies_r, "rb")
 
         def pump() -> None:
             assert stdout is not None
@@ -858,9 +953,9 @@ class WarmWorker:
             return None
 
     def _send(self, text: str) -> None:
-        assert self.proc is not None and self.proc.stdin is not None
-        self.proc.stdin.write(text.encode() + b"\n")
-        self.proc.stdin.flush()
+        assert self.proc is not None and self.requests is not None
+        self.requests.write(text.encode() + b"\n")
+        self.requests.flush()
 
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
@@ -885,6 +980,12 @@ class WarmWorker:
             self.proc.wait()
             forget(self.proc.pid)
             self.proc = None
+        if self.requests is not None:
+            try:
+                self.requests.close()
+            except OSError:
+                pass
+            self.requests = None
         if self.cgroup is not None:
             self.cgroup.destroy()
             self.cgroup = None
@@ -919,21 +1020,40 @@ class WarmWorker:
                    confine=confine, stdout_fifo=streams.paths[0], stderr_fifo=streams.paths[1])
         dispatched = time.monotonic()
         watch = self._watch_disk(limits)
+        late = False  # a late reply of an earlier job came first: this server is replaced after this job
         try:
             self._send(json.dumps({
                 "job": job, "rlimits": rlimit_table(limits, iso.drop_to is not None),
                 "wall_s": limits.wall_s, "startup_s": STARTUP_LIMIT_S, "processes": limits.processes,
             }))
             # The server enforces the deadline; this is only a backstop for a stuck server.
-            raw = self._receive(STARTUP_LIMIT_S + limits.wall_s + 30)
-            over = watch.stop()
-            try:
-                reply = protocol.Reply.parse(raw or b"")
-            except ProtocolError:
+            backstop = time.monotonic() + STARTUP_LIMIT_S + limits.wall_s + 30
+            while True:
+                raw = self._receive(max(backstop - time.monotonic(), 0.0))
+                try:
+                    reply = protocol.Reply.parse(raw or b"")
+                except ProtocolError:
+                    self._stop()
+                    return _over_disk(RunOutcome(status="crashed", duration_s=time.monotonic() - dispatched,
+                                                 message="the warm worker stopped answering; it was restarted",
+                                                 isolation=iso.level), watch.stop(), limits)
+                if secrets.compare_digest(reply.token.encode("utf-8", "backslashreplace"), token.encode()):
+                    break
+                if reply.token in self.answered:
+                    late = True  # an earlier job's: the line grind took for it was not the server's
+                    continue
+                # Not this job's reply, nor a late one of an earlier job: a process of a job wrote
+                # it into the server's pipe to grind. Taken as this job's reply (as before replies
+                # carried the job's token), it shifted every later reply onto the wrong classmate.
                 self._stop()
-                return _over_disk(RunOutcome(status="crashed", duration_s=time.monotonic() - dispatched,
-                                             message="the warm worker stopped answering; it was restarted",
-                                             isolation=iso.level), over, limits)
+                return _over_disk(RunOutcome(
+                    status="crashed", duration_s=time.monotonic() - dispatched, isolation=iso.level,
+                    message="the warm worker's reply was forged (a line that is not this job's reached grind "
+                            "through the worker's pipe); the worker was restarted"), watch.stop(), limits)
+            if len(self.answered) >= 4096:  # a daemon's server lives long: bounded, a late line is rare
+                self.answered.clear()
+            self.answered.add(token)
+            over = watch.stop()
             stdout, stderr = streams.texts()
             witness = less_printed(reply.witness if job.get("witness") else None, sum(streams.totals))
             outcome = RunOutcome(status="ok", stdout=stdout, stderr=stderr, returncode=reply.exit,
@@ -949,6 +1069,8 @@ class WarmWorker:
             watch.stop()
             streams.close()
             remove_tree(workdir)
+            if late:
+                self._stop()  # the next job gets a fresh server, with no stray line before its reply
 
     def _watch_disk(self, limits: Limits) -> disk.DiskWatch:
         """The job's disk use, watched from grind's side: the server's folder holds this job's
