@@ -123,16 +123,29 @@ export PYTHONPATH="$ROOT/source/grind" GRIND_CONTENT="$ROOT/source/grind" GRIND_
 export GRIND_STATE_DIR="$work/state"
 # The isolation level is checked (a weak one refused unless the bundle allows it), logged and
 # written into results.json's output by the grader itself.
+# Only a results.json the grader wrote and then exited 0 after is trusted: one left from before, or
+# written by anything else while a grader died or failed, is replaced by a crash result.
+rm -f "$RESULTS"
 "$PYTHON" -m judge.autograder grade {slug} "$ROOT/submission" "$RESULTS" "$work" > "$work/log" 2>&1
-if [ ! -s "$RESULTS" ]; then
-    "$PYTHON" - "$work/log" "$RESULTS" <<'PY' \
-        || {{ printf '%s' '{{"score": 0, "output": "The autograder crashed."}}' > "$RESULTS.tmp" \
+status=$?
+if [ "$status" != 0 ] || [ ! -s "$RESULTS" ]; then
+    echo "grind: the grader exited with status $status; results.json is a crash result" >> "$work/log"
+    rm -f "$RESULTS"
+    "$PYTHON" - "$work/log" "$RESULTS" "$status" "$ROOT/source/grind/bundle.json" <<'PY' \
+        || {{ printf '%s' '{{"score": 0, "max_score": {max_score}, "output": "The autograder crashed."}}' > "$RESULTS.tmp" \
               && mv -f "$RESULTS.tmp" "$RESULTS"; }}
 import json, os, sys
 with open(sys.argv[1], encoding="utf-8", errors="replace") as handle:
     log = handle.read()[-3000:]
+try:
+    with open(sys.argv[4], encoding="utf-8") as handle:
+        max_score = json.load(handle)["max_score"]
+except (OSError, ValueError, KeyError):
+    max_score = {max_score}
 with open(sys.argv[2] + ".tmp", "w", encoding="utf-8") as handle:
-    json.dump({{"score": 0, "output": "The autograder could not grade this submission:\\n" + log}}, handle)
+    json.dump({{"score": 0, "max_score": max_score,
+               "output": "The autograder could not grade this submission (the grader exited with status "
+                         + sys.argv[3] + "):\\n" + log}}, handle)
 os.replace(sys.argv[2] + ".tmp", sys.argv[2])
 PY
 fi
@@ -244,14 +257,16 @@ def _executable(path: Path, text: str) -> None:
     path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
 
 
-def _precompute(exercise: Exercise, content: Path) -> str:
+def _precompute(exercise: Exercise, content: Path) -> tuple[str, float]:
     """Compute the reference's and pitfalls' observations into ``content/cache`` (grind's cache
     format), from the bundle's full copy of the exercise before it is sealed, and every pair of
     pitfalls the exercise combines (naming a submission that makes two mistakes needs them, and
-    the sealed bundle has no pitfalls to run them from). Returns the key they are stored under."""
+    the sealed bundle has no pitfalls to run them from). Returns the key they are stored under
+    and the exercise's full marks (a refusal or a crash result states them too)."""
     from judge import cache
     from judge.catalog import Catalog
-    from judge.grade import pair_source, reference_for
+    from judge.formats import points
+    from judge.grade import case_names, pair_source, reference_for
 
     cache_dir = content / "cache"
     previous = os.environ.get("GRIND_CACHE_DIR")
@@ -263,7 +278,9 @@ def _precompute(exercise: Exercise, content: Path) -> str:
         pairs = [f"{a}+{b}" for i, a in enumerate(slugs) for b in slugs[i + 1:]]
         if pairs:
             pair_source(copy)(pairs)
-        return cache.exercise_key(copy)
+        weights = dict(copy.weights)
+        total = sum(float(weights.get(case, 1.0)) for case in case_names(copy))
+        return cache.exercise_key(copy), points(total)
     finally:
         if previous is None:
             os.environ.pop("GRIND_CACHE_DIR", None)
@@ -308,9 +325,9 @@ def build(exercise: Exercise, out_dir: Path, torch_version: str | None = None, *
                     ignore=shutil.ignore_patterns("__pycache__"))
     if kit_dir(exercise).is_dir():  # the checks import it (grind_kit)
         shutil.copytree(kit_dir(exercise), source / "solutions" / FOLDER, ignore=shutil.ignore_patterns("__pycache__"))
-    key = _precompute(exercise, source)
+    key, max_score = _precompute(exercise, source)
     _seal(source / "solutions" / exercise.slug, key)
-    settings = {"exercise": exercise.slug, "allow_weak_isolation": allow_weak_isolation,
+    settings = {"exercise": exercise.slug, "allow_weak_isolation": allow_weak_isolation, "max_score": max_score,
                 "built_with": {"grind": judge.__version__, "python": sys.version.split()[0], "torch": torch}}
     (source / SETTINGS).write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
     (folder / "requirements.txt").write_text("\n".join(requirements) + "\n", encoding="utf-8")
@@ -324,7 +341,7 @@ def build(exercise: Exercise, out_dir: Path, torch_version: str | None = None, *
         torch=torch, torch_index=torch_index_url, slug=exercise.slug, apt=" ".join(APT_PACKAGES),
         min_python=MIN_PYTHON, min_text=".".join(map(str, MIN_PYTHON)), built_python=(major, minor),
         built_text=f"{major}.{minor}"))
-    _executable(folder / "run_autograder", RUN.format(slug=exercise.slug))
+    _executable(folder / "run_autograder", RUN.format(slug=exercise.slug, max_score=max_score))
     archive = out_dir / f"{exercise.slug}-autograder.zip"
     with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zf:
         for path in sorted(folder.rglob("*")):
@@ -361,6 +378,32 @@ def isolation_line() -> tuple[str, bool]:
     return line, not found["grading_allowed"]
 
 
+STUDENT_REFUSAL = ("This submission was not graded: the autograder's image does not keep submissions apart from "
+                   "the grading safely enough, so it refused to grade any. This is not about your code; please tell "
+                   "your instructor (the reason and the fix are in the autograder's log).")
+
+
+def refusal(weak: bool, other_user: bool, allowed: bool) -> str | None:
+    """Why a bundle must not grade here, for the instructor, or None. A weak level (no sandbox)
+    is refused unless the bundle was built with ``--allow-weak-isolation``, and even then unless
+    the submission runs as another user than the grader: as the grader's own user (root on
+    Gradescope, keeping every capability at limits-only) it reads the shipped reference
+    observations and replays them, or writes its own results.json and kills the grader
+    (red-team review 2: both gave full marks). The override never reaches that case."""
+    if not weak:
+        return None
+    if not allowed:
+        return ("At this level a submission can read and write what grading does. Or rebuild the bundle with "
+                "'grind autograder build --allow-weak-isolation' to accept this level where submissions run "
+                "as another user (nobody).")
+    if not other_user:
+        return ("The bundle allows weak isolation (--allow-weak-isolation), but only where the submission runs as "
+                "another user than the grader (nobody, which needs a Python every user can read, such as the "
+                "image's /usr/bin/python3): here it would run as the grader's own user, able to read the shipped "
+                "reference observations and to write its own results.json.")
+    return None
+
+
 def grade_one(slug: str, submission: Path, results: Path, work: Path) -> None:
     """Grade the one submission folder and write Gradescope's results.json atomically. The
     isolation level is said in the log and in results.json's output; a weak level is refused
@@ -376,12 +419,13 @@ def grade_one(slug: str, submission: Path, results: Path, work: Path) -> None:
     level, weak = isolation_line()
     print(level, flush=True)
     results.parent.mkdir(parents=True, exist_ok=True)
-    if weak and not bundle_settings().get("allow_weak_isolation"):
-        message = (f"The autograder refused to grade: {level}, at which a submission can read and write what "
-                   f"grading does. Fix the image: {HOW_TO_STRENGTHEN[isolation().level]}; or rebuild the bundle with "
-                   "'grind autograder build --allow-weak-isolation' to accept it.")
-        print(message, flush=True)
-        write_atomic(results, json.dumps({"score": 0, "output": message}))
+    why = refusal(weak, isolation().drop_to is not None, bool(bundle_settings().get("allow_weak_isolation")))
+    if why:
+        message = (f"The autograder refused to grade: {level}. {why} Fix the image: "
+                   f"{HOW_TO_STRENGTHEN[isolation().level]}.")
+        print(message, flush=True)  # the log: Gradescope shows it to instructors only
+        write_atomic(results, json.dumps({"score": 0, "max_score": bundle_settings().get("max_score", 0),
+                                          "output": STUDENT_REFUSAL + f"\n\n{level}"}))
         return
     classroom = work / "class"
     # symlinks=True: a link in the upload stays a link (which grading refuses, naming it), never
@@ -406,9 +450,12 @@ def warm(slug: str) -> int:
     level, weak = isolation_line()
     print(level, flush=True)
     if weak:
-        allowed = bundle_settings().get("allow_weak_isolation")
+        from judge.worker.isolation import isolation
+
+        why = refusal(weak, isolation().drop_to is not None, bool(bundle_settings().get("allow_weak_isolation")))
         print("grind setup: WARNING: this isolation is weak; run_autograder will "
-              + ("grade anyway (built with --allow-weak-isolation)" if allowed else "refuse to grade"), flush=True)
+              + (f"refuse to grade. {why}" if why else "grade anyway (built with --allow-weak-isolation; "
+                 "submissions run as nobody)"), flush=True)
     return 0
 
 
