@@ -58,6 +58,10 @@ PYTHON="${{GRIND_SETUP_PYTHON:-python3}}"
 # torch as on the machine that built this bundle (rebuild with --torch-version X.Y.Z to change it);
 # every other package is pinned in constraints.txt to the versions this bundle was validated with.
 TORCH_VERSION="{torch}"
+# The exact torch installed: with a local tag such as +cpu (as on the machine that built this
+# bundle) it exists only on the CPU index, so pypi (searched too, for torch's own pinned
+# dependencies, which the CPU index mirrors only in part) can never hand out the CUDA build instead.
+TORCH_PIN="${{TORCH_PIN:-{torch_pin}}}"
 # CPU wheels: the default index's Linux torch is the CUDA build, gigabytes Gradescope cannot use
 # (rebuild with --torch-index-url, or set TORCH_INDEX_URL here, for a mirror).
 TORCH_INDEX_URL="${{TORCH_INDEX_URL:-{torch_index}}}"
@@ -80,8 +84,13 @@ if sys.version_info < {min_python}:
              + sys.version.split()[0] + ". Choose a newer Gradescope base image (Ubuntu 22.04 has 3.10), "
              "or set GRIND_SETUP_PYTHON to a newer python3.")
 if sys.version_info[:2] != {built_python}:
-    print("grind setup: note: this bundle was built and validated on Python {built_text}; this image has "
-          + sys.version.split()[0] + " (the reference observations are shipped, so grading does not change)")
+    # constraints.txt pins the build machine's versions, resolved for its Python: several need it
+    # (numpy 2.4 needs >= 3.11), so another minor fails in step 3 with pip's long resolver error.
+    sys.exit("grind setup: this bundle was pinned on Python {built_text} (constraints.txt holds that Python's "
+             "package versions), but this image's " + sys.executable + " is " + sys.version.split()[0]
+             + ". Build the bundle with this image's Python (run 'grind autograder build' under Python "
+             + "%d.%d" % sys.version_info[:2] + "), or choose a Gradescope base image whose Python is {built_text} "
+             "(or set GRIND_SETUP_PYTHON to a python{built_text} in this image).")
 PY
 
 # 3. The packages grading needs, at the versions validated at build time.
@@ -91,7 +100,11 @@ if [ -d "$SRC/wheels" ]; then
     # Offline: only the wheels shipped in the bundle (built with --wheelhouse).
     "${{PIP[@]}}" --no-index --find-links "$SRC/wheels" -r "$SRC/requirements.txt"
 else
-    "${{PIP[@]}}" --index-url "$TORCH_INDEX_URL" "torch==$TORCH_VERSION"
+    if [ "$TORCH_PIN" != "$TORCH_VERSION" ]; then
+        "${{PIP[@]}}" --index-url "$TORCH_INDEX_URL" --extra-index-url https://pypi.org/simple "torch==$TORCH_PIN"
+    else  # no local tag to tell the CPU build apart: its index alone
+        "${{PIP[@]}}" --index-url "$TORCH_INDEX_URL" "torch==$TORCH_PIN"
+    fi
     "${{PIP[@]}}" -r "$SRC/requirements.txt"
 fi
 
@@ -169,6 +182,17 @@ def grader_dependencies() -> list[str]:
     return [r for r in found if _requirement_name(r) not in CLI_ONLY | {"torch"}]
 
 
+def torch_pin(torch: str, torch_index_url: str) -> str:
+    """What setup.sh installs torch as: ``2.13.0+cpu`` when this machine's torch is that same
+    version with the ``+cpu`` tag and the index is PyTorch's CPU one (the tag exists there only,
+    so setup.sh may add pypi for torch's dependencies without risking the CUDA build); otherwise
+    the plain version, from the torch index alone."""
+    installed = _installed("torch") or ""
+    if torch_index_url == TORCH_CPU_INDEX and installed == f"{torch}+cpu":
+        return installed
+    return torch
+
+
 def build_torch_version() -> str:
     """The installed torch's version (from its metadata: no import), without a local build tag
     such as ``+cpu``, which no index serves under the plain name."""
@@ -226,7 +250,24 @@ def constraints_text(torch_version: str) -> str:
     return "\n".join(lines + [f"{name}=={version}" for name, version in sorted(ours.items())]) + "\n"
 
 
-_WHEEL = re.compile(r"^(?P<name>[^-]+)-(?P<version>[^-]+)(-\d[^-]*)?-[^-]+-[^-]+-[^-]+\.whl$")
+_WHEEL = re.compile(r"^(?P<name>[^-]+)-(?P<version>[^-]+)(-\d[^-]*)?-(?P<py>[^-]+)-(?P<abi>[^-]+)-(?P<plat>[^-]+)\.whl$")
+
+
+def wheel_fits(py: str, abi: str, plat: str, version: tuple[int, int] | None = None) -> bool:
+    """Whether a wheel's tags (PEP 425; each part may list several, joined by dots) install on
+    the bundle's Python (this one: setup.sh refuses another minor) on Gradescope's Linux x86_64:
+    a plain filename check, so a build on macOS still judges wheels for Linux."""
+    major, minor = version or sys.version_info[:2]
+    pys, abis = py.split("."), abi.split(".")
+    exact = bool({f"cp{major}{minor}", f"py{major}{minor}", f"py{major}"} & set(pys)) and \
+        bool({f"cp{major}{minor}", "none"} & set(abis))
+    # cp38-abi3: CPython 3.8 and every later 3.x
+    stable = "abi3" in abis and any(re.fullmatch(rf"cp{major}(\d+)", p) and int(p[len(str(major)) + 2:]) <= minor
+                                    for p in pys)
+    if not (exact or stable):
+        return False
+    return any(p == "any" or p == "linux_x86_64" or (p.startswith(("manylinux", "musllinux")) and p.endswith("_x86_64"))
+               for p in plat.split("."))
 
 
 def wheelhouse_problems(folder: Path, constraints: str, requirements: list[str]) -> list[str]:
@@ -235,11 +276,17 @@ def wheelhouse_problems(folder: Path, constraints: str, requirements: list[str])
     Python older than this one), are pip's to find at image-build time, where it fails loudly."""
     pins = dict(line.split("==", 1) for line in constraints.splitlines() if "==" in line and not line.startswith("#"))
     have: dict[str, set[str]] = {}
-    for wheel in folder.glob("*.whl"):
-        match = _WHEEL.match(wheel.name)
-        if match:
-            have.setdefault(_normalized(match["name"]), set()).add(match["version"].split("+")[0])
     problems = []
+    for wheel in sorted(folder.glob("*.whl")):
+        match = _WHEEL.match(wheel.name)
+        if not match:
+            continue
+        if not wheel_fits(match["py"], match["abi"], match["plat"]):
+            # Filled on another machine (a Mac, another Python): setup.sh's pip would skip it.
+            problems.append(f"{wheel.name} does not fit Python {'.'.join(map(str, sys.version_info[:2]))} on "
+                            "Linux x86_64 (the bundle's)")
+            continue
+        have.setdefault(_normalized(match["name"]), set()).add(match["version"].split("+")[0])
     for requirement in requirements:
         if ";" in requirement:
             continue
@@ -312,7 +359,8 @@ def build(exercise: Exercise, out_dir: Path, torch_version: str | None = None, *
             raise JudgeError(f"--wheelhouse {wheelhouse} cannot install offline: {'; '.join(missing)}. Fill it with: "
                              "pip download -d DIR -r requirements.txt -c constraints.txt --only-binary=:all: "
                              f"--index-url {torch_index_url} --extra-index-url https://pypi.org/simple "
-                             "(both files are in the bundle folder)")
+                             "(both files are written into the bundle folder by a build without --wheelhouse: "
+                             f"'grind autograder build {exercise.slug} --out DIR' first)")
     folder = out_dir / f"{exercise.slug}-autograder"
     if folder.exists():
         shutil.rmtree(folder)
@@ -328,7 +376,9 @@ def build(exercise: Exercise, out_dir: Path, torch_version: str | None = None, *
     key, max_score = _precompute(exercise, source)
     _seal(source / "solutions" / exercise.slug, key)
     settings = {"exercise": exercise.slug, "allow_weak_isolation": allow_weak_isolation, "max_score": max_score,
-                "built_with": {"grind": judge.__version__, "python": sys.version.split()[0], "torch": torch}}
+                "built_with": {"grind": judge.__version__, "python": sys.version.split()[0], "torch": torch},
+                # constraints.txt is resolved for this Python: setup.sh refuses another minor
+                "python": ".".join(map(str, sys.version_info[:2]))}
     (source / SETTINGS).write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
     (folder / "requirements.txt").write_text("\n".join(requirements) + "\n", encoding="utf-8")
     (folder / "constraints.txt").write_text(constraints, encoding="utf-8")
@@ -338,7 +388,7 @@ def build(exercise: Exercise, out_dir: Path, torch_version: str | None = None, *
             shutil.copyfile(wheel, folder / "wheels" / wheel.name)
     major, minor = sys.version_info[:2]
     _executable(folder / "setup.sh", SETUP.format(
-        torch=torch, torch_index=torch_index_url, slug=exercise.slug, apt=" ".join(APT_PACKAGES),
+        torch=torch, torch_pin=torch_pin(torch, torch_index_url), torch_index=torch_index_url, slug=exercise.slug, apt=" ".join(APT_PACKAGES),
         min_python=MIN_PYTHON, min_text=".".join(map(str, MIN_PYTHON)), built_python=(major, minor),
         built_text=f"{major}.{minor}"))
     _executable(folder / "run_autograder", RUN.format(slug=exercise.slug, max_score=max_score))

@@ -365,6 +365,66 @@ def test_setup_refuses_a_python_older_than_3_10_with_a_clear_message(
     assert not (root / "venv").exists()
 
 
+def test_setup_refuses_a_python_other_than_the_one_the_bundle_was_pinned_on(
+        bundles: dict[str, zipfile.ZipFile], tmp_path: Path) -> None:
+    """constraints.txt holds the build machine's versions (numpy 2.4 needs Python >= 3.11):
+    setup.sh accepted any Python >= 3.10 and failed in pip on another minor. Now it refuses at
+    once, naming the Python the bundle was pinned on and the two ways out."""
+    built = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    assert json.loads(bundles["strict"].read("grind/bundle.json"))["python"] == built
+    other = (sys.version_info[0], sys.version_info[1] + 1)
+    root = _setup_root(bundles["strict"], tmp_path)
+    fake = tmp_path / "python-other"
+    fake.write_text(f"#!/bin/sh\nexec {sys.executable} -c \"import sys; sys.version_info = {other + (0, 'final', 0)!r}; "
+                    f"sys.version = '{other[0]}.{other[1]}.0 (fake)'; exec(sys.stdin.read())\"\n")
+    fake.chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GRIND_")}
+    env.update(GRIND_AUTOGRADER_ROOT=str(root), GRIND_SETUP_PYTHON=str(fake), GRIND_SKIP_APT="1")
+    ran = subprocess.run(["bash", str(root / "source" / "setup.sh")], env=env, capture_output=True, text=True,
+                         timeout=60)
+    assert ran.returncode == 1, ran.stdout + ran.stderr
+    assert f"this bundle was pinned on Python {built}" in ran.stderr, ran.stderr
+    assert f"{other[0]}.{other[1]}.0" in ran.stderr and "Build the bundle with this image's Python" in ran.stderr
+    assert not (root / "venv").exists()
+
+
+def test_setup_installs_the_cpu_torch_by_its_local_tag_and_torch_dependencies_from_pypi(
+        bundles: dict[str, zipfile.ZipFile]) -> None:
+    """torch's pinned dependencies (filelock, sympy, ...) are mirrored only in part on the CPU
+    index, so pypi is searched too; that is safe only because torch is asked for as 2.13.0+cpu,
+    a version the CPU index alone has (pypi's Linux torch is the CUDA build)."""
+    setup = bundles["strict"].read("setup.sh").decode()
+    installed = metadata.version("torch")
+    if "+" not in installed:
+        assert f'TORCH_PIN="${{TORCH_PIN:-{installed}}}"' in setup
+        pytest.skip("this machine's torch has no local tag (not the +cpu build)")
+    assert f'TORCH_PIN="${{TORCH_PIN:-{installed}}}"' in setup, setup
+    assert '--extra-index-url https://pypi.org/simple "torch==$TORCH_PIN"' in setup
+
+
+def test_a_wheel_built_for_another_python_or_platform_is_refused_at_build_time(tmp_path: Path) -> None:
+    """The wheelhouse check looked at names and versions only: a wheelhouse filled for another
+    Python or for a Mac passed the build and failed the image."""
+    import judge.autograder as autograder
+
+    house = tmp_path / "wheels"
+    house.mkdir()
+    major, minor = sys.version_info[:2]
+    version = metadata.version("numpy")
+    for tags in (f"cp{major}{minor - 1}-cp{major}{minor - 1}-manylinux_2_17_x86_64",
+                 f"cp{major}{minor}-cp{major}{minor}-macosx_11_0_arm64"):
+        (house / f"numpy-{version}-{tags}.whl").write_bytes(b"")
+    problems = autograder.wheelhouse_problems(house, f"numpy=={version}\n", ["numpy"])
+    assert problems[:2] == [f"numpy-{version}-{tags}.whl does not fit Python {major}.{minor} on Linux x86_64 "
+                            "(the bundle's)" for tags in (f"cp{major}{minor - 1}-cp{major}{minor - 1}-manylinux_2_17_x86_64",
+                                                          f"cp{major}{minor}-cp{major}{minor}-macosx_11_0_arm64")]
+    assert "no wheel of numpy" in problems[2]
+    (house / f"numpy-{version}-cp{major}{minor}-cp{major}{minor}-manylinux_2_17_x86_64.whl").write_bytes(b"")
+    (house / f"numpy-{version}-cp{major}{minor - 1}-cp{major}{minor - 1}-manylinux_2_17_x86_64.whl").unlink()
+    (house / f"numpy-{version}-cp{major}{minor}-cp{major}{minor}-macosx_11_0_arm64.whl").unlink()
+    assert autograder.wheelhouse_problems(house, f"numpy=={version}\n", ["numpy"]) == []
+
+
 def test_a_wheelhouse_that_lacks_a_pinned_wheel_is_refused_at_build_time(tmp_path: Path) -> None:
     """--wheelhouse must hold a wheel of each package setup.sh installs, at the pinned version:
     one missing is refused at build time, naming it and how to fill the folder."""
@@ -377,6 +437,9 @@ def test_a_wheelhouse_that_lacks_a_pinned_wheel_is_refused_at_build_time(tmp_pat
     assert "cannot install offline" in result.output and "no wheel of torch" in result.output, result.output
     assert f"numpy {metadata.version('numpy')} is pinned, the wheelhouse has 0.1" in result.output
     assert "pip download" in result.output
+    # Nothing is written yet: the refusal says how to get requirements.txt and constraints.txt.
+    assert "both files are in the bundle folder" not in result.output
+    assert "without --wheelhouse" in " ".join(result.output.split()), result.output
 
 
 def test_a_complete_wheelhouse_ships_in_the_bundle(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
