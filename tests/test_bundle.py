@@ -221,7 +221,7 @@ def test_the_isolation_line_says_a_root_child_keeps_every_capability_at_limits_o
     the log, results.json and grind doctor print must not say otherwise."""
     monkeypatch.setattr(isolation.os, "geteuid", lambda: 0)
     assert isolation.child_user(isolation.Isolation(None, None, 0)) == \
-        "root, with every capability (nothing confines it)"
+        "root, with every capability and nothing confining it"
     assert isolation.child_user(isolation.Isolation(None, None, 6)) == "root (no capabilities)"
     assert isolation.child_user(isolation.Isolation(65534, None, 0)) == "nobody"
 

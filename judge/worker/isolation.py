@@ -245,7 +245,7 @@ def child_user(iso: Isolation) -> str:
     if iso.drop_to is not None:
         return "nobody"
     if hasattr(os, "geteuid") and os.geteuid() == 0:
-        return "root (no capabilities)" if iso.confines else "root, with every capability (nothing confines it)"
+        return "root (no capabilities)" if iso.confines else "root, with every capability and nothing confining it"
     return "your user"
 
 
