@@ -443,9 +443,9 @@ def refusal(weak: bool, other_user: bool, allowed: bool) -> str | None:
     if not weak:
         return None
     if not allowed:
-        return ("At this level a submission can read and write what grading does. Or rebuild the bundle with "
-                "'grind autograder build --allow-weak-isolation' to accept this level where submissions run "
-                "as another user (nobody).")
+        return ("At this level a submission can read and write what grading does; a bundle built with "
+                "'grind autograder build --allow-weak-isolation' accepts it, but only where submissions run as "
+                "another user (nobody).")
     if not other_user:
         return ("The bundle allows weak isolation (--allow-weak-isolation), but only where the submission runs as "
                 "another user than the grader (nobody, which needs a Python every user can read, such as the "
