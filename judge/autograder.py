@@ -58,6 +58,10 @@ PYTHON="${{GRIND_SETUP_PYTHON:-python3}}"
 # torch as on the machine that built this bundle (rebuild with --torch-version X.Y.Z to change it);
 # every other package is pinned in constraints.txt to the versions this bundle was validated with.
 TORCH_VERSION="{torch}"
+# The exact torch installed: with a local tag such as +cpu (as on the machine that built this
+# bundle) it exists only on the CPU index, so pypi (searched too, for torch's own pinned
+# dependencies, which the CPU index mirrors only in part) can never hand out the CUDA build instead.
+TORCH_PIN="${{TORCH_PIN:-{torch_pin}}}"
 # CPU wheels: the default index's Linux torch is the CUDA build, gigabytes Gradescope cannot use
 # (rebuild with --torch-index-url, or set TORCH_INDEX_URL here, for a mirror).
 TORCH_INDEX_URL="${{TORCH_INDEX_URL:-{torch_index}}}"
@@ -80,8 +84,13 @@ if sys.version_info < {min_python}:
              + sys.version.split()[0] + ". Choose a newer Gradescope base image (Ubuntu 22.04 has 3.10), "
              "or set GRIND_SETUP_PYTHON to a newer python3.")
 if sys.version_info[:2] != {built_python}:
-    print("grind setup: note: this bundle was built and validated on Python {built_text}; this image has "
-          + sys.version.split()[0] + " (the reference observations are shipped, so grading does not change)")
+    # constraints.txt pins the build machine's versions, resolved for its Python: several need it
+    # (numpy 2.4 needs >= 3.11), so another minor fails in step 3 with pip's long resolver error.
+    sys.exit("grind setup: this bundle was pinned on Python {built_text} (constraints.txt holds that Python's "
+             "package versions), but this image's " + sys.executable + " is " + sys.version.split()[0]
+             + ". Build the bundle with this image's Python (run 'grind autograder build' under Python "
+             + "%d.%d" % sys.version_info[:2] + "), or choose a Gradescope base image whose Python is {built_text} "
+             "(or set GRIND_SETUP_PYTHON to a python{built_text} in this image).")
 PY
 
 # 3. The packages grading needs, at the versions validated at build time.
@@ -91,7 +100,11 @@ if [ -d "$SRC/wheels" ]; then
     # Offline: only the wheels shipped in the bundle (built with --wheelhouse).
     "${{PIP[@]}}" --no-index --find-links "$SRC/wheels" -r "$SRC/requirements.txt"
 else
-    "${{PIP[@]}}" --index-url "$TORCH_INDEX_URL" "torch==$TORCH_VERSION"
+    if [ "$TORCH_PIN" != "$TORCH_VERSION" ]; then
+        "${{PIP[@]}}" --index-url "$TORCH_INDEX_URL" --extra-index-url https://pypi.org/simple "torch==$TORCH_PIN"
+    else  # no local tag to tell the CPU build apart: its index alone
+        "${{PIP[@]}}" --index-url "$TORCH_INDEX_URL" "torch==$TORCH_PIN"
+    fi
     "${{PIP[@]}}" -r "$SRC/requirements.txt"
 fi
 
@@ -123,16 +136,29 @@ export PYTHONPATH="$ROOT/source/grind" GRIND_CONTENT="$ROOT/source/grind" GRIND_
 export GRIND_STATE_DIR="$work/state"
 # The isolation level is checked (a weak one refused unless the bundle allows it), logged and
 # written into results.json's output by the grader itself.
+# Only a results.json the grader wrote and then exited 0 after is trusted: one left from before, or
+# written by anything else while a grader died or failed, is replaced by a crash result.
+rm -f "$RESULTS"
 "$PYTHON" -m judge.autograder grade {slug} "$ROOT/submission" "$RESULTS" "$work" > "$work/log" 2>&1
-if [ ! -s "$RESULTS" ]; then
-    "$PYTHON" - "$work/log" "$RESULTS" <<'PY' \
-        || {{ printf '%s' '{{"score": 0, "output": "The autograder crashed."}}' > "$RESULTS.tmp" \
+status=$?
+if [ "$status" != 0 ] || [ ! -s "$RESULTS" ]; then
+    echo "grind: the grader exited with status $status; results.json is a crash result" >> "$work/log"
+    rm -f "$RESULTS"
+    "$PYTHON" - "$work/log" "$RESULTS" "$status" "$ROOT/source/grind/bundle.json" <<'PY' \
+        || {{ printf '%s' '{{"score": 0, "max_score": {max_score}, "output": "The autograder crashed."}}' > "$RESULTS.tmp" \
               && mv -f "$RESULTS.tmp" "$RESULTS"; }}
 import json, os, sys
 with open(sys.argv[1], encoding="utf-8", errors="replace") as handle:
     log = handle.read()[-3000:]
+try:
+    with open(sys.argv[4], encoding="utf-8") as handle:
+        max_score = json.load(handle)["max_score"]
+except (OSError, ValueError, KeyError):
+    max_score = {max_score}
 with open(sys.argv[2] + ".tmp", "w", encoding="utf-8") as handle:
-    json.dump({{"score": 0, "output": "The autograder could not grade this submission:\\n" + log}}, handle)
+    json.dump({{"score": 0, "max_score": max_score,
+               "output": "The autograder could not grade this submission (the grader exited with status "
+                         + sys.argv[3] + "):\\n" + log}}, handle)
 os.replace(sys.argv[2] + ".tmp", sys.argv[2])
 PY
 fi
@@ -154,6 +180,17 @@ def grader_dependencies() -> list[str]:
     except metadata.PackageNotFoundError:  # pragma: no cover - running from a bare checkout
         found = ["numpy>=1.24", "safetensors>=0.4", "platformdirs>=3", "tomli>=2; python_version < '3.11'"]
     return [r for r in found if _requirement_name(r) not in CLI_ONLY | {"torch"}]
+
+
+def torch_pin(torch: str, torch_index_url: str) -> str:
+    """What setup.sh installs torch as: ``2.13.0+cpu`` when this machine's torch is that same
+    version with the ``+cpu`` tag and the index is PyTorch's CPU one (the tag exists there only,
+    so setup.sh may add pypi for torch's dependencies without risking the CUDA build); otherwise
+    the plain version, from the torch index alone."""
+    installed = _installed("torch") or ""
+    if torch_index_url == TORCH_CPU_INDEX and installed == f"{torch}+cpu":
+        return installed
+    return torch
 
 
 def build_torch_version() -> str:
@@ -213,7 +250,24 @@ def constraints_text(torch_version: str) -> str:
     return "\n".join(lines + [f"{name}=={version}" for name, version in sorted(ours.items())]) + "\n"
 
 
-_WHEEL = re.compile(r"^(?P<name>[^-]+)-(?P<version>[^-]+)(-\d[^-]*)?-[^-]+-[^-]+-[^-]+\.whl$")
+_WHEEL = re.compile(r"^(?P<name>[^-]+)-(?P<version>[^-]+)(-\d[^-]*)?-(?P<py>[^-]+)-(?P<abi>[^-]+)-(?P<plat>[^-]+)\.whl$")
+
+
+def wheel_fits(py: str, abi: str, plat: str, version: tuple[int, int] | None = None) -> bool:
+    """Whether a wheel's tags (PEP 425; each part may list several, joined by dots) install on
+    the bundle's Python (this one: setup.sh refuses another minor) on Gradescope's Linux x86_64:
+    a plain filename check, so a build on macOS still judges wheels for Linux."""
+    major, minor = version or sys.version_info[:2]
+    pys, abis = py.split("."), abi.split(".")
+    exact = bool({f"cp{major}{minor}", f"py{major}{minor}", f"py{major}"} & set(pys)) and \
+        bool({f"cp{major}{minor}", "none"} & set(abis))
+    # cp38-abi3: CPython 3.8 and every later 3.x
+    stable = "abi3" in abis and any(re.fullmatch(rf"cp{major}(\d+)", p) and int(p[len(str(major)) + 2:]) <= minor
+                                    for p in pys)
+    if not (exact or stable):
+        return False
+    return any(p == "any" or p == "linux_x86_64" or (p.startswith(("manylinux", "musllinux")) and p.endswith("_x86_64"))
+               for p in plat.split("."))
 
 
 def wheelhouse_problems(folder: Path, constraints: str, requirements: list[str]) -> list[str]:
@@ -222,11 +276,17 @@ def wheelhouse_problems(folder: Path, constraints: str, requirements: list[str])
     Python older than this one), are pip's to find at image-build time, where it fails loudly."""
     pins = dict(line.split("==", 1) for line in constraints.splitlines() if "==" in line and not line.startswith("#"))
     have: dict[str, set[str]] = {}
-    for wheel in folder.glob("*.whl"):
-        match = _WHEEL.match(wheel.name)
-        if match:
-            have.setdefault(_normalized(match["name"]), set()).add(match["version"].split("+")[0])
     problems = []
+    for wheel in sorted(folder.glob("*.whl")):
+        match = _WHEEL.match(wheel.name)
+        if not match:
+            continue
+        if not wheel_fits(match["py"], match["abi"], match["plat"]):
+            # Filled on another machine (a Mac, another Python): setup.sh's pip would skip it.
+            problems.append(f"{wheel.name} does not fit Python {'.'.join(map(str, sys.version_info[:2]))} on "
+                            "Linux x86_64 (the bundle's)")
+            continue
+        have.setdefault(_normalized(match["name"]), set()).add(match["version"].split("+")[0])
     for requirement in requirements:
         if ";" in requirement:
             continue
@@ -244,14 +304,16 @@ def _executable(path: Path, text: str) -> None:
     path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
 
 
-def _precompute(exercise: Exercise, content: Path) -> str:
+def _precompute(exercise: Exercise, content: Path) -> tuple[str, float]:
     """Compute the reference's and pitfalls' observations into ``content/cache`` (grind's cache
     format), from the bundle's full copy of the exercise before it is sealed, and every pair of
     pitfalls the exercise combines (naming a submission that makes two mistakes needs them, and
-    the sealed bundle has no pitfalls to run them from). Returns the key they are stored under."""
+    the sealed bundle has no pitfalls to run them from). Returns the key they are stored under
+    and the exercise's full marks (a refusal or a crash result states them too)."""
     from judge import cache
     from judge.catalog import Catalog
-    from judge.grade import pair_source, reference_for
+    from judge.formats import points
+    from judge.grade import case_names, pair_source, reference_for
 
     cache_dir = content / "cache"
     previous = os.environ.get("GRIND_CACHE_DIR")
@@ -263,7 +325,9 @@ def _precompute(exercise: Exercise, content: Path) -> str:
         pairs = [f"{a}+{b}" for i, a in enumerate(slugs) for b in slugs[i + 1:]]
         if pairs:
             pair_source(copy)(pairs)
-        return cache.exercise_key(copy)
+        weights = dict(copy.weights)
+        total = sum(float(weights.get(case, 1.0)) for case in case_names(copy))
+        return cache.exercise_key(copy), points(total)
     finally:
         if previous is None:
             os.environ.pop("GRIND_CACHE_DIR", None)
@@ -295,7 +359,8 @@ def build(exercise: Exercise, out_dir: Path, torch_version: str | None = None, *
             raise JudgeError(f"--wheelhouse {wheelhouse} cannot install offline: {'; '.join(missing)}. Fill it with: "
                              "pip download -d DIR -r requirements.txt -c constraints.txt --only-binary=:all: "
                              f"--index-url {torch_index_url} --extra-index-url https://pypi.org/simple "
-                             "(both files are in the bundle folder)")
+                             "(both files are written into the bundle folder by a build without --wheelhouse: "
+                             f"'grind autograder build {exercise.slug} --out DIR' first)")
     folder = out_dir / f"{exercise.slug}-autograder"
     if folder.exists():
         shutil.rmtree(folder)
@@ -308,10 +373,12 @@ def build(exercise: Exercise, out_dir: Path, torch_version: str | None = None, *
                     ignore=shutil.ignore_patterns("__pycache__"))
     if kit_dir(exercise).is_dir():  # the checks import it (grind_kit)
         shutil.copytree(kit_dir(exercise), source / "solutions" / FOLDER, ignore=shutil.ignore_patterns("__pycache__"))
-    key = _precompute(exercise, source)
+    key, max_score = _precompute(exercise, source)
     _seal(source / "solutions" / exercise.slug, key)
-    settings = {"exercise": exercise.slug, "allow_weak_isolation": allow_weak_isolation,
-                "built_with": {"grind": judge.__version__, "python": sys.version.split()[0], "torch": torch}}
+    settings = {"exercise": exercise.slug, "allow_weak_isolation": allow_weak_isolation, "max_score": max_score,
+                "built_with": {"grind": judge.__version__, "python": sys.version.split()[0], "torch": torch},
+                # constraints.txt is resolved for this Python: setup.sh refuses another minor
+                "python": ".".join(map(str, sys.version_info[:2]))}
     (source / SETTINGS).write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
     (folder / "requirements.txt").write_text("\n".join(requirements) + "\n", encoding="utf-8")
     (folder / "constraints.txt").write_text(constraints, encoding="utf-8")
@@ -321,10 +388,10 @@ def build(exercise: Exercise, out_dir: Path, torch_version: str | None = None, *
             shutil.copyfile(wheel, folder / "wheels" / wheel.name)
     major, minor = sys.version_info[:2]
     _executable(folder / "setup.sh", SETUP.format(
-        torch=torch, torch_index=torch_index_url, slug=exercise.slug, apt=" ".join(APT_PACKAGES),
+        torch=torch, torch_pin=torch_pin(torch, torch_index_url), torch_index=torch_index_url, slug=exercise.slug, apt=" ".join(APT_PACKAGES),
         min_python=MIN_PYTHON, min_text=".".join(map(str, MIN_PYTHON)), built_python=(major, minor),
         built_text=f"{major}.{minor}"))
-    _executable(folder / "run_autograder", RUN.format(slug=exercise.slug))
+    _executable(folder / "run_autograder", RUN.format(slug=exercise.slug, max_score=max_score))
     archive = out_dir / f"{exercise.slug}-autograder.zip"
     with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zf:
         for path in sorted(folder.rglob("*")):
@@ -361,6 +428,32 @@ def isolation_line() -> tuple[str, bool]:
     return line, not found["grading_allowed"]
 
 
+STUDENT_REFUSAL = ("This submission was not graded: the autograder's image does not keep submissions apart from "
+                   "the grading safely enough, so it refused to grade any. This is not about your code; please tell "
+                   "your instructor (the reason and the fix are in the autograder's log).")
+
+
+def refusal(weak: bool, other_user: bool, allowed: bool) -> str | None:
+    """Why a bundle must not grade here, for the instructor, or None. A weak level (no sandbox)
+    is refused unless the bundle was built with ``--allow-weak-isolation``, and even then unless
+    the submission runs as another user than the grader: as the grader's own user (root on
+    Gradescope, keeping every capability at limits-only) it reads the shipped reference
+    observations and replays them, or writes its own results.json and kills the grader
+    (red-team review 2: both gave full marks). The override never reaches that case."""
+    if not weak:
+        return None
+    if not allowed:
+        return ("At this level a submission can read and write what grading does; a bundle built with "
+                "'grind autograder build --allow-weak-isolation' accepts it, but only where submissions run as "
+                "another user (nobody).")
+    if not other_user:
+        return ("The bundle allows weak isolation (--allow-weak-isolation), but only where the submission runs as "
+                "another user than the grader (nobody, which needs a Python every user can read, such as the "
+                "image's /usr/bin/python3): here it would run as the grader's own user, able to read the shipped "
+                "reference observations and to write its own results.json.")
+    return None
+
+
 def grade_one(slug: str, submission: Path, results: Path, work: Path) -> None:
     """Grade the one submission folder and write Gradescope's results.json atomically. The
     isolation level is said in the log and in results.json's output; a weak level is refused
@@ -376,12 +469,13 @@ def grade_one(slug: str, submission: Path, results: Path, work: Path) -> None:
     level, weak = isolation_line()
     print(level, flush=True)
     results.parent.mkdir(parents=True, exist_ok=True)
-    if weak and not bundle_settings().get("allow_weak_isolation"):
-        message = (f"The autograder refused to grade: {level}, at which a submission can read and write what "
-                   f"grading does. Fix the image: {HOW_TO_STRENGTHEN[isolation().level]}; or rebuild the bundle with "
-                   "'grind autograder build --allow-weak-isolation' to accept it.")
-        print(message, flush=True)
-        write_atomic(results, json.dumps({"score": 0, "output": message}))
+    why = refusal(weak, isolation().drop_to is not None, bool(bundle_settings().get("allow_weak_isolation")))
+    if why:
+        message = (f"The autograder refused to grade: {level}. {why} Fix the image: "
+                   f"{HOW_TO_STRENGTHEN[isolation().level]}.")
+        print(message, flush=True)  # the log: Gradescope shows it to instructors only
+        write_atomic(results, json.dumps({"score": 0, "max_score": bundle_settings().get("max_score", 0),
+                                          "output": STUDENT_REFUSAL + f"\n\n{level}"}))
         return
     classroom = work / "class"
     # symlinks=True: a link in the upload stays a link (which grading refuses, naming it), never
@@ -406,9 +500,12 @@ def warm(slug: str) -> int:
     level, weak = isolation_line()
     print(level, flush=True)
     if weak:
-        allowed = bundle_settings().get("allow_weak_isolation")
+        from judge.worker.isolation import isolation
+
+        why = refusal(weak, isolation().drop_to is not None, bool(bundle_settings().get("allow_weak_isolation")))
         print("grind setup: WARNING: this isolation is weak; run_autograder will "
-              + ("grade anyway (built with --allow-weak-isolation)" if allowed else "refuse to grade"), flush=True)
+              + (f"refuse to grade. {why}" if why else "grade anyway (built with --allow-weak-isolation; "
+                 "submissions run as nobody)"), flush=True)
     return 0
 
 

@@ -1126,7 +1126,9 @@ def autograder_build(
         None, "--wheelhouse", help="Folder of wheels to ship in the bundle: setup.sh then installs offline from it."),
     allow_weak_isolation: bool = typer.Option(
         False, "--allow-weak-isolation",
-        help="Let run_autograder grade where the image gives only limits-only isolation (see grind doctor)."),
+        help="Let run_autograder grade where the image gives only limits-only isolation (see grind doctor), "
+             "but only where submissions run as another user (nobody, which needs a Python every user can read); "
+             "as the grader's own user (root without a sandbox) it still refuses."),
 ) -> None:
     """Build a ready-to-upload Gradescope autograder bundle for each exercise: sealed (the
     reference's and pitfalls' observations precomputed; the reference, pitfalls and oracle left

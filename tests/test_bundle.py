@@ -114,15 +114,15 @@ def test_a_bundle_ships_no_reference_pitfalls_or_oracle(bundles: dict[str, zipfi
     assert json.loads(bundles["weak"].read("grind/bundle.json"))["allow_weak_isolation"] is True
 
 
-@pytest.mark.parametrize("level", ["bubblewrap", "landlock", "limits-only"])
+@pytest.mark.parametrize("level", ["bubblewrap", "landlock"])
 def test_the_reference_attack_scores_zero_at_every_level(bundles: dict[str, zipfile.ZipFile], level: str) -> None:
     """The submission of issue 34 imports source/grind/solutions/clipping/reference.py from the
-    bundle. There is no such file at any level (limits-only graded, with the override, as the
-    weakest case), so it scores 0; the level is said in results.json and in the log."""
+    bundle. There is no such file at any level, so it scores 0; the level is said in results.json
+    and in the log. (limits-only as the grader's own user is refused outright: see below.)"""
     why = _level_here(level)
     if why:
         pytest.skip(why)
-    root = _gradescope_root(bundles["weak" if level == "limits-only" else "strict"], ATTACK)
+    root = _gradescope_root(bundles["strict"], ATTACK)
     try:
         results, log = _run(root, level)
         assert results["score"] == 0 and results["max_score"] > 0, results
@@ -177,9 +177,79 @@ def test_limits_only_is_refused_unless_the_bundle_allows_it(bundles: dict[str, z
     try:
         results, log = _run(root, "limits-only")
         assert results["score"] == 0 and "tests" not in results, results
-        assert "refused to grade: isolation: limits-only" in results["output"], results
-        assert "--allow-weak-isolation" in results["output"] and "bubblewrap" in results["output"]
-        assert "refused to grade" in log
+        # Gradescope needs max_score to show "0 / 16"; the student reads a line meant for them,
+        # the instructor's fix (rebuild, install bubblewrap) is in the log they alone see.
+        assert results["max_score"] == 16, results
+        assert "not graded" in results["output"] and "not about your code" in results["output"], results
+        assert "--allow-weak-isolation" not in results["output"] and "Fix the image" not in results["output"]
+        assert "refused to grade: isolation: limits-only" in log, log
+        assert "--allow-weak-isolation" in log and "bubblewrap" in log, log
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def test_a_weak_bundle_refuses_where_the_submission_would_run_as_the_graders_own_user(
+        bundles: dict[str, zipfile.ZipFile]) -> None:
+    """--allow-weak-isolation allows limits-only only where the child runs as another user:
+    GRIND_SANDBOX=limits-only never drops to nobody, so here the child would be the grader's own
+    user (root, with every capability, on Gradescope) and the bundle refuses before it runs:
+    no mark, max_score said, the instructor's reason in the log."""
+    good = (ROOT / "tests" / "submissions" / "clipping" / "correct_loop.py").read_text(encoding="utf-8")
+    root = _gradescope_root(bundles["weak"], good)
+    try:
+        results, log = _run(root, "limits-only")
+        assert results["score"] == 0 and results["max_score"] == 16 and "tests" not in results, results
+        assert "not graded" in results["output"], results
+        assert "refused to grade" in log and "only where the submission runs as" in log, log
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def test_the_override_allows_limits_only_only_for_a_child_running_as_another_user() -> None:
+    from judge.autograder import refusal
+
+    assert refusal(weak=False, other_user=False, allowed=False) is None
+    assert refusal(weak=True, other_user=True, allowed=True) is None
+    assert "another user" in (refusal(weak=True, other_user=False, allowed=True) or "")
+    assert "--allow-weak-isolation" in (refusal(weak=True, other_user=True, allowed=False) or "")
+
+
+def test_the_isolation_line_says_a_root_child_keeps_every_capability_at_limits_only(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Capabilities are dropped only where Landlock or bubblewrap confines the child: at
+    limits-only a root child keeps them all (a06 read CapEff=000001fffeffffff), and the line
+    the log, results.json and grind doctor print must not say otherwise."""
+    monkeypatch.setattr(isolation.os, "geteuid", lambda: 0)
+    assert isolation.child_user(isolation.Isolation(None, None, 0)) == \
+        "root, with every capability and nothing confining it"
+    assert isolation.child_user(isolation.Isolation(None, None, 6)) == "root (no capabilities)"
+    assert isolation.child_user(isolation.Isolation(65534, None, 0)) == "nobody"
+
+
+def test_run_autograder_trusts_only_a_results_file_from_a_grader_that_exited_0(
+        bundles: dict[str, zipfile.ZipFile], tmp_path: Path) -> None:
+    """a01: a child that wrote results.json (16/16) and killed the grader kept its forged score.
+    Here a stand-in grader does just that; a results.json left from before is not trusted either."""
+    good = (ROOT / "tests" / "submissions" / "clipping" / "correct_loop.py").read_text(encoding="utf-8")
+    root = _gradescope_root(bundles["strict"], good)
+    fake = tmp_path / "python"
+    fake.write_text(f"""#!/bin/bash
+if [ "$1" = -m ]; then
+    printf '%s' '{{"score": 16, "max_score": 16, "output": "PWNED"}}' > "$6"
+    kill -9 $$
+fi
+exec {sys.executable} "$@"
+""")
+    fake.chmod(0o755)
+    try:
+        (root / "results").mkdir()
+        env = {k: v for k, v in os.environ.items() if k not in ("GRIND_CACHE_DIR", "GRIND_CONTENT", "PYTHONPATH")}
+        env.update(GRIND_AUTOGRADER_ROOT=str(root), GRIND_PYTHON=str(fake))
+        subprocess.run(["bash", str(root / "source" / "run_autograder")], env=env, check=True, timeout=120,
+                       capture_output=True, text=True, cwd=root)
+        results = json.loads((root / "results" / "results.json").read_text())
+        assert results["score"] == 0 and results["max_score"] == 16, results
+        assert "PWNED" not in json.dumps(results) and "exited with status 137" in results["output"], results
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
@@ -295,6 +365,66 @@ def test_setup_refuses_a_python_older_than_3_10_with_a_clear_message(
     assert not (root / "venv").exists()
 
 
+def test_setup_refuses_a_python_other_than_the_one_the_bundle_was_pinned_on(
+        bundles: dict[str, zipfile.ZipFile], tmp_path: Path) -> None:
+    """constraints.txt holds the build machine's versions (numpy 2.4 needs Python >= 3.11):
+    setup.sh accepted any Python >= 3.10 and failed in pip on another minor. Now it refuses at
+    once, naming the Python the bundle was pinned on and the two ways out."""
+    built = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    assert json.loads(bundles["strict"].read("grind/bundle.json"))["python"] == built
+    other = (sys.version_info[0], sys.version_info[1] + 1)
+    root = _setup_root(bundles["strict"], tmp_path)
+    fake = tmp_path / "python-other"
+    fake.write_text(f"#!/bin/sh\nexec {sys.executable} -c \"import sys; sys.version_info = {other + (0, 'final', 0)!r}; "
+                    f"sys.version = '{other[0]}.{other[1]}.0 (fake)'; exec(sys.stdin.read())\"\n")
+    fake.chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GRIND_")}
+    env.update(GRIND_AUTOGRADER_ROOT=str(root), GRIND_SETUP_PYTHON=str(fake), GRIND_SKIP_APT="1")
+    ran = subprocess.run(["bash", str(root / "source" / "setup.sh")], env=env, capture_output=True, text=True,
+                         timeout=60)
+    assert ran.returncode == 1, ran.stdout + ran.stderr
+    assert f"this bundle was pinned on Python {built}" in ran.stderr, ran.stderr
+    assert f"{other[0]}.{other[1]}.0" in ran.stderr and "Build the bundle with this image's Python" in ran.stderr
+    assert not (root / "venv").exists()
+
+
+def test_setup_installs_the_cpu_torch_by_its_local_tag_and_torch_dependencies_from_pypi(
+        bundles: dict[str, zipfile.ZipFile]) -> None:
+    """torch's pinned dependencies (filelock, sympy, ...) are mirrored only in part on the CPU
+    index, so pypi is searched too; that is safe only because torch is asked for as 2.13.0+cpu,
+    a version the CPU index alone has (pypi's Linux torch is the CUDA build)."""
+    setup = bundles["strict"].read("setup.sh").decode()
+    installed = metadata.version("torch")
+    if "+" not in installed:
+        assert f'TORCH_PIN="${{TORCH_PIN:-{installed}}}"' in setup
+        pytest.skip("this machine's torch has no local tag (not the +cpu build)")
+    assert f'TORCH_PIN="${{TORCH_PIN:-{installed}}}"' in setup, setup
+    assert '--extra-index-url https://pypi.org/simple "torch==$TORCH_PIN"' in setup
+
+
+def test_a_wheel_built_for_another_python_or_platform_is_refused_at_build_time(tmp_path: Path) -> None:
+    """The wheelhouse check looked at names and versions only: a wheelhouse filled for another
+    Python or for a Mac passed the build and failed the image."""
+    import judge.autograder as autograder
+
+    house = tmp_path / "wheels"
+    house.mkdir()
+    major, minor = sys.version_info[:2]
+    version = metadata.version("numpy")
+    for tags in (f"cp{major}{minor - 1}-cp{major}{minor - 1}-manylinux_2_17_x86_64",
+                 f"cp{major}{minor}-cp{major}{minor}-macosx_11_0_arm64"):
+        (house / f"numpy-{version}-{tags}.whl").write_bytes(b"")
+    problems = autograder.wheelhouse_problems(house, f"numpy=={version}\n", ["numpy"])
+    assert problems[:2] == [f"numpy-{version}-{tags}.whl does not fit Python {major}.{minor} on Linux x86_64 "
+                            "(the bundle's)" for tags in (f"cp{major}{minor - 1}-cp{major}{minor - 1}-manylinux_2_17_x86_64",
+                                                          f"cp{major}{minor}-cp{major}{minor}-macosx_11_0_arm64")]
+    assert "no wheel of numpy" in problems[2]
+    (house / f"numpy-{version}-cp{major}{minor}-cp{major}{minor}-manylinux_2_17_x86_64.whl").write_bytes(b"")
+    (house / f"numpy-{version}-cp{major}{minor - 1}-cp{major}{minor - 1}-manylinux_2_17_x86_64.whl").unlink()
+    (house / f"numpy-{version}-cp{major}{minor}-cp{major}{minor}-macosx_11_0_arm64.whl").unlink()
+    assert autograder.wheelhouse_problems(house, f"numpy=={version}\n", ["numpy"]) == []
+
+
 def test_a_wheelhouse_that_lacks_a_pinned_wheel_is_refused_at_build_time(tmp_path: Path) -> None:
     """--wheelhouse must hold a wheel of each package setup.sh installs, at the pinned version:
     one missing is refused at build time, naming it and how to fill the folder."""
@@ -307,6 +437,9 @@ def test_a_wheelhouse_that_lacks_a_pinned_wheel_is_refused_at_build_time(tmp_pat
     assert "cannot install offline" in result.output and "no wheel of torch" in result.output, result.output
     assert f"numpy {metadata.version('numpy')} is pinned, the wheelhouse has 0.1" in result.output
     assert "pip download" in result.output
+    # Nothing is written yet: the refusal says how to get requirements.txt and constraints.txt.
+    assert "both files are in the bundle folder" not in result.output
+    assert "without --wheelhouse" in " ".join(result.output.split()), result.output
 
 
 def test_a_complete_wheelhouse_ships_in_the_bundle(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -300,7 +300,7 @@ def test_autograder_bundle_end_to_end_under_its_root(tmp_path: Path) -> None:
 
     setup = (out / "clipping-autograder" / "setup.sh").read_text()
     assert f'TORCH_VERSION="{metadata.version("torch").split("+")[0]}"' in setup
-    assert '--index-url "$TORCH_INDEX_URL" "torch==$TORCH_VERSION"' in setup
+    assert '"${PIP[@]}" --index-url "$TORCH_INDEX_URL" "torch==$TORCH_PIN"' in setup  # +cpu: see test_bundle.py
     install = (out / "clipping-autograder" / "requirements.txt").read_text()
     for cli_only in ("typer", "rich", "fsrs", "plotext", "watchfiles", "hatchling"):
         assert cli_only not in install, install

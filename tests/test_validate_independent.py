@@ -24,7 +24,8 @@ runner = CliRunner()
 GOLDEN = '''
 GOLDEN = {
     "below_max_norm_unchanged": {"total_norm": 0.5099019513592785, "grad[0]": [0.3, 0.4], "grad[1]": [0.1]},
-    "worked_example": {"total_norm": 13.0, "grad[1]": [0.9230769230769231]},
+    "worked_example": {"total_norm": 13.0, "grad[0]": [0.23076923076923078, 0.3076923076923077],
+                       "grad[1]": [0.9230769230769231]},
 }
 '''
 
@@ -63,7 +64,22 @@ def test_golden_values_stated_in_checks_catch_the_bug_an_oracle_would_have(cours
     _edit(course / "solutions" / "clipping" / "reference.py", "max=1.0001)", "max=1.0)")
     report = check_adequacy(Catalog().get("clipping"), with_stub=False)
     assert report.ok, report.problems
-    assert any("5 golden observation(s) of 2 case(s)" in n and "no oracle" in n for n in report.notes), report.notes
+    assert any("6 golden observation(s) of 2 case(s)" in n and "no oracle" in n for n in report.notes), report.notes
+
+
+def test_golden_values_without_an_oracle_must_state_every_observation_of_each_case(course: Path) -> None:
+    """Red-team review 2, v1golden: no oracle, a reference whose epsilon is added after the
+    division (a 1.3e-5 relative error on every clipped gradient), and a GOLDEN table giving only
+    the worked example's total_norm, which the bug leaves alone. That validated clean; the
+    gradients it leaves out are named as unchecked."""
+    (course / "solutions" / "clipping" / "oracle.py").unlink()
+    _edit(course / "solutions" / "clipping" / "reference.py", "max_norm / (total + 1e-6)", "max_norm / total + 1e-6")
+    checks = course / "solutions" / "clipping" / "checks.py"
+    checks.write_text(checks.read_text() + '\nGOLDEN = {"worked_example": {"total_norm": 13.0}}\n')
+    report = check_adequacy(Catalog().get("clipping"), with_stub=False)
+    assert not report.ok
+    assert any("GOLDEN for case 'worked_example' leaves out observation(s) grad[0], grad[1]: nothing independent "
+               "checks them" in p for p in report.problems), report.problems
 
 
 def test_golden_values_must_be_a_literal_table_naming_real_cases(course: Path) -> None:
@@ -121,6 +137,8 @@ def test_inputs_that_change_between_runs_are_blamed_on_the_case_not_the_referenc
     moving = [p for p in report.problems if "inputs differ between runs" in p]
     assert moving and moving[0].startswith("case 'random[") and "seed" in moving[0], report.problems
     assert not any("the reference is not deterministic" in p for p in report.problems), report.problems
+    # The oracle, compared on other inputs, fails too: the same cause, said once (red-team v4nondet).
+    assert not any("does not pass" in p for p in report.problems), report.problems
 
 
 def test_an_empty_golden_folder_fails_validate(course: Path) -> None:
@@ -135,3 +153,14 @@ def test_an_empty_golden_folder_fails_validate(course: Path) -> None:
     assert "no golden submissions" in problem and "# expect: passed" in problem
     result = runner.invoke(app, ["validate", "clipping"])
     assert result.exit_code == ExitStatus.FAILED and "no golden submissions" in result.output, result.output
+
+
+def test_a_golden_folder_without_a_correct_answer_fails_validate(course: Path) -> None:
+    """Red-team review 2, v5bstub: a folder holding only the stub, marked '# expect: failed',
+    passed, though no verdict a correct student gets was ever checked."""
+    exercise = Catalog().get("clipping")
+    folder = course / "tests" / "submissions" / "clipping"
+    folder.mkdir(parents=True)
+    (folder / "stub_copy.py").write_text("# expect: failed\n" + exercise.stub_path.read_text())
+    problems = golden_problems(exercise, folder)
+    assert any("no golden submission expects 'passed'" in p for p in problems), problems

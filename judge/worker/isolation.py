@@ -233,11 +233,20 @@ def doctor() -> dict[str, Any]:
         "guarantees": {level: GUARANTEES[level] for level in LEVELS},
         "strengthen": HOW_TO_STRENGTHEN[iso.level],
         "grading_allowed": not iso.weak,
-        "child_user": ("nobody" if iso.drop_to is not None
-                       else "root (no capabilities)" if hasattr(os, "geteuid") and os.geteuid() == 0
-                       else "your user"),
+        "child_user": child_user(iso),
         "python": sys.executable,
     }
+
+
+def child_user(iso: Isolation) -> str:
+    """Who the submission runs as, truthfully: capabilities are dropped only by the runner's
+    confine step, which runs only when Landlock or bubblewrap confines the child, so a root child
+    at limits-only keeps every capability (it reads and writes anything on the machine)."""
+    if iso.drop_to is not None:
+        return "nobody"
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        return "root (no capabilities)" if iso.confines else "root, with every capability and nothing confining it"
+    return "your user"
 
 
 def sandbox_mode() -> str:
