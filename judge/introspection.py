@@ -21,6 +21,8 @@ doors too: text cannot become code, or a module, without one of them.
 from __future__ import annotations
 
 import ast
+import functools
+import os
 import re
 
 # Modules whose import alone opens a door into the interpreter's frames, objects or memory.
@@ -29,7 +31,9 @@ MODULES = frozenset({"gc", "ctypes", "_ctypes", "cffi", "inspect", "traceback", 
                      "multiprocessing", "operator",
                      # grind's own modules in the child: the checks (their captured functions and
                      # state) and the author kit; no answer imports them
-                     "grind_checks", "grind_kit"})
+                     "grind_checks", "grind_kit",
+                     # a file written through shared memory: no write(2), so no count (see above)
+                     "mmap"})
 # Modules that turn bytes into calls (an unpickled payload can call anything it names): doors on
 # an exercise with forbidden APIs; elsewhere saving state with pickle is an ordinary style.
 DYNAMIC_MODULES = frozenset({"pickle", "_pickle", "marshal", "copyreg", "shelve", "dill", "cloudpickle"})
@@ -41,7 +45,12 @@ ATTRIBUTES = frozenset({"_getframe", "_current_frames", "settrace", "setprofile"
                         "__bases__", "__mro__", "__getattribute__", "__reduce__", "__reduce_ex__",
                         "exc_info", "last_traceback", "__traceback__",
                         "setprofile_all_threads", "settrace_all_threads", "ctypeslib", "sharedctypes",
-                        "attrgetter", "methodcaller"})
+                        "attrgetter", "methodcaller",
+                        # a module's attribute set or removed by the dunder itself (torch.__setattr__)
+                        "__setattr__", "__delattr__",
+                        # bytes written to a file past write(2), which the witness counts (a
+                        # red team wrote four checkpoints through mmap and was counted as one)
+                        "memmap", "from_file", "splice", "vmsplice"})
 # Builtins that turn text into code, or a computed name into a module or an attribute: any use of
 # the name is a door (``run = exec`` is as good as a call), not only a call.
 NAMES = frozenset({"exec", "eval", "compile", "__import__", "breakpoint", "globals", "vars", "locals", "getattr",
@@ -69,18 +78,25 @@ def reaches_into_judge(source: str, dynamic: bool = True) -> list[tuple[str, int
     # a door on every exercise, whatever an object's computed attribute is
     imported = {(a.asname or a.name).split(".")[0]: (a.name if isinstance(node, ast.Import) else node.module or "")
                 for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom)) for a in node.names}
-    found += _rebinds_a_module(tree, set(imported),
-                               {(a.asname or a.name).split(".")[0] for node in ast.walk(tree)
-                                if isinstance(node, ast.Import) for a in node.names})
+    found += _rebinds_a_module(tree, {(a.asname or a.name).split(".")[0]:
+                                      (a.name if a.asname or isinstance(node, ast.Import) and "." not in a.name
+                                       else a.name.split(".")[0]) if isinstance(node, ast.Import)
+                                      else f"{node.module}.{a.name}"
+                                      for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))
+                                      and not (isinstance(node, ast.ImportFrom) and (node.level or not node.module))
+                                      for a in node.names})
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             found += [(f"import {a.name}", node.lineno) for a in node.names if a.name.split(".")[0] in modules]
         elif isinstance(node, ast.ImportFrom) and node.module:
-            if node.module.split(".")[0] in modules or (node.module == "sys" and any(a.name in ATTRIBUTES
-                                                                                        for a in node.names)):
+            if node.module.split(".")[0] in modules or (node.module == "sys" and any(
+                    a.name in ATTRIBUTES | SYS_ATTRIBUTES for a in node.names)):
                 found.append((f"from {node.module} import ...", node.lineno))
         elif isinstance(node, ast.Attribute) and (node.attr in ATTRIBUTES or (
-                node.attr in SYS_ATTRIBUTES and isinstance(node.value, ast.Name) and node.value.id == "sys")):
+                node.attr in SYS_ATTRIBUTES and _reaches_sys(node.value, imported)) or (
+                node.attr == "sys" and _root(node.value) in imported)):
+            # sys.modules however sys is reached: an alias (import sys as s), another module's
+            # own reference to it (os.sys, torch.serialization.sys)
             found.append((f".{node.attr}", node.lineno))
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _ACCESSORS:
             if _literal_name(node) and _harmless(node.args[1].value):
@@ -100,53 +116,126 @@ def reaches_into_judge(source: str, dynamic: bool = True) -> list[tuple[str, int
     return sorted(set(found), key=lambda item: (item[1], item[0]))
 
 
-def _rebinds_a_module(tree: ast.AST, imported: set[str], modules: set[str]) -> list[tuple[str, int]]:
-    """Monkeypatching by plain assignment: ``torch.load = mine``, ``del torch.save``,
-    ``serialization._load = mine`` (after ``from torch import serialization``), through an alias
-    (``s = torch.serialization; s._load = mine``) or a module handed to other code (``patch(torch)``,
-    ``[torch]``, ``obj.ns = torch``). A check's own code calls those functions after the learner's
-    returns (rank0-checkpoint reads the file with ``torch.load``), so rebinding one rewrites what
-    it observes without any frame walk: a red-team review passed a rank that never waited that
-    way. No answer to an exercise needs to change a library's or grind's module; an object's
-    attributes (``p.grad = None``, ``model.weight = ...``) stay free."""
-    bound = set(imported)
-    while True:  # aliases of aliases, flow-insensitive: a name once bound to a module path stays one
-        more = {target.id for node in ast.walk(tree) if isinstance(node, (ast.Assign, ast.AnnAssign))
-                and node.value is not None and _chain(node.value) and _root(node.value) in bound
-                for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
-                if isinstance(target, ast.Name)} - bound
+def _rebinds_a_module(tree: ast.AST, imported: dict[str, str]) -> list[tuple[str, int]]:
+    """Monkeypatching, by plain assignment or by handing a module to code that assigns:
+    ``torch.load = mine``, ``del torch.save``, ``serialization._load = mine``, ``patch(torch)``,
+    ``patch(torch.serialization)``, ``for m in [torch.serialization]: m._load = mine``,
+    ``type(model).state_dict = mine``. A check's own code calls library functions after the
+    learner's returns (rank0-checkpoint loads the file with ``torch.load``), so rebinding one
+    rewrites what it observes without any frame walk: two red-team reviews passed wrong answers
+    that way. No answer needs to change a module, so the rule is strict and simple: a module
+    (a name an import binds to one, or an attribute chain that names one: grind looks for the
+    submodule's file without importing anything) may only be the base of an attribute read
+    (``torch.serialization.load(...)``). Storing, passing, returning, iterating or assigning
+    to it is refused; a plain alias (``F = torch.nn.functional``) is followed, not refused. An
+    object's own attributes (``p.grad = None``, ``model.weight = ...``) stay free."""
+    modules = {name for name, dotted in imported.items() if _names_a_module(dotted)}
+    parents: dict[int, ast.AST] = {}
+    for node in ast.walk(tree):
+        for child in ast.iter_child_nodes(node):
+            parents[id(child)] = node
+
+    def module_of(node: ast.AST) -> str | None:
+        """The dotted module ``node`` (a Name or an attribute chain) names, or None."""
+        parts: list[str] = []
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if not isinstance(node, ast.Name) or node.id not in modules:
+            return None
+        dotted = ".".join([imported.get(node.id, node.id), *reversed(parts)])
+        return dotted if not parts or _names_a_module(dotted) else None
+
+    while True:  # aliases of aliases: ``s = torch.serialization`` makes ``s`` a module too
+        more = {node.targets[0].id for node in ast.walk(tree)
+                if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                and module_of(node.value) is not None} - modules
         if not more:
             break
-        bound |= more
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                    and node.targets[0].id in more:
+                imported[node.targets[0].id] = module_of(node.value) or node.targets[0].id
+        modules |= more
+    # what an import binds, and names given a chain rooted in one (M = torch.nn.Module): changing
+    # an attribute of any of them changes a library's module or class for the checks too
+    library = set(imported)
+    while True:
+        more = {target.id for node in ast.walk(tree) if isinstance(node, ast.Assign) and _chain(node.value)
+                and _root(node.value) in library for target in node.targets if isinstance(target, ast.Name)} - library
+        if not more:
+            break
+        library |= more
     found = []
     for node in ast.walk(tree):
-        targets = (node.targets if isinstance(node, (ast.Assign, ast.Delete))
-                   else [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else [])
-        for target in targets:
-            for leaf in ast.walk(target):
-                if isinstance(leaf, ast.Attribute) and isinstance(leaf.ctx, (ast.Store, ast.Del)) \
-                        and _root(leaf.value) in bound:
-                    found.append((f"changing {ast.unparse(leaf)}", leaf.lineno))
-        if isinstance(node, ast.Assign) and _chain(node.value) and _root(node.value) in bound \
-                and not all(isinstance(t, ast.Name) for t in node.targets):
-            found.append((f"storing {ast.unparse(node.value)} away", node.lineno))
-    # a module itself (``import torch`` binds one) handed to other code: there its attributes
-    # could be changed under another name
-    handed: list[ast.AST] = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call):
-            handed += [*node.args, *(k.value for k in node.keywords)]
-        elif isinstance(node, (ast.List, ast.Tuple, ast.Set)):
-            handed += node.elts
-        elif isinstance(node, ast.Dict):
-            handed += node.values
-        elif isinstance(node, (ast.Return, ast.Yield)) and node.value is not None:
-            handed.append(node.value)
-        elif isinstance(node, ast.arguments):
-            handed += [*node.defaults, *(d for d in node.kw_defaults if d is not None)]
-    found += [(f"passing the module {leaf.id}", leaf.lineno) for leaf in handed
-              if isinstance(leaf, ast.Name) and leaf.id in modules]
+        if isinstance(node, ast.Assign) and isinstance(parents.get(id(node)), ast.ClassDef) \
+                and module_of(node.value) is not None:
+            found.append((f"the module {ast.unparse(node.value)} kept in a class", node.lineno))
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            if module_of(node.value) is not None or _root(node.value) in library:
+                found.append((f"changing {ast.unparse(node)}", node.lineno))
+            elif isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name) \
+                    and node.value.func.id == "type":
+                found.append((f"changing {ast.unparse(node)}", node.lineno))  # a class, reached by type(x)
+            continue
+        if not isinstance(node, (ast.Name, ast.Attribute)) or not isinstance(node.ctx, ast.Load):
+            continue
+        parent = parents.get(id(node))
+        if isinstance(parent, ast.Attribute) and parent.value is node:
+            continue  # torch.serialization.load: an attribute read of the module
+        if isinstance(parent, ast.Assign) and parent.value is node and len(parent.targets) == 1 \
+                and isinstance(parent.targets[0], ast.Name):
+            continue  # an alias, followed above
+        if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.args \
+                and parent.args[0] is node and parent.func.id in ("getattr", "hasattr"):
+            continue  # getattr(nn, "LayerNorm"): a read, judged by the getattr rules
+        dotted = module_of(node)
+        if dotted is not None:
+            found.append((f"the module {ast.unparse(node)} used as a value", node.lineno))
     return found
+
+
+@functools.lru_cache(maxsize=512)
+def _names_a_module(dotted: str) -> bool:
+    """Whether ``dotted`` names a module: a top-level one importlib can find (without importing
+    it), then each part a file or package beside it. Attributes that are not modules (a
+    function, ``torch.float32``) answer False."""
+    import importlib.machinery
+    import importlib.util
+    import sys
+
+    top, *rest = dotted.split(".")
+    if top in sys.builtin_module_names:
+        return not rest
+    try:
+        spec = importlib.util.find_spec(top)
+    except (ImportError, ValueError):
+        return False
+    if spec is None:
+        return False
+    folders = list(spec.submodule_search_locations or [])
+    for index, part in enumerate(rest):
+        found = None
+        for folder in folders:
+            base = os.path.join(folder, part)
+            if os.path.isfile(os.path.join(base, "__init__.py")):
+                found = [base]
+                break
+            if any(os.path.isfile(base + suffix) for suffix in importlib.machinery.all_suffixes()):
+                found = [] if index < len(rest) - 1 else [base]
+                break
+        if found is None:
+            return False
+        folders = found
+    return True
+
+
+def _reaches_sys(node: ast.AST, imported: dict[str, str]) -> bool:
+    """Whether ``node`` is the sys module: ``sys``, an alias of it, or another module's own
+    reference to it (``os.sys``) -- but not ``nn.modules``, a package of torch."""
+    if isinstance(node, ast.Name):
+        return node.id == "sys" or imported.get(node.id) == "sys"
+    return isinstance(node, ast.Attribute) and node.attr == "sys" and _root(node.value) in imported
 
 
 def _chain(node: ast.AST) -> bool:

@@ -44,9 +44,26 @@ from .conftest import ROOT
     ("import torch\ndel torch.save\n", "changing torch.save"),
     ("from torch import serialization\nserialization._load = print\n", "changing serialization._load"),
     ("import torch\ns = torch.serialization\nt = s\nt._is_zipfile = bool\n", "changing t._is_zipfile"),
-    ("import torch\ndef patch(ns):\n    ns.load = print\npatch(torch)\n", "passing the module torch"),
-    ("import torch\nholder = [torch]\n", "passing the module torch"),
-    ("import torch\nobj.ns = torch.serialization\n", "storing torch.serialization away"),
+    ("import torch\ndef patch(ns):\n    ns.load = print\npatch(torch)\n", "the module torch used as a value"),
+    ("import torch\nholder = [torch]\n", "the module torch used as a value"),
+    ("import torch\nobj.ns = torch.serialization\n", "the module torch.serialization used as a value"),
+    # a third red team's routes: a submodule passed on, bound by for/with/walrus/match, a class
+    # reached by type(x), a module kept in a class, the dunder setter, sys reached another way
+    ("import torch\ndef patch(m):\n    m._load = print\npatch(torch.serialization)\n",
+     "the module torch.serialization used as a value"),
+    ("from torch import serialization as s\nfor m in [s]:\n    m._load = print\n", "the module s used as a value"),
+    ("import torch\n(m := torch.serialization)._load = print\n", "the module torch.serialization used as a value"),
+    ("import torch\nmatch torch.serialization:\n    case m:\n        m._load = print\n",
+     "the module torch.serialization used as a value"),
+    ("def g(model):\n    type(model).state_dict = print\n", "changing type(model).state_dict"),
+    ("import torch\nclass K:\n    s = torch.serialization\n", "the module torch.serialization kept in a class"),
+    ("from torch.nn import Module\nModule.state_dict = print\n", "changing Module.state_dict"),
+    ("import torch\ntorch.__setattr__('load', print)\n", ".__setattr__"),
+    ("from sys import modules\n", "from sys import ..."),
+    ("import sys as s\nm = s.modules\n", ".modules"),
+    ("import os\nm = os.sys.modules\n", ".modules"),
+    ("import mmap\n", "import mmap"),
+    ("import torch\nt = torch.from_file('x', shared=True, size=4)\n", ".from_file"),
     ("import torch\ntorch.nn.Module.state_dict += 1\n", "changing torch.nn.Module.state_dict"),
     ("import grind_checks\n", "import grind_checks"),
 ])
@@ -68,6 +85,9 @@ def test_computed_names_are_doors_only_where_the_exercise_forbids_apis() -> None
 
 def test_an_objects_attributes_stay_free_to_change() -> None:
     """The monkeypatch rule is about modules: ML code sets attributes of its own objects."""
+    assert reaches_into_judge("from torch import nn\nT = (nn.modules.batchnorm._NormBase, getattr(nn, 'LayerNorm'))\n"
+                              "import torch.nn.functional as F\nG = torch.nn.functional\ny = G.relu(F.relu(x))\n",
+                              dynamic=False) == []
     source = ("import os\nimport torch\nimport numpy as np\n"
               "def f(model, p, xs):\n    p.grad = None\n    model.weight = torch.nn.Parameter(torch.zeros(2))\n"
               "    os.environ['RANK'] = '0'\n    dtype = torch.float32\n    x = np.pi\n"

@@ -160,12 +160,14 @@ REBINDINGS = sorted((ROOT / "tests" / "adversarial" / "rebind").glob("*.py"))
 
 
 @pytest.mark.parametrize("path", REBINDINGS, ids=[p.stem for p in REBINDINGS])
-def test_a_rank_that_never_waited_fails_however_torch_load_is_rebound(path: Path) -> None:
+def test_a_rank_that_never_waited_fails_however_torch_load_is_rebound_or_the_file_faked(path: Path) -> None:
     """A second red team passed a rank0-checkpoint answer with no barrier by rebinding
     ``torch.load`` (or ``torch.serialization``'s helpers) by plain assignment, so that the
     checks' read after each rank returned "found" a complete file. "readable at return" is now
-    read with the system calls themselves, bound before the learner's file loads: practice names
-    the real mistake; for marks, changing a module's attribute is refused before anything runs."""
+    read with the system calls themselves, bound before the learner's file loads, and must be the
+    very file every rank reads at the end (a third red team wrote an empty zip's end record at the
+    path from the ranks that never waited): practice names the real mistake; for marks, changing
+    a module's attribute is refused before anything runs."""
     from judge.grade import grade
 
     slug, status, pitfall = _header(path)
@@ -173,5 +175,7 @@ def test_a_rank_that_never_waited_fails_however_torch_load_is_rebound(path: Path
     practice = grade(exercise, path)
     assert practice.status.value == status, (practice.message, [c.message for c in practice.checks if c.message])
     assert practice.diagnosis is not None and practice.diagnosis.slug == pitfall, practice.diagnosis
-    marked = grade(exercise, path, marked=True)
-    assert marked.status.value == "forbidden" and "changing " in marked.message, marked.message
+    marked = grade(exercise, path, marked=True)  # refused outright, or graded as practice is
+    assert (marked.status.value == "forbidden" and "changing " in marked.message) or (
+        marked.status.value == status and marked.diagnosis is not None and marked.diagnosis.slug == pitfall), \
+        marked.message

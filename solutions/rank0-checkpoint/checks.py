@@ -14,7 +14,7 @@ mistakes apart is who wrote, when the file was there and what it holds. Observed
   ``from torch import save`` in it gets the wrapper too).
 - ``readable at return``: 1 when, the moment the subject returned on this rank, the path held a
   finished checkpoint (a regular file ending with the zip archive's end record, which
-  ``torch.save`` writes last), else 0. It is read with the system calls themselves, taken when
+  ``torch.save`` writes last) with the very bytes every rank finds there at the end, else 0. It is read with the system calls themselves, taken when
   these checks load, before the learner's file: a submission that rebinds ``torch.load`` or
   ``torch.serialization``'s helpers by plain assignment (a red-team review did, and a rank that
   never waited passed) changes nothing here. Without a barrier this
@@ -35,6 +35,7 @@ mistakes apart is who wrote, when the file was there and what it holds. Observed
 """
 
 import functools
+import hashlib
 import inspect
 import math
 import os
@@ -62,29 +63,42 @@ WAITS = ("barrier", "monitored_barrier", "all_reduce", "broadcast", "broadcast_o
 
 
 # The C functions themselves, bound before the learner's file loads (see "readable at return").
-_OPEN, _LSEEK, _READ, _CLOSE, _FSTAT, _IS_FILE = os.open, os.lseek, os.read, os.close, os.fstat, stat.S_ISREG
+_OPEN, _READ, _CLOSE, _FSTAT, _IS_FILE = os.open, os.read, os.close, os.fstat, stat.S_ISREG
+_SHA256 = hashlib.sha256
 _READ_ONLY = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
 _END_RECORD = b"PK\x05\x06"  # a zip's end-of-central-directory record: 22 bytes, the file's last
+_MOST = 64 << 20  # the run's file-size limit: no checkpoint here is larger
 
 
 def _finished(path):
-    """Whether ``path`` is a regular file that ends with a zip's end record (no comment): what a
-    completed ``torch.save`` leaves, and a file still being written does not."""
+    """The digest of the file at ``path`` when it is a regular file that ends with a zip's end
+    record (no comment), which a completed ``torch.save`` leaves and a file still being written
+    does not; else None. "readable at return" compares it with the digest of the file every rank
+    reads at the end: a rank that found some other finished zip there (a third red team wrote
+    an empty zip's 22 bytes at the path, and rank 0's save then replaced them) did not find
+    the checkpoint."""
     try:
         fd = _OPEN(path, _READ_ONLY)
     except OSError:
-        return False
+        return None
     try:
         info = _FSTAT(fd)
-        if not _IS_FILE(info.st_mode) or info.st_size < 22:
-            return False
-        _LSEEK(fd, -22, 2)
-        tail = _READ(fd, 22)
+        if not _IS_FILE(info.st_mode) or not 22 <= info.st_size <= _MOST:
+            return None
+        digest, data = _SHA256(), b""
+        while True:
+            chunk = _READ(fd, 1 << 20)
+            if not chunk:
+                break
+            digest.update(chunk)
+            data = (data + chunk)[-22:]
     except OSError:
-        return False
+        return None
     finally:
         _CLOSE(fd)
-    return len(tail) == 22 and tail[:4] == _END_RECORD and tail[20:] == b"\0\0"
+    if len(data) != 22 or data[:4] != _END_RECORD or data[20:] != b"\0\0":
+        return None
+    return digest.digest()
 
 
 class _Watch:
@@ -290,11 +304,12 @@ def save_once(subject, nodes, model):
     try:
         subject.save_checkpoint(ddp, path, local_rank)
     finally:
-        ready = _finished(path)
+        at_return = _finished(path)
         saves = _watch.saves
         _post("returned")
         _watch.folder = None
     dist.barrier()  # every rank's call has returned, so whatever was written is complete
+    ready = at_return is not None and at_return == _finished(path)
     saved = _read(path)
     expected = net.state_dict()
     bare = isinstance(saved, dict) and set(saved) == set(expected)
