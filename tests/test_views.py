@@ -308,3 +308,25 @@ def test_watch_redraws_each_verdict_on_a_terminal_and_appends_in_plain(clipping:
         if terminal:  # after the last clear: the heading, then one verdict
             last = text[text.rindex("\x1b[2J"):]
             assert "clipping" in last and _flat(last).count("First failure") == 1
+
+
+def _colour_verdict_rows(view: Any, height: int) -> list[str]:
+    out = io.StringIO()
+    show(Console(file=out, width=80, height=height, force_terminal=True, color_system="truecolor"), view)
+    return re.sub(r"\x1b\[[0-9;]*m", "", out.getvalue()).splitlines()
+
+
+def test_a_plot_that_would_push_the_verdict_off_a_24_row_screen_is_left_out(clipping: Any) -> None:
+    """At 80x24 the verdict's head (title, counts, first failure and its name) must stay on
+    screen: a 17-row plot that would make the verdict taller than the screen (less the prompt's
+    row) gives way to one line saying where to see it; a tall screen still draws it."""
+    wrong = failed_verdict()
+    wrong.diagnosis, wrong.diagnoses, wrong.unexplained, wrong.stdout, wrong.stderr = None, [], "", "", ""
+    view = verdict_view(wrong, clipping, HintInfo(1, 5), width=80)
+    short = _colour_verdict_rows(view, 24)
+    assert len(short) <= 23
+    assert any("First failure: worked_example" in row for row in short)
+    assert any("plot is left out" in row for row in short) and any("taller terminal" in row for row in short)
+    assert not any("reference (green line)" in row for row in short)
+    tall = _colour_verdict_rows(view, 100)
+    assert any("reference (green line)" in row for row in tall) and len(tall) > 24

@@ -94,7 +94,9 @@ def _verdict(view: VerdictView, console: Console) -> Any:
             parts.append(_hanging([(f"  {label}: " if label else "  ", value)], lead_style="bold"))
     if view.entries is not None:
         parts.append(entries(view.entries))
+    plot_at = None
     if view.series is not None:
+        plot_at = len(parts) if _plots(console) else None  # the table drawn without colour is 5 rows: kept
         parts.append(series(console, view.series))
     for block in view.diagnoses:
         parts.append(Text.assemble(("\n" + block.label + ": ", "bold"), (block.name, "bold red")))
@@ -103,9 +105,23 @@ def _verdict(view: VerdictView, console: Console) -> Any:
     parts += [Text(notice, style="yellow") for notice in view.notices]
     if view.footer:
         parts.append(Text(view.footer, style="cyan"))
-    return _titled(Group(*parts), Text(view.title, style="bold"), console,
-                   subtitle=Text(f" {view.status_word} ", style=STATUS_STYLE[view.status]), subtitle_align="right",
-                   expand=True)
+    subtitle = Text(f" {view.status_word} ", style=STATUS_STYLE[view.status])
+    panel = _titled(Group(*parts), Text(view.title, style="bold"), console,
+                    subtitle=subtitle, subtitle_align="right", expand=True)
+    if plot_at is not None and view.series is not None and _rows(panel, console) > console.height - 1:
+        # The verdict's head (title, counts, first failure) matters more than the curve: a plot
+        # that would push it off a short screen is left out, and one line says where to see it.
+        parts[plot_at] = _hanging([("  ", f"The {view.series.label} plot is left out: the screen is too short. "
+                                          f"A taller terminal shows it; --json or --repro has the values.")])
+        panel = _titled(Group(*parts), Text(view.title, style="bold"), console,
+                        subtitle=subtitle, subtitle_align="right", expand=True)
+    return panel
+
+
+def _rows(renderable: Any, console: Console) -> int:
+    """How many rows ``renderable`` takes at the console's width, whatever its height (the caller
+    keeps a row for the prompt that follows the verdict)."""
+    return len(console.render_lines(renderable, console.options.update(height=None), pad=False))
 
 
 def entries(view: EntriesView) -> Any:
@@ -123,7 +139,7 @@ def series(console: Console, view: SeriesView) -> Any:
     """A curve is faster to read than a table: plot yours against the reference's. Without
     colour (NO_COLOR, or a console without colour) the two lines could not be told apart, so
     show the steps around the first divergence as a table instead."""
-    if console.color_system is not None and not console.no_color:
+    if _plots(console):
         import plotext as plt
 
         base = view.first_step
@@ -146,6 +162,10 @@ def series(console: Console, view: SeriesView) -> Any:
     for step, expected, got, first in view.rows:
         table.add_row(step, expected, got, "◀" if first else "")
     return Group(Text(f"{view.label} around the first difference:", style="bold"), table)
+
+
+def _plots(console: Console) -> bool:
+    return console.color_system is not None and not console.no_color
 
 
 def _stepped(values: list[float], base: int) -> tuple[list[float], list[float]]:
