@@ -72,15 +72,17 @@ def test_a_wrong_first_attempt_shows_its_failure_and_mistake_on_one_80x24_screen
     assert len("".join(lines)) < 3000  # not the 22 KB dump
 
 
-def test_the_smallest_failing_input_is_the_one_shown(graded: Any) -> None:
-    """The verdict leads with the failing check whose input holds the fewest numbers, and --repro
+def test_a_failing_worked_example_is_the_one_shown_else_the_smallest_failing_input(graded: Any) -> None:
+    """The verdict leads with the statement's worked example when it fails (the learner can
+    check it by hand), else the failing check whose input holds the fewest numbers; --repro
     writes out that same check."""
     from judge.models import input_size
     from judge.repro import failing_instance
 
     verdict, exercise = graded["adam"]
     failing = [c for c in verdict.checks if c.status is not CheckStatus.PASSED]
-    smallest = min(failing, key=lambda c: input_size(c.input))
+    examples = [c for c in failing if c.kind == "example"]
+    smallest = min(examples or failing, key=lambda c: input_size(c.input))
     assert verdict.smallest_failure is smallest
     assert verdict_view(verdict, exercise).failure == smallest.name
     assert failing_instance(verdict)[0] == smallest.name
@@ -94,6 +96,24 @@ def test_the_smallest_failure_wins_over_an_earlier_larger_one() -> None:
     assert verdict.smallest_failure is small
     view = verdict_view(verdict, Catalog().get("clipping"))
     assert view.failure == "random[size=1]" and "the smallest input of 3 failing checks" in view.failure_note
+
+
+def test_a_failing_worked_example_leads_over_a_smaller_failing_input() -> None:
+    """The statement's worked example is the one a learner can check by hand: when it fails it
+    is shown first (and written by --repro), even when a random case with fewer numbers fails too."""
+    small = CheckResult("random[size=1]", "random", CheckStatus.FAILED, "x: values differ", input={"x": [1.0]},
+                        instance="random-1")
+    big_example = CheckResult("worked_example_b", "example", CheckStatus.FAILED, "x: values differ",
+                              input={"x": list(range(50))}, instance="example-b")
+    example = CheckResult("worked_example", "example", CheckStatus.FAILED, "x: values differ",
+                          input={"x": [1.0, 2.0, 3.0]}, instance="example-a")
+    verdict = Verdict("clipping", Status.FAILED, [small, big_example, example], "0 of 3 checks passed.")
+    assert verdict.smallest_failure is example
+    view = verdict_view(verdict, Catalog().get("clipping"))
+    assert view.failure == "worked_example" and "from the statement" in view.failure_note
+    from judge.repro import failing_instance
+
+    assert failing_instance(verdict) == ("worked_example", "example-a")
 
 
 def test_large_values_are_summarised_with_shape_and_the_first_differing_entries() -> None:

@@ -196,8 +196,11 @@ def verdict_view(verdict: Verdict, exercise: Exercise, hints: HintInfo | None = 
     note = ""
     if failure is not None:
         note = f"({failure.kind})" if failure.kind else ""
+        if failure.kind == "example":
+            note = "(example, from the statement)"  # the one to check by hand: it leads whatever its size
         if failing > 1 and failure.input is not None:
-            note += f", the smallest input of {failing} failing checks"
+            note += (f", 1 of {failing} failing checks" if failure.kind == "example"
+                     else f", the smallest input of {failing} failing checks")
     entries = None if failure is None or series is not None else entries_view(failure, rtol, tol,
                                                                                exercise.step_base)
     return VerdictView(
