@@ -110,7 +110,7 @@ def test_a_failing_worked_example_leads_over_a_smaller_failing_input() -> None:
     verdict = Verdict("clipping", Status.FAILED, [small, big_example, example], "0 of 3 checks passed.")
     assert verdict.smallest_failure is example
     view = verdict_view(verdict, Catalog().get("clipping"))
-    assert view.failure == "worked_example" and "from the statement" in view.failure_note
+    assert view.failure == "worked_example" and "in the statement" in view.failure_note
     from judge.repro import failing_instance
 
     assert failing_instance(verdict) == ("worked_example", "example-a")

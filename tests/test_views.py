@@ -326,7 +326,23 @@ def test_a_plot_that_would_push_the_verdict_off_a_24_row_screen_is_left_out(clip
     short = _colour_verdict_rows(view, 24)
     assert len(short) <= 23
     assert any("First failure: worked_example" in row for row in short)
-    assert any("plot is left out" in row for row in short) and any("taller terminal" in row for row in short)
+    assert any("Plot left out" in row and "taller terminal" in row for row in short)
     assert not any("reference (green line)" in row for row in short)
     tall = _colour_verdict_rows(view, 100)
     assert any("reference (green line)" in row for row in tall) and len(tall) > 24
+
+
+def test_a_verdict_one_row_too_tall_drops_the_blank_rows_above_its_diagnoses(clipping: Any) -> None:
+    """A wrong clipping with a note was 24 rows at 80x24, pushing its title off under the prompt:
+    on a short screen the blank rows above "Diagnosis:" go first; a tall screen keeps them."""
+    wrong = failed_verdict()
+    wrong.checks[0].series = None
+    view = verdict_view(wrong, clipping, HintInfo(1, 5), width=80)
+
+    def blank_above_diagnosis(rows: list[str]) -> bool:
+        at = next(i for i, row in enumerate(rows) if "Diagnosis:" in row)
+        return rows[at - 1].strip("│ ") == ""
+
+    assert blank_above_diagnosis(_colour_verdict_rows(view, 100))
+    short = _colour_verdict_rows(view, len(_colour_verdict_rows(view, 100)))  # one row too tall with the prompt
+    assert not blank_above_diagnosis(short)

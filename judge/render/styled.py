@@ -98,24 +98,39 @@ def _verdict(view: VerdictView, console: Console) -> Any:
     if view.series is not None:
         plot_at = len(parts) if _plots(console) else None  # the table drawn without colour is 5 rows: kept
         parts.append(series(console, view.series))
+    heads: list[int] = []
     for block in view.diagnoses:
-        parts.append(Text.assemble(("\n" + block.label + ": ", "bold"), (block.name, "bold red")))
+        heads.append(len(parts))
+        parts.append(_diagnosis_head(block.label, block.name, spaced=True))
         parts += [Text(line) for line in block.body]
     parts += [Text(line, style="dim") for line in view.output]
     parts += [Text(notice, style="yellow") for notice in view.notices]
     if view.footer:
         parts.append(Text(view.footer, style="cyan"))
     subtitle = Text(f" {view.status_word} ", style=STATUS_STYLE[view.status])
-    panel = _titled(Group(*parts), Text(view.title, style="bold"), console,
-                    subtitle=subtitle, subtitle_align="right", expand=True)
-    if plot_at is not None and view.series is not None and _rows(panel, console) > console.height - 1:
+
+    def panel() -> Panel:
+        return _titled(Group(*parts), Text(view.title, style="bold"), console,
+                       subtitle=subtitle, subtitle_align="right", expand=True)
+
+    room = console.height - 1  # the prompt's row under the verdict
+    drawn = panel()
+    if plot_at is not None and view.series is not None and _rows(drawn, console) > room:
         # The verdict's head (title, counts, first failure) matters more than the curve: a plot
         # that would push it off a short screen is left out, and one line says where to see it.
-        parts[plot_at] = _hanging([("  ", f"The {view.series.label} plot is left out: the screen is too short. "
-                                          f"A taller terminal shows it; --json or --repro has the values.")])
-        panel = _titled(Group(*parts), Text(view.title, style="bold"), console,
-                        subtitle=subtitle, subtitle_align="right", expand=True)
-    return panel
+        parts[plot_at] = Text("  Plot left out (too few rows); a taller terminal or --json shows it.",
+                              style="dim", overflow="fold")
+        drawn = panel()
+    if heads and _rows(drawn, console) > room:
+        # Then the blank rows above the diagnoses: a wrong clipping with a note was one row too tall at 80x24.
+        for at, block in zip(heads, view.diagnoses):
+            parts[at] = _diagnosis_head(block.label, block.name, spaced=False)
+        drawn = panel()
+    return drawn
+
+
+def _diagnosis_head(label: str, name: str, spaced: bool) -> Text:
+    return Text.assemble((("\n" if spaced else "") + label + ": ", "bold"), (name, "bold red"))
 
 
 def _rows(renderable: Any, console: Console) -> int:

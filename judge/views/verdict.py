@@ -107,6 +107,7 @@ def number(value: float, rtol: float | None = None) -> str:
 SMALL = 8  # a value with at most this many numbers is shown whole; a larger one is summarised
 HEAD = 2  # the first numbers a summary shows
 LONG = 160  # an input longer than this is summarised by shapes alone
+CUT = 110  # and an input still longer is cut to about this many characters (the whole: --repro, --json)
 _SPELLED = ("nan", "inf", "-inf")
 
 
@@ -197,7 +198,7 @@ def verdict_view(verdict: Verdict, exercise: Exercise, hints: HintInfo | None = 
     if failure is not None:
         note = f"({failure.kind})" if failure.kind else ""
         if failure.kind == "example":
-            note = "(example, from the statement)"  # the one to check by hand: it leads whatever its size
+            note = "(in the statement)"  # the one to check by hand: it leads whatever its size
         if failing > 1 and failure.input is not None:
             note += (f", 1 of {failing} failing checks" if failure.kind == "example"
                      else f", the smallest input of {failing} failing checks")
@@ -244,6 +245,8 @@ def _detail_lines(verdict: Verdict, failure: Any, rtol: float, summarised: bool,
         text, cut = brief(failure.input, rtol)
         if len(text) > LONG:  # more than two lines at 80 columns: the shapes alone
             text, cut = brief(failure.input, rtol, head=0)
+        if len(text) > LONG:  # still long (settings and words, not arrays): its start, up to a comma
+            text, cut = text[:text.rfind(", ", 0, CUT) if ", " in text[:CUT] else CUT] + ", …", True
         lines.append(("Input", text))
     which = f" {failure.observation}" if failure.observation else ""
     if not summarised:
