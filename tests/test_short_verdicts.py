@@ -250,3 +250,41 @@ def test_number_text_round_trips_at_the_tolerance() -> None:
             assert abs(float(text) - value) <= 0.1 * rtol * abs(value), (value, rtol, text)
             assert not (text.endswith("0") and "." in text and "e" not in text), text  # no trailing zeros
     assert math.isnan(float(number_text(float("nan"))))
+
+
+def test_the_first_difference_and_the_got_line_write_one_value_alike() -> None:
+    """adam's "first differs ... got 2.9654" sat over "Got params per step: [[2.997, 2.96538], ...]":
+    the Got line now writes each number at the tolerance the first-differs text used."""
+    import re
+
+    from judge.grade import grade
+
+    exercise = Catalog().get("adam")
+    verdict = grade(exercise, CORPUS / "adam" / "hf_adamw_no_correct_bias.py")
+    view = verdict_view(verdict, exercise)
+    message = next(text for label, text in view.details if not label)
+    got = re.search(r"got (-?[\d.e+-]+)\)", message)
+    assert got is not None, message
+    got_line = next(text for label, text in view.details if label.startswith("Got"))
+    assert re.search(rf"(?<![\d.]){re.escape(got.group(1))}(?![\d])", got_line), (message, got_line)
+
+
+def test_a_vector_that_is_not_over_steps_is_listed_by_index_from_0_not_as_steps() -> None:
+    """ddp's gradient said "first differs at index 0" then listed "step: expected / yours" from
+    1: a vector whose observation is not over steps keeps its message's naming and numbering."""
+    import numpy as np
+
+    from judge.compare import compare
+    from judge.models import Tolerance
+
+    want = {"rank 0: grads": np.array([0.18, -0.34, -0.05, 0.07, 0.1])}
+    have = {"rank 0: grads": np.array([0.14, -0.40, -0.07, 0.12, 0.1])}
+    mismatch = compare(want, have, lambda a, b: Tolerance(1e-8, 1e-10), step_base=1)
+    assert mismatch is not None and "first differs at index 0" in mismatch.message
+    check = CheckResult("unequal_counts", "edge", CheckStatus.FAILED, mismatch.message, input={"seed": 1},
+                        expected=mismatch.expected, got=mismatch.got, observation="rank 0: grads",
+                        series=mismatch.series)
+    verdict = Verdict("ddp-token-loss", Status.FAILED, [check], "0 of 1 checks passed.")
+    text = plain_verdict(verdict, Catalog().get("ddp-token-loss"))
+    assert "(index: expected / yours)" in text and "step" not in text, text
+    assert "    0: 0.18 / 0.14  <-" in text, text

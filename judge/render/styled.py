@@ -168,10 +168,10 @@ def series(console: Console, view: SeriesView) -> Any:
         plt.plot(*_stepped(view.got, base), color="red", marker="x")
         plt.xticks(_whole_ticks(base, base + max(len(view.expected), len(view.got)) - 1))
         plt.title(f"{view.label}: reference (green line), yours (red x)")
-        plt.xlabel("step")
+        plt.xlabel(view.axis)
         return Text.from_ansi(plt.build())
     table = Table(box=None, padding=(0, 2))
-    for column in ("step", "expected", "yours"):
+    for column in (view.axis, "expected", "yours"):
         table.add_column(column, justify="right")
     table.add_column("", width=1, no_wrap=True)  # the marker, in a column of its own: numbers stay aligned
     for step, expected, got, first in view.rows:
