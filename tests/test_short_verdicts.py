@@ -288,3 +288,20 @@ def test_a_vector_that_is_not_over_steps_is_listed_by_index_from_0_not_as_steps(
     text = plain_verdict(verdict, Catalog().get("ddp-token-loss"))
     assert "(index: expected / yours)" in text and "step" not in text, text
     assert "    0: 0.18 / 0.14  <-" in text, text
+
+
+def test_a_long_per_step_series_is_shown_by_its_steps_not_repeated_as_shape_lines() -> None:
+    """training-loop's lr per step (140 updates) was shown three times: "<shape [140]: ...>" for
+    expected and for got, then the plot or the steps around the first difference. The two shape
+    lines cost two of 24 rows and said less than the steps: only the steps (or the plot) stay."""
+    expected = [0.0375 * (i + 1) for i in range(140)]
+    got = [0.0] + expected[:-1]
+    check = CheckResult("worked_example", "example", CheckStatus.FAILED,
+                        "lr per step: values differ (first differs at step 0: expected 0.0375, got 0)",
+                        input={"warmup": 8}, expected=expected, got=got, observation="lr per step",
+                        max_abs_err=0.0375, max_rel_err=1.0,
+                        series={"expected": expected, "got": got, "first_step": 0, "axis": "step"})
+    verdict = Verdict("training-loop", Status.FAILED, [check], "0 of 1 checks passed.")
+    text = plain_verdict(verdict, Catalog().get("training-loop"))
+    assert "<shape [140]" not in text and "Expected lr per step" not in text, text
+    assert "    0: 0.0375 / 0  <-" in text and "--repro or --json" in text, text

@@ -212,7 +212,7 @@ def verdict_view(verdict: Verdict, exercise: Exercise, hints: HintInfo | None = 
         lead=[terminal_safe(n, encoding) for n in lead or []],
         checks=_check_rows(verdict, width),
         failure=failure.name if failure is not None else None,
-        details=_detail_lines(verdict, failure, rtol, entries is not None, exercise.slug),
+        details=_detail_lines(verdict, failure, rtol, entries is not None, exercise.slug, series is not None),
         series=series,
         diagnoses=diagnosis_lines(verdict),
         output=_output_lines(verdict),
@@ -237,9 +237,12 @@ def _tolerances(exercise: Exercise) -> tuple[float, tuple[float, float]]:
             (max(t.rtol for t in tolerances), max(t.atol for t in tolerances)))
 
 
-def _detail_lines(verdict: Verdict, failure: Any, rtol: float, summarised: bool, slug: str) -> list[tuple[str, str]]:
+def _detail_lines(verdict: Verdict, failure: Any, rtol: float, summarised: bool, slug: str,
+                  plotted: bool = False) -> list[tuple[str, str]]:
     """(label, text) pairs explaining the failure shown: where it first differs, its input, and
-    expected and got when they are small (a large observation is summarised in ``entries``)."""
+    expected and got when they are small (a large observation is summarised in ``entries``; a
+    long per-step series by its plot or the steps around its first difference, so its
+    "<shape [140]: ...>" lines would only repeat them and cost two of 24 rows)."""
     lines: list[tuple[str, str]] = []
     if failure is None:
         return lines
@@ -259,7 +262,8 @@ def _detail_lines(verdict: Verdict, failure: Any, rtol: float, summarised: bool,
             if value is not None:
                 text, more = brief(value, rtol)
                 cut = cut or more
-                lines.append((label, text))
+                if not (plotted and more):
+                    lines.append((label, text))
     if failure.max_abs_err is not None:
         relative = (f", {magnitude_text(failure.max_rel_err)} relative" if failure.max_rel_err is not None
                     else " (the expected value is 0: no relative error)")
