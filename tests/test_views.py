@@ -53,8 +53,10 @@ def facts(view: Any) -> list[str]:
     if isinstance(view, int):
         return [str(view)]
     if hasattr(view, "_fields"):  # a model
-        # Markdown source is not shown as it is written: the statement test names its rendered words.
-        return [f for name in view._fields if name != "markdown" for f in facts(getattr(view, name))]
+        # Markdown source is not shown as it is written: the statement test names its rendered words;
+        # reserved_rows is how much room to leave, not something said.
+        return [f for name in view._fields if name not in ("markdown", "reserved_rows")
+                for f in facts(getattr(view, name))]
     if isinstance(view, (list, tuple)):
         return [f for item in view for f in facts(item)]
     if isinstance(view, float):
@@ -346,3 +348,15 @@ def test_a_verdict_one_row_too_tall_drops_the_blank_rows_above_its_diagnoses(cli
     assert blank_above_diagnosis(_colour_verdict_rows(view, 100))
     short = _colour_verdict_rows(view, len(_colour_verdict_rows(view, 100)))  # one row too tall with the prompt
     assert not blank_above_diagnosis(short)
+
+
+def test_the_rows_watch_keeps_for_its_heading_and_standing_count_against_the_plot(clipping: Any) -> None:
+    """In grind watch the verdict shares the screen with the exercise's heading above and the
+    standing below: a plot that fits alone but not with them is left out there too."""
+    wrong = failed_verdict()
+    wrong.diagnosis, wrong.diagnoses, wrong.unexplained, wrong.stdout, wrong.stderr = None, [], "", "", ""
+    view = verdict_view(wrong, clipping, HintInfo(1, 5), width=80)
+    height = len(_colour_verdict_rows(view, 200)) + 1  # just tall enough with the prompt's row
+    assert any("reference (green line)" in row for row in _colour_verdict_rows(view, height))
+    kept = _colour_verdict_rows(view._replace(reserved_rows=4), height)
+    assert any("Plot left out" in row for row in kept) and len(kept) <= height - 1 - 4

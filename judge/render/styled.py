@@ -113,7 +113,7 @@ def _verdict(view: VerdictView, console: Console) -> Any:
         return _titled(Group(*parts), Text(view.title, style="bold"), console,
                        subtitle=subtitle, subtitle_align="right", expand=True)
 
-    room = console.height - 1  # the prompt's row under the verdict
+    room = console.height - 1 - view.reserved_rows  # the prompt's (or watch's status) row, and the caller's
     drawn = panel()
     if plot_at is not None and view.series is not None and _rows(drawn, console) > room:
         # The verdict's head (title, counts, first failure) matters more than the curve: a plot

@@ -84,6 +84,7 @@ class VerdictView(NamedTuple):
     footer: str
     failure_note: str = ""  # "(edge), the smallest of 6 failing inputs": said after the failure's name
     entries: EntriesView | None = None
+    reserved_rows: int = 0  # rows the screen keeps for other lines (watch: its heading, its lines after)
 
     @property
     def status_word(self) -> str:
