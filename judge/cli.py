@@ -28,6 +28,7 @@ from judge.errors import EnvironmentProblem, JudgeError, UsageError
 from judge.models import Exercise, Status, Verdict
 from judge.progress import Progress
 from judge.status import ExitStatus, verdict_exit
+from judge.text import for_terminal
 from judge.workspace import current_exercise, find_workspace, init_workspace, learner_file, progress_path, \
     reset_exercise
 
@@ -313,7 +314,7 @@ def _run_all(no_daemon: bool) -> None:
         exercise = next(e for e in exercises if e.slug == failing[0])
         _print_verdict(failing[1], exercise, state, False)
         _editor_line(failing[1], learner_file(root, exercise), False)
-    typer.echo(all_summary(result))
+    _say(all_summary(result))
     raise typer.Exit(int(ExitStatus.PASSED if failing is None else VERDICT_EXIT[failing[1].status]))
 
 
@@ -326,7 +327,12 @@ def _say_reference_note(exercise: Exercise) -> None:
 
     note = reference_note(exercise)
     if note is not None:
-        typer.echo(f"grind: {note}", err=True)
+        typer.echo(for_terminal(f"grind: {note}", sys.stderr), err=True)
+
+
+def _say(text: str) -> None:
+    """A plain line grind prints itself on stdout, wrapped at words on a terminal."""
+    typer.echo(for_terminal(text, sys.stdout))
 
 
 def _daemon_worker(exercise: Exercise, opt_out: bool) -> Any:
@@ -627,27 +633,27 @@ def init(
     for problem in problems:
         typer.echo(f"grind: skipped a broken exercise: {problem.message}", err=True)
     report = init_workspace(directory, exercises)
-    typer.echo(f"Workspace ready in {report.root}")
+    _say(f"Workspace ready in {report.root}")
     if report.created:
-        typer.echo(f"  new stubs: {', '.join(report.created)}")
+        _say(f"  new stubs: {', '.join(report.created)}")
     if report.kept:
-        typer.echo(f"  kept your existing files: {', '.join(report.kept)}")
+        _say(f"  kept your existing files: {', '.join(report.kept)}")
     if notebook:
         from judge.frontends.starter import write_notebooks
 
         books = write_notebooks(report.root, exercises)
         if books.created:
-            typer.echo(f"  new notebooks: {', '.join(p.parent.name + '/' + p.name for p in books.created)}")
+            _say(f"  new notebooks: {', '.join(p.parent.name + '/' + p.name for p in books.created)}")
         if books.kept:
-            typer.echo(f"  kept your existing notebooks: {', '.join(p.parent.name for p in books.kept)}")
+            _say(f"  kept your existing notebooks: {', '.join(p.parent.name for p in books.kept)}")
         first = (report.created or report.kept or ["clipping"])[0]
-        typer.echo(f"Next: open {directory}/{first}/{first}.ipynb in Jupyter and run its cells (the notebook "
-                   "extra: pip install '.[notebook]' in grind's folder).")
+        _say(f"Next: open {directory}/{first}/{first}.ipynb in Jupyter and run its cells (the notebook "
+             "extra: pip install '.[notebook]' in grind's folder).")
         return
     first = (report.created or report.kept or ["clipping"])[0]
     first_file = learner_file(report.root, Catalog().get(first)).relative_to(report.root)
-    typer.echo(f"Next: cd {directory}, read {first}/README.md, edit {first_file}, "
-               f"then run 'grind run {first}'.")
+    _say(f"Next: cd {directory}, read {first}/README.md, edit {first_file}, "
+         f"then run 'grind run {first}'.")
 
 
 @app.command()

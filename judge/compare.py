@@ -23,12 +23,13 @@ Observations = dict[str, np.ndarray]
 SERIES_POINTS = 5000
 
 
-def series_of(want: np.ndarray, have: np.ndarray, first_step: int = 0) -> dict[str, Any] | None:
+def series_of(want: np.ndarray, have: np.ndarray, first_step: int = 0, axis: str = "step") -> dict[str, Any] | None:
     """Both sides of a 1-D sequence (an LR schedule, a loss scale over steps), for plotting;
-    ``first_step`` is the number the statement gives its first entry."""
+    ``first_step`` is the number the statement gives its first entry, ``axis`` what an entry is
+    ("step", or "index" for a vector that is not over steps, numbered from 0 as its message says)."""
     if want.ndim != 1 or have.shape != want.shape or not 4 <= want.size <= SERIES_POINTS:
         return None
-    return {"expected": shortest_floats(want), "got": shortest_floats(have), "first_step": first_step}
+    return {"expected": shortest_floats(want), "got": shortest_floats(have), "first_step": first_step, "axis": axis}
 
 
 @dataclass
@@ -234,5 +235,7 @@ def _compare_values(key: str, want: np.ndarray, have: np.ndarray, tol: Tolerance
         float(rel_err.max()) if has_rel.any() else None,
         # A 1-D observation whose entries are named pieces (one value per parameter) is not a
         # sequence over steps: no "step: expected / yours" table or curve for it.
-        None if entries else series_of(want, have, step_base),
+        # One naming and one numbering with the message's "first differs at ...": a vector that is
+        # not over steps (a gradient) is numbered by index from 0, never called "step".
+        None if entries else (series_of(want, have, step_base) if "step" in key else series_of(want, have, 0, "index")),
     )

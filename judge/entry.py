@@ -162,7 +162,9 @@ def _grade_and_show(args: RunArgs, exercise: Exercise, state: Any, path: Path, r
 
         note = reference_note(exercise)
         if note is not None:
-            _echo(f"grind: {note}", sys.stderr)
+            from judge.text import for_terminal
+
+            _echo(for_terminal(f"grind: {note}", sys.stderr), sys.stderr)
     sitting = Sitting(exercise, path, "run", None, interview=interview)
     worker = worker_for(lambda: hidden_from_learners(exercise), opt_out=args.no_daemon)
     outcome = grade_and_record(state, sitting, record=recording, lead=notices, speed=True, worker=worker)

@@ -178,14 +178,16 @@ class Verdict:
 
     @property
     def smallest_failure(self) -> CheckResult | None:
-        """The failing check with the smallest input (numbers across its inputs; the earlier check
-        on a tie): the one a verdict shows first and --repro writes out, because a learner reads
-        and re-runs three numbers faster than three hundred. A check that did not run on an
-        input (a load error, a stop) comes after every check that did."""
+        """The failing check a verdict shows first and --repro writes out: the statement's worked
+        example when one fails (kind ``example``: the learner can check it by hand against the
+        statement; the smallest of them if several), otherwise the one with the smallest input
+        (numbers across its inputs; the earlier check on a tie), because a learner reads and
+        re-runs three numbers faster than three hundred. A check that did not run on an input (a
+        load error, a stop) comes after every check that did."""
         failing = [c for c in self.checks if c.status is not CheckStatus.PASSED]
         if not failing:
             return None
-        return min(failing, key=lambda c: (c.input is None, input_size(c.input)))
+        return min(failing, key=lambda c: (c.input is None, c.kind != "example", input_size(c.input)))
 
     def to_json(self) -> dict[str, Any]:
         """JSON-ready, with learner text (messages, output, file names) escaped: see CheckResult."""

@@ -102,8 +102,8 @@ def _expected_entry(key: str, array: np.ndarray) -> str:
 
 
 def failing_instance(verdict: Verdict) -> tuple[str, str]:
-    """(check name, instance name) of the failing check the verdict shows (the smallest failing
-    input, then the others in order), or ReproUnavailable saying why."""
+    """(check name, instance name) of the failing check the verdict shows (a failing worked
+    example, else the smallest failing input: Verdict.smallest_failure; then the others in order), or ReproUnavailable saying why."""
     if verdict.passed:
         raise ReproUnavailable("every check passed: there is no failure to reproduce")
     shown = verdict.smallest_failure

@@ -151,3 +151,23 @@ def until_text(ts: float | None, now: float) -> str:
     if days == 1:
         return "tomorrow"
     return f"in {days} days ({datetime.fromtimestamp(ts).strftime('%a %d %b')})"
+
+
+def for_terminal(text: str, stream: Any) -> str:
+    """``text`` wrapped at word boundaries to the width of ``stream`` when it is a terminal
+    (a terminal breaks a long line wherever the column runs out: "afte" / "r"); unchanged for a
+    pipe or a file, where a script reads one line per message. Continuation lines are indented
+    two spaces, so a wrapped line reads as one. For lines grind prints itself, not through rich."""
+    import shutil
+    import textwrap
+
+    try:
+        if not stream.isatty():
+            return text
+    except (AttributeError, ValueError):
+        return text
+    width = shutil.get_terminal_size().columns
+    return "\n".join(textwrap.fill(line, width, subsequent_indent="  " if not line.startswith(" ") else
+                                   " " * (len(line) - len(line.lstrip()) + 2), break_long_words=False,
+                                   break_on_hyphens=False) if len(line) > width else line
+                     for line in text.splitlines())

@@ -26,6 +26,9 @@ class AllResult:
     graded: list[tuple[str, Verdict]] = field(default_factory=list)
     total: int = 0
     stub_untouched: list[str] = field(default_factory=list)  # graded as the untouched stub: not a try
+    # Not graded this time (after the stop) but passed before, by the progress: a learner who
+    # passed four exercises out of order must not read "1 of 21 pass".
+    passed_before: list[str] = field(default_factory=list)
 
     @property
     def first_failure(self) -> tuple[str, Verdict] | None:
@@ -59,6 +62,9 @@ def grade_all(progress: Progress, root: Path, exercises: list[Exercise], *,
             on_graded(exercise.slug, outcome.verdict.status.value)
         if not outcome.verdict.passed:
             break
+    graded = {slug for slug, _ in result.graded}
+    result.passed_before = [e.slug for e in exercises
+                            if e.slug not in graded and progress.passed(e.slug)]
     return result
 
 
@@ -77,9 +83,14 @@ def all_summary(result: AllResult) -> str:
         return f"All {result.total} exercises pass."
     slug, verdict = failing
     left = result.total - len(result.graded)
-    rest = f"; {left} after it not graded" if left else ""
+    rest = f"; {left} after it not graded now" if left else ""
+    before = ""
+    if result.passed_before:
+        names = ", ".join(result.passed_before[:4]) + (f", … {len(result.passed_before) - 4} more"
+                                                       if len(result.passed_before) > 4 else "")
+        before = f" ({len(result.passed_before)} of them passed before: {names})"
     return (f"{passed} of {result.total} pass in order; the first that does not is {slug} ({verdict.status.value})"
-            f"{rest}. Next: grind run {slug}")
+            f"{rest}{before}. Next: grind run {slug}")
 
 
 def solution_diff(exercise: Exercise, learner: Path, passed: bool) -> str:

@@ -217,3 +217,26 @@ def test_a_rank_short_of_cpu_is_not_called_deadlocked() -> None:
     finally:
         sleeper.kill()
         sleeper.wait()
+
+
+def test_gloo_is_told_the_loopback_interface_so_it_never_resolves_the_hostname(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ranks talk over loopback only. Unless gloo is named that interface it resolves the
+    machine's hostname, and where that fails (containers) every rank printed "Unable to resolve
+    hostname" to stderr, shown as the learner's own output on every run. An interface already
+    chosen by the user is kept."""
+    monkeypatch.delenv("GLOO_SOCKET_IFNAME", raising=False)
+    ranks._loopback_only()
+    chosen = os.environ.get("GLOO_SOCKET_IFNAME")
+    assert chosen is not None and chosen.startswith("lo")
+    monkeypatch.setenv("GLOO_SOCKET_IFNAME", "eth7")
+    ranks._loopback_only()
+    assert os.environ["GLOO_SOCKET_IFNAME"] == "eth7"
+
+
+def test_a_correct_distributed_answer_shows_no_gloo_warning_as_the_learners_stderr() -> None:
+    """What the walkthrough saw: 8 lines of gloo's hostname warning under a passing verdict."""
+    exercise = Catalog().get("ddp-token-loss")
+    verdict = grade(exercise, ROOT / "tests" / "corpus" / "ddp-token-loss" / "correct_hf_average_tokens.py")
+    assert verdict.passed, verdict.message
+    assert "ProcessGroupGloo" not in verdict.stderr and "resolve hostname" not in verdict.stderr

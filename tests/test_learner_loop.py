@@ -162,7 +162,7 @@ def test_run_all_grades_in_order_and_stops_at_the_first_failing_exercise(ws: Pat
     for slug in slugs[:2]:
         learner_file(ws, Catalog().get(slug)).write_text(PASSING, encoding="utf-8")
     result = runner.invoke(app, ["run", "--all"])
-    assert result.exit_code == ExitStatus.FAILED
+    assert result.exit_code == ExitStatus.FAILED, result.output
     assert fake.graded == slugs[:3]  # stopped at the third
     assert f"graded 1/{len(slugs)} {slugs[0]}: passed" in result.output
     assert result.output.rstrip().splitlines()[-1].startswith(f"2 of {len(slugs)} pass in order; the first that "
@@ -174,6 +174,51 @@ def test_run_all_grades_in_order_and_stops_at_the_first_failing_exercise(ws: Pat
     result = runner.invoke(app, ["run", "--all"])
     assert result.exit_code == 0 and result.output.rstrip().endswith(f"All {len(slugs)} exercises pass.")
     assert runner.invoke(app, ["run", "clipping", "--all"]).exit_code == ExitStatus.USAGE
+
+
+def test_run_all_says_which_exercises_after_the_stop_passed_before(tmp_path: Path) -> None:
+    """A learner who passed exercises out of order read "1 of 21 pass in order" and nothing more:
+    the summary also names those after the stop that the progress records as passed."""
+    from types import SimpleNamespace
+
+    from judge.workspace import init_workspace
+    from judge.verify import all_summary, grade_all
+
+    exercises = Catalog().all()
+    slugs = [e.slug for e in exercises]
+    init_workspace(tmp_path / "ws", exercises)
+    done = {slugs[0], slugs[4], slugs[6]}
+
+    def grade_one(exercise: Any, path: Path, record: bool) -> Any:
+        status = Status.PASSED if exercise.slug in done else Status.FAILED
+        return SimpleNamespace(verdict=verdict(status, 12 if status is Status.PASSED else 4, exercise=exercise.slug))
+
+    progress = SimpleNamespace(passed=lambda slug: slug in done)
+    result = grade_all(progress, tmp_path / "ws", exercises, grade_one=grade_one)  # type: ignore[arg-type]
+    summary = all_summary(result)
+    assert summary.startswith(f"1 of {len(slugs)} pass in order; the first that does not is {slugs[1]} (failed)")
+    assert f"2 of them passed before: {slugs[4]}, {slugs[6]}" in summary, summary
+
+
+def test_plain_lines_wrap_at_words_on_a_narrow_terminal() -> None:
+    """A terminal breaks a long line where the column ends ("afte" / "r"): lines grind prints
+    itself are wrapped at words to the terminal's width; a pipe gets them whole."""
+    import io
+
+    from judge.text import for_terminal
+
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    line = ("1 of 21 pass in order; the first that does not is loss-scaling (failed); 19 after it not graded. "
+            "Next: grind run loss-scaling")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("COLUMNS", "80")
+        rows = for_terminal(line, Tty()).splitlines()
+    assert len(rows) == 2 and all(len(row) <= 80 for row in rows)
+    assert " ".join(row.strip() for row in rows) == line  # broken between words only
+    assert for_terminal(line, io.StringIO()) == line
 
 
 def test_solution_diff_only_after_a_pass(ws: Path, fake: FakeGrade) -> None:

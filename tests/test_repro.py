@@ -149,8 +149,8 @@ def test_repro_writes_a_script_that_reproduces_the_failure_and_passes_once_fixed
 
     ran = _run_script(script)
     assert ran.returncode == 1, ran.stderr
-    # the verdict's smallest failing input (default_norm_type: [3, 4] and [12], max_norm 2)
-    assert "grad[0]: first differs at index 0: expected 0.46153843, got 1.1999998" in ran.stdout, ran.stdout
+    # the check the verdict shows: the statement's worked example ([3, 4] and [12], max_norm 1)
+    assert "grad[0]: first differs at index 0: expected 0.23076922, got 0.5999999" in ran.stdout, ran.stdout
     assert "total_norm: matches" in ran.stdout  # the Clipper returns the right total
 
     shutil.copy(CORPUS / "clipping" / "correct_numpy_norm.py", mine)

@@ -72,15 +72,17 @@ def test_a_wrong_first_attempt_shows_its_failure_and_mistake_on_one_80x24_screen
     assert len("".join(lines)) < 3000  # not the 22 KB dump
 
 
-def test_the_smallest_failing_input_is_the_one_shown(graded: Any) -> None:
-    """The verdict leads with the failing check whose input holds the fewest numbers, and --repro
+def test_a_failing_worked_example_is_the_one_shown_else_the_smallest_failing_input(graded: Any) -> None:
+    """The verdict leads with the statement's worked example when it fails (the learner can
+    check it by hand), else the failing check whose input holds the fewest numbers; --repro
     writes out that same check."""
     from judge.models import input_size
     from judge.repro import failing_instance
 
     verdict, exercise = graded["adam"]
     failing = [c for c in verdict.checks if c.status is not CheckStatus.PASSED]
-    smallest = min(failing, key=lambda c: input_size(c.input))
+    examples = [c for c in failing if c.kind == "example"]
+    smallest = min(examples or failing, key=lambda c: input_size(c.input))
     assert verdict.smallest_failure is smallest
     assert verdict_view(verdict, exercise).failure == smallest.name
     assert failing_instance(verdict)[0] == smallest.name
@@ -94,6 +96,24 @@ def test_the_smallest_failure_wins_over_an_earlier_larger_one() -> None:
     assert verdict.smallest_failure is small
     view = verdict_view(verdict, Catalog().get("clipping"))
     assert view.failure == "random[size=1]" and "the smallest input of 3 failing checks" in view.failure_note
+
+
+def test_a_failing_worked_example_leads_over_a_smaller_failing_input() -> None:
+    """The statement's worked example is the one a learner can check by hand: when it fails it
+    is shown first (and written by --repro), even when a random case with fewer numbers fails too."""
+    small = CheckResult("random[size=1]", "random", CheckStatus.FAILED, "x: values differ", input={"x": [1.0]},
+                        instance="random-1")
+    big_example = CheckResult("worked_example_b", "example", CheckStatus.FAILED, "x: values differ",
+                              input={"x": list(range(50))}, instance="example-b")
+    example = CheckResult("worked_example", "example", CheckStatus.FAILED, "x: values differ",
+                          input={"x": [1.0, 2.0, 3.0]}, instance="example-a")
+    verdict = Verdict("clipping", Status.FAILED, [small, big_example, example], "0 of 3 checks passed.")
+    assert verdict.smallest_failure is example
+    view = verdict_view(verdict, Catalog().get("clipping"))
+    assert view.failure == "worked_example" and "in the statement" in view.failure_note
+    from judge.repro import failing_instance
+
+    assert failing_instance(verdict) == ("worked_example", "example-a")
 
 
 def test_large_values_are_summarised_with_shape_and_the_first_differing_entries() -> None:
@@ -230,3 +250,58 @@ def test_number_text_round_trips_at_the_tolerance() -> None:
             assert abs(float(text) - value) <= 0.1 * rtol * abs(value), (value, rtol, text)
             assert not (text.endswith("0") and "." in text and "e" not in text), text  # no trailing zeros
     assert math.isnan(float(number_text(float("nan"))))
+
+
+def test_the_first_difference_and_the_got_line_write_one_value_alike() -> None:
+    """adam's "first differs ... got 2.9654" sat over "Got params per step: [[2.997, 2.96538], ...]":
+    the Got line now writes each number at the tolerance the first-differs text used."""
+    import re
+
+    from judge.grade import grade
+
+    exercise = Catalog().get("adam")
+    verdict = grade(exercise, CORPUS / "adam" / "hf_adamw_no_correct_bias.py")
+    view = verdict_view(verdict, exercise)
+    message = next(text for label, text in view.details if not label)
+    got = re.search(r"got (-?[\d.e+-]+)\)", message)
+    assert got is not None, message
+    got_line = next(text for label, text in view.details if label.startswith("Got"))
+    assert re.search(rf"(?<![\d.]){re.escape(got.group(1))}(?![\d])", got_line), (message, got_line)
+
+
+def test_a_vector_that_is_not_over_steps_is_listed_by_index_from_0_not_as_steps() -> None:
+    """ddp's gradient said "first differs at index 0" then listed "step: expected / yours" from
+    1: a vector whose observation is not over steps keeps its message's naming and numbering."""
+    import numpy as np
+
+    from judge.compare import compare
+    from judge.models import Tolerance
+
+    want = {"rank 0: grads": np.array([0.18, -0.34, -0.05, 0.07, 0.1])}
+    have = {"rank 0: grads": np.array([0.14, -0.40, -0.07, 0.12, 0.1])}
+    mismatch = compare(want, have, lambda a, b: Tolerance(1e-8, 1e-10), step_base=1)
+    assert mismatch is not None and "first differs at index 0" in mismatch.message
+    check = CheckResult("unequal_counts", "edge", CheckStatus.FAILED, mismatch.message, input={"seed": 1},
+                        expected=mismatch.expected, got=mismatch.got, observation="rank 0: grads",
+                        series=mismatch.series)
+    verdict = Verdict("ddp-token-loss", Status.FAILED, [check], "0 of 1 checks passed.")
+    text = plain_verdict(verdict, Catalog().get("ddp-token-loss"))
+    assert "(index: expected / yours)" in text and "step" not in text, text
+    assert "    0: 0.18 / 0.14  <-" in text, text
+
+
+def test_a_long_per_step_series_is_shown_by_its_steps_not_repeated_as_shape_lines() -> None:
+    """training-loop's lr per step (140 updates) was shown three times: "<shape [140]: ...>" for
+    expected and for got, then the plot or the steps around the first difference. The two shape
+    lines cost two of 24 rows and said less than the steps: only the steps (or the plot) stay."""
+    expected = [0.0375 * (i + 1) for i in range(140)]
+    got = [0.0] + expected[:-1]
+    check = CheckResult("worked_example", "example", CheckStatus.FAILED,
+                        "lr per step: values differ (first differs at step 0: expected 0.0375, got 0)",
+                        input={"warmup": 8}, expected=expected, got=got, observation="lr per step",
+                        max_abs_err=0.0375, max_rel_err=1.0,
+                        series={"expected": expected, "got": got, "first_step": 0, "axis": "step"})
+    verdict = Verdict("training-loop", Status.FAILED, [check], "0 of 1 checks passed.")
+    text = plain_verdict(verdict, Catalog().get("training-loop"))
+    assert "<shape [140]" not in text and "Expected lr per step" not in text, text
+    assert "    0: 0.0375 / 0  <-" in text and "--repro or --json" in text, text

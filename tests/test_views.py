@@ -53,8 +53,10 @@ def facts(view: Any) -> list[str]:
     if isinstance(view, int):
         return [str(view)]
     if hasattr(view, "_fields"):  # a model
-        # Markdown source is not shown as it is written: the statement test names its rendered words.
-        return [f for name in view._fields if name != "markdown" for f in facts(getattr(view, name))]
+        # Markdown source is not shown as it is written: the statement test names its rendered words;
+        # reserved_rows is how much room to leave, not something said.
+        return [f for name in view._fields if name not in ("markdown", "reserved_rows")
+                for f in facts(getattr(view, name))]
     if isinstance(view, (list, tuple)):
         return [f for item in view for f in facts(item)]
     if isinstance(view, float):
@@ -308,3 +310,53 @@ def test_watch_redraws_each_verdict_on_a_terminal_and_appends_in_plain(clipping:
         if terminal:  # after the last clear: the heading, then one verdict
             last = text[text.rindex("\x1b[2J"):]
             assert "clipping" in last and _flat(last).count("First failure") == 1
+
+
+def _colour_verdict_rows(view: Any, height: int) -> list[str]:
+    out = io.StringIO()
+    show(Console(file=out, width=80, height=height, force_terminal=True, color_system="truecolor"), view)
+    return re.sub(r"\x1b\[[0-9;]*m", "", out.getvalue()).splitlines()
+
+
+def test_a_plot_that_would_push_the_verdict_off_a_24_row_screen_is_left_out(clipping: Any) -> None:
+    """At 80x24 the verdict's head (title, counts, first failure and its name) must stay on
+    screen: a 17-row plot that would make the verdict taller than the screen (less the prompt's
+    row) gives way to one line saying where to see it; a tall screen still draws it."""
+    wrong = failed_verdict()
+    wrong.diagnosis, wrong.diagnoses, wrong.unexplained, wrong.stdout, wrong.stderr = None, [], "", "", ""
+    view = verdict_view(wrong, clipping, HintInfo(1, 5), width=80)
+    short = _colour_verdict_rows(view, 24)
+    assert len(short) <= 23
+    assert any("First failure: worked_example" in row for row in short)
+    assert any("Plot left out" in row and "taller terminal" in row for row in short)
+    assert not any("reference (green line)" in row for row in short)
+    tall = _colour_verdict_rows(view, 100)
+    assert any("reference (green line)" in row for row in tall) and len(tall) > 24
+
+
+def test_a_verdict_one_row_too_tall_drops_the_blank_rows_above_its_diagnoses(clipping: Any) -> None:
+    """A wrong clipping with a note was 24 rows at 80x24, pushing its title off under the prompt:
+    on a short screen the blank rows above "Diagnosis:" go first; a tall screen keeps them."""
+    wrong = failed_verdict()
+    wrong.checks[0].series = None
+    view = verdict_view(wrong, clipping, HintInfo(1, 5), width=80)
+
+    def blank_above_diagnosis(rows: list[str]) -> bool:
+        at = next(i for i, row in enumerate(rows) if "Diagnosis:" in row)
+        return rows[at - 1].strip("│ ") == ""
+
+    assert blank_above_diagnosis(_colour_verdict_rows(view, 100))
+    short = _colour_verdict_rows(view, len(_colour_verdict_rows(view, 100)))  # one row too tall with the prompt
+    assert not blank_above_diagnosis(short)
+
+
+def test_the_rows_watch_keeps_for_its_heading_and_standing_count_against_the_plot(clipping: Any) -> None:
+    """In grind watch the verdict shares the screen with the exercise's heading above and the
+    standing below: a plot that fits alone but not with them is left out there too."""
+    wrong = failed_verdict()
+    wrong.diagnosis, wrong.diagnoses, wrong.unexplained, wrong.stdout, wrong.stderr = None, [], "", "", ""
+    view = verdict_view(wrong, clipping, HintInfo(1, 5), width=80)
+    height = len(_colour_verdict_rows(view, 200)) + 1  # just tall enough with the prompt's row
+    assert any("reference (green line)" in row for row in _colour_verdict_rows(view, height))
+    kept = _colour_verdict_rows(view._replace(reserved_rows=4), height)
+    assert any("Plot left out" in row for row in kept) and len(kept) <= height - 1 - 4

@@ -19,9 +19,10 @@ def fit(model, train, val, make_optimizer, loss_fn, *, epochs, micro_size, accum
     micro_size:      examples per forward/backward (the last microbatch may be shorter).
     accumulation:    microbatches per update (the last group may be shorter); each update
                      applies the gradient of the group's mean loss, clipped to global norm
-                     max_norm after the group's last backward.
-    lr, warmup, min_ratio: update u (from 0) runs at lr * ratio(u): (u + 1) / warmup during
-                     warmup, then a cosine to min_ratio that the last update reaches.
+                     max_norm.
+    lr, warmup, min_ratio: update u (from 0) runs at lr * ratio(u): a linear warmup over
+                     `warmup` updates, then a cosine to min_ratio that the last update
+                     reaches (the statement's schedule and its worked example).
 
     After each epoch: validation loss in eval mode, without gradients; keep a copy of the
     weights when it is strictly the best so far. Returns that copy, a dict like state_dict().

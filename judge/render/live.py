@@ -99,8 +99,12 @@ class WatchView:
         view = verdict_view(verdict, sitting.exercise, hints, encoding=self.console.encoding, width=self.console.width)
         if verdict.passed:  # watch_after_verdict ends a pass with the loop's own footer: one, not two
             view = view._replace(footer="")
-        self._show(view)
-        for line in watch_after_verdict(sitting, verdict, recorded, standing):
+        after = watch_after_verdict(sitting, verdict, recorded, standing)
+        # The screen also holds the heading above the verdict and these lines below it: a plot
+        # is drawn only if all of it fits with them (the status line takes the prompt's row).
+        heading = 1 + len(self._intro[1]) if self.live is not None and self._intro is not None else 0
+        self._show(view._replace(reserved_rows=heading + len(after)))
+        for line in after:
             self._say(line)
 
     def hint(self, sitting: Sitting, hint: Hint | None) -> None:

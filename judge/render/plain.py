@@ -65,7 +65,7 @@ def _verdict(view: VerdictView, width: int = 80) -> str:
         out += [f"    {index}: {expected} / {got}{'  <-' if first else ''}"
                 for index, expected, got, first in view.entries.rows]
     if view.series is not None:
-        out.append(f"  {view.series.label} around the first difference (step: expected / yours):")
+        out.append(f"  {view.series.label} around the first difference ({view.series.axis}: expected / yours):")
         out += [f"    {step}: {expected} / {got}{'  <-' if first else ''}"
                 for step, expected, got, first in view.series.rows]
     for block in view.diagnoses:

@@ -94,18 +94,49 @@ def _verdict(view: VerdictView, console: Console) -> Any:
             parts.append(_hanging([(f"  {label}: " if label else "  ", value)], lead_style="bold"))
     if view.entries is not None:
         parts.append(entries(view.entries))
+    plot_at = None
     if view.series is not None:
+        plot_at = len(parts) if _plots(console) else None  # the table drawn without colour is 5 rows: kept
         parts.append(series(console, view.series))
+    heads: list[int] = []
     for block in view.diagnoses:
-        parts.append(Text.assemble(("\n" + block.label + ": ", "bold"), (block.name, "bold red")))
+        heads.append(len(parts))
+        parts.append(_diagnosis_head(block.label, block.name, spaced=True))
         parts += [Text(line) for line in block.body]
     parts += [Text(line, style="dim") for line in view.output]
     parts += [Text(notice, style="yellow") for notice in view.notices]
     if view.footer:
         parts.append(Text(view.footer, style="cyan"))
-    return _titled(Group(*parts), Text(view.title, style="bold"), console,
-                   subtitle=Text(f" {view.status_word} ", style=STATUS_STYLE[view.status]), subtitle_align="right",
-                   expand=True)
+    subtitle = Text(f" {view.status_word} ", style=STATUS_STYLE[view.status])
+
+    def panel() -> Panel:
+        return _titled(Group(*parts), Text(view.title, style="bold"), console,
+                       subtitle=subtitle, subtitle_align="right", expand=True)
+
+    room = console.height - 1 - view.reserved_rows  # the prompt's (or watch's status) row, and the caller's
+    drawn = panel()
+    if plot_at is not None and view.series is not None and _rows(drawn, console) > room:
+        # The verdict's head (title, counts, first failure) matters more than the curve: a plot
+        # that would push it off a short screen is left out, and one line says where to see it.
+        parts[plot_at] = Text("  Plot left out (too few rows); a taller terminal or --json shows it.",
+                              style="dim", overflow="fold")
+        drawn = panel()
+    if heads and _rows(drawn, console) > room:
+        # Then the blank rows above the diagnoses: a wrong clipping with a note was one row too tall at 80x24.
+        for at, block in zip(heads, view.diagnoses):
+            parts[at] = _diagnosis_head(block.label, block.name, spaced=False)
+        drawn = panel()
+    return drawn
+
+
+def _diagnosis_head(label: str, name: str, spaced: bool) -> Text:
+    return Text.assemble((("\n" if spaced else "") + label + ": ", "bold"), (name, "bold red"))
+
+
+def _rows(renderable: Any, console: Console) -> int:
+    """How many rows ``renderable`` takes at the console's width, whatever its height (the caller
+    keeps a row for the prompt that follows the verdict)."""
+    return len(console.render_lines(renderable, console.options.update(height=None), pad=False))
 
 
 def entries(view: EntriesView) -> Any:
@@ -123,7 +154,7 @@ def series(console: Console, view: SeriesView) -> Any:
     """A curve is faster to read than a table: plot yours against the reference's. Without
     colour (NO_COLOR, or a console without colour) the two lines could not be told apart, so
     show the steps around the first divergence as a table instead."""
-    if console.color_system is not None and not console.no_color:
+    if _plots(console):
         import plotext as plt
 
         base = view.first_step
@@ -137,15 +168,19 @@ def series(console: Console, view: SeriesView) -> Any:
         plt.plot(*_stepped(view.got, base), color="red", marker="x")
         plt.xticks(_whole_ticks(base, base + max(len(view.expected), len(view.got)) - 1))
         plt.title(f"{view.label}: reference (green line), yours (red x)")
-        plt.xlabel("step")
+        plt.xlabel(view.axis)
         return Text.from_ansi(plt.build())
     table = Table(box=None, padding=(0, 2))
-    for column in ("step", "expected", "yours"):
+    for column in (view.axis, "expected", "yours"):
         table.add_column(column, justify="right")
     table.add_column("", width=1, no_wrap=True)  # the marker, in a column of its own: numbers stay aligned
     for step, expected, got, first in view.rows:
         table.add_row(step, expected, got, "◀" if first else "")
     return Group(Text(f"{view.label} around the first difference:", style="bold"), table)
+
+
+def _plots(console: Console) -> bool:
+    return console.color_system is not None and not console.no_color
 
 
 def _stepped(values: list[float], base: int) -> tuple[list[float], list[float]]:

@@ -57,6 +57,7 @@ class SeriesView(NamedTuple):
     got: list[float]
     first_step: int
     rows: list[tuple[str, str, str, bool]]
+    axis: str = "step"  # what an entry is: "step", or "index" for a vector not over steps
 
 
 class EntriesView(NamedTuple):
@@ -83,6 +84,7 @@ class VerdictView(NamedTuple):
     footer: str
     failure_note: str = ""  # "(edge), the smallest of 6 failing inputs": said after the failure's name
     entries: EntriesView | None = None
+    reserved_rows: int = 0  # rows the screen keeps for other lines (watch: its heading, its lines after)
 
     @property
     def status_word(self) -> str:
@@ -107,6 +109,7 @@ def number(value: float, rtol: float | None = None) -> str:
 SMALL = 8  # a value with at most this many numbers is shown whole; a larger one is summarised
 HEAD = 2  # the first numbers a summary shows
 LONG = 160  # an input longer than this is summarised by shapes alone
+CUT = 110  # and an input still longer is cut to about this many characters (the whole: --repro, --json)
 _SPELLED = ("nan", "inf", "-inf")
 
 
@@ -196,8 +199,11 @@ def verdict_view(verdict: Verdict, exercise: Exercise, hints: HintInfo | None = 
     note = ""
     if failure is not None:
         note = f"({failure.kind})" if failure.kind else ""
+        if failure.kind == "example":
+            note = "(in the statement)"  # the one to check by hand: it leads whatever its size
         if failing > 1 and failure.input is not None:
-            note += f", the smallest input of {failing} failing checks"
+            note += (f", 1 of {failing} failing checks" if failure.kind == "example"
+                     else f", the smallest input of {failing} failing checks")
     entries = None if failure is None or series is not None else entries_view(failure, rtol, tol,
                                                                                exercise.step_base)
     return VerdictView(
@@ -207,7 +213,7 @@ def verdict_view(verdict: Verdict, exercise: Exercise, hints: HintInfo | None = 
         lead=[terminal_safe(n, encoding) for n in lead or []],
         checks=_check_rows(verdict, width),
         failure=failure.name if failure is not None else None,
-        details=_detail_lines(verdict, failure, rtol, entries is not None, exercise.slug),
+        details=_detail_lines(verdict, failure, rtol, entries is not None, exercise.slug, series is not None),
         series=series,
         diagnoses=diagnosis_lines(verdict),
         output=_output_lines(verdict),
@@ -221,16 +227,23 @@ def verdict_view(verdict: Verdict, exercise: Exercise, hints: HintInfo | None = 
 def _tolerances(exercise: Exercise) -> tuple[float, tuple[float, float]]:
     """The relative tolerance numbers are written at (the exercise's tightest), and the
     (rtol, atol) an entry must be off by to count as differing (its loosest)."""
-    tolerances = list(exercise.tolerance.values()) or []
+    # The dtypes' own tolerances: the ones the check's "first differs" text was written at.
+    # "default" (for a dtype the exercise does not name) would write more digits on the Got line
+    # than that text did for the same value ("got 2.9654" over "2.96538").
+    named = [t for key, t in exercise.tolerance.items() if key != "default"]
+    tolerances = named or list(exercise.tolerance.values())
     if not tolerances:
         return 1e-5, (1e-5, 1e-6)
     return (min(t.rtol for t in tolerances),
             (max(t.rtol for t in tolerances), max(t.atol for t in tolerances)))
 
 
-def _detail_lines(verdict: Verdict, failure: Any, rtol: float, summarised: bool, slug: str) -> list[tuple[str, str]]:
+def _detail_lines(verdict: Verdict, failure: Any, rtol: float, summarised: bool, slug: str,
+                  plotted: bool = False) -> list[tuple[str, str]]:
     """(label, text) pairs explaining the failure shown: where it first differs, its input, and
-    expected and got when they are small (a large observation is summarised in ``entries``)."""
+    expected and got when they are small (a large observation is summarised in ``entries``; a
+    long per-step series by its plot or the steps around its first difference, so its
+    "<shape [140]: ...>" lines would only repeat them and cost two of 24 rows)."""
     lines: list[tuple[str, str]] = []
     if failure is None:
         return lines
@@ -241,6 +254,8 @@ def _detail_lines(verdict: Verdict, failure: Any, rtol: float, summarised: bool,
         text, cut = brief(failure.input, rtol)
         if len(text) > LONG:  # more than two lines at 80 columns: the shapes alone
             text, cut = brief(failure.input, rtol, head=0)
+        if len(text) > LONG:  # still long (settings and words, not arrays): its start, up to a comma
+            text, cut = text[:text.rfind(", ", 0, CUT) if ", " in text[:CUT] else CUT] + ", …", True
         lines.append(("Input", text))
     which = f" {failure.observation}" if failure.observation else ""
     if not summarised:
@@ -248,7 +263,8 @@ def _detail_lines(verdict: Verdict, failure: Any, rtol: float, summarised: bool,
             if value is not None:
                 text, more = brief(value, rtol)
                 cut = cut or more
-                lines.append((label, text))
+                if not (plotted and more):
+                    lines.append((label, text))
     if failure.max_abs_err is not None:
         relative = (f", {magnitude_text(failure.max_rel_err)} relative" if failure.max_rel_err is not None
                     else " (the expected value is 0: no relative error)")
@@ -350,7 +366,7 @@ def series_view(series: dict[str, Any], label: str, rtol: float | None = None) -
         e, g = (pair_text(expected[i], got[i], rtol) if not _close(expected[i], got[i])
                 else (number(expected[i], rtol), number(got[i], rtol)))
         rows.append((str(i + base), e, g, i == first))
-    return SeriesView(label, list(expected), list(got), base, rows)
+    return SeriesView(label, list(expected), list(got), base, rows, str(series.get("axis", "step")))
 
 
 def first_difference(expected: list[float], got: list[float]) -> int:
