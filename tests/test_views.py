@@ -184,9 +184,11 @@ def test_doctor_validation_and_class_plain_and_rich_agree() -> None:
 
     assert_same_facts(validation_view([Report("clipping", [], Corpus()),
                                        Report("adam", ["pitfall 'x' passes every case"])]))
-    rows = [{"student": "ann", "verdict": {"status": "passed", "checks": [{"status": "passed"}] * 3}},
+    rows = [{"student": "ann", "verdict": {"status": "passed", "checks": [{"name": f"c{i}", "status": "passed"}
+                                                                            for i in range(3)]}},
             {"student": "bob", "verdict": {"status": "failed", "pitfall": {"name": "per-tensor clipping"},
-                                           "checks": [{"status": "passed"}, {"status": "failed"}]}},
+                                           "checks": [{"name": "c0", "status": "passed"},
+                                                      {"name": "c1", "status": "failed"}]}},
             {"student": "cat", "verdict": {"status": "error", "checks": [],
                                            "message": "SyntaxError at line 1: invalid syntax\n    def f(:"}}]
     view = class_view(rows)
