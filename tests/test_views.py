@@ -8,6 +8,8 @@ other, or worded differently in one, fails here.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import io
 import re
 from enum import Enum
@@ -74,7 +76,8 @@ def _flat(text: str) -> str:
 def both(view: Any) -> tuple[str, str]:
     plain_out, rich_out = io.StringIO(), io.StringIO()
     show(Console(file=plain_out, width=250), view)
-    show(Console(file=rich_out, width=250, force_terminal=True, color_system=None), view)
+    # a tall terminal: on a short one a verdict leaves out its plot and cuts explanations to fit
+    show(Console(file=rich_out, width=250, height=500, force_terminal=True, color_system=None), view)
     return plain_out.getvalue(), rich_out.getvalue()
 
 
@@ -350,6 +353,27 @@ def test_a_verdict_one_row_too_tall_drops_the_blank_rows_above_its_diagnoses(cli
     assert blank_above_diagnosis(_colour_verdict_rows(view, 100))
     short = _colour_verdict_rows(view, len(_colour_verdict_rows(view, 100)))  # one row too tall with the prompt
     assert not blank_above_diagnosis(short)
+
+
+def test_a_long_explanation_is_cut_to_its_gist_before_the_title_leaves_a_short_screen(clipping: Any) -> None:
+    """ddp-token-loss's explanation of the libraries that make its mistake took ten rows and
+    pushed the title and the counts off 80x24. On a short screen each explanation is cut to its
+    first sentence, then to its first paragraph: the title, the first failure and the mistake's
+    name stay on screen; a tall screen keeps every word."""
+    wrong = failed_verdict()
+    wrong.checks[0].series = None
+    long = ("This is the first sentence of a long explanation. " + "More words that explain it again. " * 12).strip()
+    wrong.diagnosis = replace(wrong.diagnosis, explanation=long)
+    wrong.diagnoses = [wrong.diagnosis]
+    view = verdict_view(wrong, clipping, HintInfo(1, 5), width=80)
+    tall = _colour_verdict_rows(view, 200)
+    assert any("More words" in row for row in tall)
+    height = len(tall) - 4
+    short = _colour_verdict_rows(view, height)
+    assert len(short) <= height - 1, len(short)
+    text = "\n".join(short)
+    assert "clipping" in short[0] and "First failure" in text and wrong.diagnosis.name in text
+    assert "This is the first sentence of a long explanation." in text and "More words" not in text
 
 
 def test_the_rows_watch_keeps_for_its_heading_and_standing_count_against_the_plot(clipping: Any) -> None:

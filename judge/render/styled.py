@@ -71,7 +71,7 @@ def renderable(view: Any, console: Console) -> Any:
 def _verdict(view: VerdictView, console: Console) -> Any:
     """The verdict as a panel: one line per check, then the first failure in detail, the
     diagnosed pitfall with its explanation, and the next hint on offer."""
-    parts: list[Any] = [Text(notice, style="yellow") for notice in view.lead]
+    parts: list[Any] = [Text(notice, style="yellow") for notice in view.lead]  # None: left out for room
     if view.message:
         parts.append(Text(view.message, style="bold" if view.checks else ""))
     if view.checks:
@@ -110,7 +110,7 @@ def _verdict(view: VerdictView, console: Console) -> Any:
     subtitle = Text(f" {view.status_word} ", style=STATUS_STYLE[view.status])
 
     def panel() -> Panel:
-        return _titled(Group(*parts), Text(view.title, style="bold"), console,
+        return _titled(Group(*(part for part in parts if part is not None)), Text(view.title, style="bold"), console,
                        subtitle=subtitle, subtitle_align="right", expand=True)
 
     room = console.height - 1 - view.reserved_rows  # the prompt's (or watch's status) row, and the caller's
@@ -126,6 +126,29 @@ def _verdict(view: VerdictView, console: Console) -> Any:
         for at, block in zip(heads, view.diagnoses):
             parts[at] = _diagnosis_head(block.label, block.name, spaced=False)
         drawn = panel()
+    if heads and _rows(drawn, console) > room:
+        # Last, the explanations: each paragraph to its first sentence, then whole paragraphs,
+        # the longest explanation's first, down to one each (ddp-token-loss's explanation of the
+        # libraries that make its mistake pushed the title off 80x24). The name and the gist stay
+        # on screen; `--json` holds every word.
+        bodies = [list(range(at + 1, at + 1 + len(block.body))) for at, block in zip(heads, view.diagnoses)]
+        for body, block in zip(bodies, view.diagnoses):  # first, each paragraph to its first sentence
+            for at, line in zip(body, block.body):
+                first, dot, rest = line.partition(". ")
+                if rest:
+                    parts[at] = Text(first + dot.strip() + " …")
+        note_at = None
+        drawn = panel()
+        while _rows(drawn, console) > room:
+            longest = max(bodies, key=len, default=[])
+            if len(longest) <= 1:
+                break
+            gone = longest.pop()
+            if note_at is not None:
+                parts[note_at] = None
+            note_at = gone  # the note takes the place of the line last left out
+            parts[note_at] = Text("  (more: a taller terminal, or --json)", style="dim")
+            drawn = panel()
     return drawn
 
 
