@@ -33,7 +33,9 @@ MODULES = frozenset({"gc", "ctypes", "_ctypes", "cffi", "inspect", "traceback", 
                      # state) and the author kit; no answer imports them
                      "grind_checks", "grind_kit",
                      # a file written through shared memory: no write(2), so no count (see above)
-                     "mmap"})
+                     "mmap",
+                     # handlers receive the interrupted frame
+                     "signal"})
 # Modules that turn bytes into calls (an unpickled payload can call anything it names): doors on
 # an exercise with forbidden APIs; elsewhere saving state with pickle is an ordinary style.
 DYNAMIC_MODULES = frozenset({"pickle", "_pickle", "marshal", "copyreg", "shelve", "dill", "cloudpickle"})
@@ -50,7 +52,9 @@ ATTRIBUTES = frozenset({"_getframe", "_current_frames", "settrace", "setprofile"
                         "__setattr__", "__delattr__",
                         # bytes written to a file past write(2), which the witness counts (a
                         # red team wrote four checkpoints through mmap and was counted as one)
-                        "memmap", "from_file", "splice", "vmsplice"})
+                        "memmap", "from_file", "splice", "vmsplice", "open_memmap", "mmap_mode",
+                        # an attribute by computed name without getattr, and frames handed out
+                        "Formatter", "get_field", "currentframe", "_getframemodulename"})
 # Builtins that turn text into code, or a computed name into a module or an attribute: any use of
 # the name is a door (``run = exec`` is as good as a call), not only a call.
 NAMES = frozenset({"exec", "eval", "compile", "__import__", "breakpoint", "globals", "vars", "locals", "getattr",
@@ -85,6 +89,20 @@ def reaches_into_judge(source: str, dynamic: bool = True) -> list[tuple[str, int
                                       for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))
                                       and not (isinstance(node, ast.ImportFrom) and (node.level or not node.module))
                                       for a in node.names})
+    parents = {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    # names that hold the sys module: its imports, and aliases of them (y = sys; y = os.sys)
+    sys_names = {name for name, dotted in imported.items() if dotted == "sys"} | {"sys"}
+    while True:
+        more = {t.id for node in ast.walk(tree) if isinstance(node, ast.Assign)
+                and (_reaches_sys(node.value, sys_names) or isinstance(node.value, ast.Attribute)
+                     and node.value.attr == "sys") for t in node.targets if isinstance(t, ast.Name)} - sys_names
+        if not more:
+            break
+        sys_names |= more
+    found += [(f"{name} (the sys module) used as a value", node.lineno) for node in ast.walk(tree)
+              if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and (name := node.id) in sys_names
+              and not (isinstance(parents.get(id(node)), ast.Attribute) and parents[id(node)].value is node)
+              and not isinstance(parents.get(id(node)), ast.Assign)]
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             found += [(f"import {a.name}", node.lineno) for a in node.names if a.name.split(".")[0] in modules]
@@ -92,9 +110,15 @@ def reaches_into_judge(source: str, dynamic: bool = True) -> list[tuple[str, int
             if node.module.split(".")[0] in modules or (node.module == "sys" and any(
                     a.name in ATTRIBUTES | SYS_ATTRIBUTES for a in node.names)):
                 found.append((f"from {node.module} import ...", node.lineno))
+            else:  # a door imported by name from elsewhere: from os import sys, from numpy import memmap
+                found += [(f"from {node.module} import {a.name}", node.lineno) for a in node.names
+                          if a.name in ATTRIBUTES | {"sys"} | modules]
+        elif isinstance(node, ast.keyword) and node.arg in ATTRIBUTES:
+            found.append((f"{node.arg}=", getattr(node, "lineno", 0) or 0))  # np.load(..., mmap_mode="r+")
         elif isinstance(node, ast.Attribute) and (node.attr in ATTRIBUTES or (
-                node.attr in SYS_ATTRIBUTES and _reaches_sys(node.value, imported)) or (
-                node.attr == "sys" and _root(node.value) in imported)):
+                node.attr in SYS_ATTRIBUTES and _reaches_sys(node.value, sys_names)) or (
+                node.attr == "sys" and _root(node.value) in imported) or (
+                node.attr == "modules" and id(node) not in calls_of and not _package_path(node, parents))):
             # sys.modules however sys is reached: an alias (import sys as s), another module's
             # own reference to it (os.sys, torch.serialization.sys)
             found.append((f".{node.attr}", node.lineno))
@@ -230,12 +254,20 @@ def _names_a_module(dotted: str) -> bool:
     return True
 
 
-def _reaches_sys(node: ast.AST, imported: dict[str, str]) -> bool:
-    """Whether ``node`` is the sys module: ``sys``, an alias of it, or another module's own
-    reference to it (``os.sys``) -- but not ``nn.modules``, a package of torch."""
+def _reaches_sys(node: ast.AST, sys_names: set[str]) -> bool:
+    """Whether ``node`` is the sys module: a name that holds it (``sys``, ``import sys as s``,
+    ``y = sys``) or any module's own reference to it (``os.sys``, ``p.sys``)."""
     if isinstance(node, ast.Name):
-        return node.id == "sys" or imported.get(node.id) == "sys"
-    return isinstance(node, ast.Attribute) and node.attr == "sys" and _root(node.value) in imported
+        return node.id in sys_names
+    return isinstance(node, ast.Attribute) and node.attr == "sys"
+
+
+def _package_path(node: ast.Attribute, parents: dict[int, ast.AST]) -> bool:
+    """``nn.modules.batchnorm``: torch's package named ``modules``, read through (``sys.modules``
+    is subscripted or called on, never followed by a submodule's name)."""
+    parent = parents.get(id(node))
+    return isinstance(parent, ast.Attribute) and parent.value is node and parent.attr not in (
+        "get", "items", "values", "keys", "copy", "pop", "setdefault", "__getitem__", "__contains__")
 
 
 def _chain(node: ast.AST) -> bool:

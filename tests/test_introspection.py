@@ -137,3 +137,15 @@ def test_grading_for_marks_refuses_a_frame_walk_that_practice_grades() -> None:
     assert marked.status is Status.FORBIDDEN and "._getframe at line 5" in marked.message
     assert marked.learner_line == 5
     assert static_verdict(exercise, source, str(path)) is None  # practice runs it (and the guards watch)
+
+
+SCAN_BYPASSES = sorted((ROOT / "tests" / "adversarial" / "scan").glob("*.py"))
+
+
+@pytest.mark.parametrize("path", SCAN_BYPASSES, ids=[p.stem for p in SCAN_BYPASSES])
+def test_a_red_teams_route_past_the_scan_is_refused_for_marks(path: Path) -> None:
+    """A fourth red-team review reached sys.modules through an alias or another module's `sys`,
+    attributes by name through string.Formatter, ctypes through numpy, frames through signal
+    handlers, and wrote files past write(2) through numpy's memmap: each is refused now, even
+    where no API is forbidden (rank0-checkpoint's case)."""
+    assert refusal(path.read_text(encoding="utf-8"), False) is not None

@@ -1,0 +1,4 @@
+# hostile: a route into grind's process past the marks scan, found by a red-team review; refused now
+from numpy import ctypeslib
+C = ctypeslib.ctypes
+api = C.pythonapi
