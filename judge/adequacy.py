@@ -492,6 +492,9 @@ def _check_adequacy(exercise: Exercise, seeds: int | None, with_stub: bool, dete
         else:
             report.caught += 1
     margin_findings(exercise, ref, report)
+    cases = {inst.case for inst in ref.instances}
+    report.problems += [f"[marks] weights names case '{case}', which the checks do not have (a typo leaves "
+                        f"that case worth 1 in every class's marks)" for case, _ in exercise.weights if case not in cases]
     table, problems = stated_golden(exercise)
     report.problems += problems
     if table:

@@ -164,3 +164,13 @@ def test_a_golden_folder_without_a_correct_answer_fails_validate(course: Path) -
     (folder / "stub_copy.py").write_text("# expect: failed\n" + exercise.stub_path.read_text())
     problems = golden_problems(exercise, folder)
     assert any("no golden submission expects 'passed'" in p for p in problems), problems
+
+
+def test_a_weight_for_a_case_the_checks_do_not_have_fails_validate(course: Path) -> None:
+    """A typo in [marks] weights would leave that case worth 1 in every class's marks: validate
+    says so, as grind grade does before it grades anyone."""
+    toml = course / "exercises" / "clipping" / "exercise.toml"
+    toml.write_text(toml.read_text() + "\n[marks]\nweights = {worked_exampel = 2}\n")
+    result = runner.invoke(app, ["validate", "clipping"])
+    assert result.exit_code == ExitStatus.FAILED, result.output
+    assert "weights names case 'worked_exampel'" in result.output, result.output
