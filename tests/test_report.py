@@ -65,7 +65,8 @@ def schedule_verdict():  # type: ignore[no-untyped-def]
 def test_a_diverging_sequence_is_plotted_in_colour(schedule_verdict) -> None:  # type: ignore[no-untyped-def]
     """A failing LR curve is drawn against the reference's, with a legend, within 80 columns."""
     exercise, verdict = schedule_verdict
-    console = Console(file=io.StringIO(), width=80, force_terminal=True, color_system="standard")
+    console = Console(file=io.StringIO(), width=80, height=60, force_terminal=True,  # room for the plot
+                      color_system="standard")
     render_verdict(console, verdict, exercise, None)
     text = console.file.getvalue()  # type: ignore[attr-defined]
     plain = Text.from_ansi(text).plain

@@ -269,7 +269,7 @@ def test_a_stored_result_is_written_atomically(tmp_path: Path, monkeypatch: pyte
 def test_the_autograder_writes_its_results_atomically() -> None:
     from judge.autograder import RUN
 
-    script = RUN.format(slug="clipping")
+    script = RUN.format(slug="clipping", max_score=16)
     assert 'mv -f "$RESULTS.tmp" "$RESULTS"' in script and "os.replace" in script
     assert "> \"$RESULTS\"" not in script and "cp \"$work/out/gradescope/submission/results.json\" \"$RESULTS\"\n" \
         not in script
