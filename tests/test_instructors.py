@@ -168,8 +168,8 @@ def _class_folder(root: Path) -> dict[str, tuple[str, str | None]]:
         add(sources[stem], "failed", slug, as_folder=True)
     # segfault_ctypes imports ctypes: grading for marks refuses it before it runs (introspection.py)
     for stem, status in (("os_exit_at_import", "crashed"), ("segfault_ctypes", "forbidden"),
-                         # killing the parent: crashed, or refused outright where Landlock scopes signals
-                         ("kill_parent", "crashed|failed"), ("forge_results_and_exit", "crashed"),
+                         # killing the parent imports signal: grading for marks refuses it (handlers get frames)
+                         ("kill_parent", "forbidden"), ("forge_results_and_exit", "crashed"),
                          ("infinite_loop", "timeout"), ("sleep_forever", "timeout"),
                          ("syntax_error", "error"), ("forbidden_getattr", "forbidden")):
         add(ADVERSARIAL / f"{stem}.py", status, None, as_folder=False)
