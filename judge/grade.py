@@ -24,6 +24,7 @@ from judge import witnessed
 from judge.speed import speed_advice
 from judge.models import CheckResult, CheckStatus, Diagnosis, Exercise, Status, Tolerance, Verdict
 from judge.worker import protocol
+from judge.worker.integrity import PREFIX as MARKS_BREACH
 from judge.worker.sandbox import STARTUP_FAILED, Limits, RunOutcome, WarmWorker, run_job
 
 # The front of grading (the static checks, the folders hidden from the learner, and ``grade``
@@ -357,6 +358,8 @@ def judge_subject(exercise: Exercise, ref: Reference, run: SubjectRun, pairs: Pa
     if run.forbidden:
         hit = run.forbidden[0]
         line = f" (line {hit.line})" if hit.line else ""
+        if hit.api.startswith(MARKS_BREACH):  # the marks check's own sentence (judge/worker/integrity.py)
+            return _error_verdict(exercise, Status.FORBIDDEN, hit.api, hit.line)
         return _error_verdict(exercise, Status.FORBIDDEN,
                               f"Forbidden API: {hit.api}{line}. This exercise asks you to write it yourself.",
                               hit.line)
@@ -587,9 +590,11 @@ def _timeout_line(trace: str, filename: str) -> int | None:
 
 
 def run_learner(exercise: Exercise, source: str, filename: str, limits: Limits | None = None,
-                worker: WarmWorker | None = None, speed: bool = False) -> RunOutcome:
+                worker: WarmWorker | None = None, speed: bool = False, marked: bool = False) -> RunOutcome:
+    """``marked``: the child also checks, after every case, that the learner's code replaced
+    nothing in the libraries the judge's own code uses (judge/worker/integrity.py)."""
     job = _job(exercise, [{"id": LEARNER, "kind": "file", "path": filename, "source": source}],
-               guard=True, forbidden=list(exercise.forbidden), time_speed=speed)
+               guard=True, forbidden=list(exercise.forbidden), time_speed=speed, **({"marked": True} if marked else {}))
     limits = limits or Limits(wall_s=exercise.time_limit, memory_mb=exercise.memory_mb)
     if worker is not None:
         return worker.run_job(job, limits)
@@ -722,13 +727,13 @@ def source_of(filename: str) -> str:
 
 
 def grade_source(exercise: Exercise, key: str, source: str, filename: str, limits: Limits | None = None,
-                 worker: WarmWorker | None = None, speed: bool = False) -> Verdict:
+                 worker: WarmWorker | None = None, speed: bool = False, marked: bool = False) -> Verdict:
     """Grade a submission that passed the static checks: run it, compare, diagnose. This is
     also what the per-user daemon runs for ``grind run`` (its warm server as ``worker``), so
     that the client neither loads numpy nor reads the reference: it only renders the verdict."""
     if cache.has(exercise.slug, key):
         # Cached: read it after the learner's child is gone, so the two never share the peak.
-        outcome = run_learner(exercise, source, filename, limits, worker, speed)
+        outcome = run_learner(exercise, source, filename, limits, worker, speed, marked)
         ref = reference_for(exercise, key)
     elif isinstance(worker, WarmWorker):
         # Not cached, with a warm server of our own (a class, watch, the corpus, the daemon): the
@@ -736,13 +741,13 @@ def grade_source(exercise: Exercise, key: str, source: str, filename: str, limit
         # time). A fork starts in milliseconds; a process of its own imports torch again, about
         # 3.5 s of CPU on a 2-core laptop.
         ref = reference_for(exercise, key, worker)
-        outcome = run_learner(exercise, source, filename, limits, worker, speed)
+        outcome = run_learner(exercise, source, filename, limits, worker, speed, marked)
     else:
         # Not cached: the reference's child and the learner's start together, so on a cold
         # cache the two torch imports overlap instead of adding up.
         with ThreadPoolExecutor(max_workers=1) as pool:
             ref_future = pool.submit(reference_for, exercise, key)
-            outcome = run_learner(exercise, source, filename, limits, worker, speed)
+            outcome = run_learner(exercise, source, filename, limits, worker, speed, marked)
             ref = ref_future.result()
     verdict = verdict_from_outcome(exercise, ref, outcome, filename, worker, source)
     verdict.isolation = outcome.isolation

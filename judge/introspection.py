@@ -59,6 +59,12 @@ ATTRIBUTES = frozenset({"_getframe", "_current_frames", "settrace", "setprofile"
 # the name is a door (``run = exec`` is as good as a call), not only a call.
 NAMES = frozenset({"exec", "eval", "compile", "__import__", "breakpoint", "globals", "vars", "locals", "getattr",
                    "setattr", "delattr", "__builtins__", "__loader__", "__spec__"})
+# A door module reached as another module's attribute needs no import (torch.functional's own
+# ``inspect``: ``torch.functional.inspect.stack()`` hands out frames). The names that are also
+# ordinary attributes (``torch.jit.trace``, ``torch.profiler.profile``, ``torch.multiprocessing``,
+# a Linear's ``code``) stay out; their modules' doors are spelled by name (``interact``) or walk
+# frames by an attribute listed above.
+ORDINARY_ATTRIBUTES = frozenset({"code", "trace", "profile", "operator", "multiprocessing", "signal"})
 # Attributes that are doors only on the sys module (``model.modules()`` is an ordinary call).
 SYS_ATTRIBUTES = frozenset({"modules", "exception", "exc_info", "last_traceback", "last_exc", "monitoring",
                             "_getframe", "settrace", "setprofile", "_current_frames"})
@@ -73,6 +79,7 @@ def reaches_into_judge(source: str, dynamic: bool = True) -> list[tuple[str, int
     or with a name built from pieces is a door.
     ``source`` must compile (the caller checked)."""
     modules = MODULES | DYNAMIC_MODULES if dynamic else MODULES
+    module_attributes = modules - ORDINARY_ATTRIBUTES
     found: list[tuple[str, int]] = []
     tree = ast.parse(source)
     calls_of = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
@@ -113,9 +120,12 @@ def reaches_into_judge(source: str, dynamic: bool = True) -> list[tuple[str, int
             else:  # a door imported by name from elsewhere: from os import sys, from numpy import memmap
                 found += [(f"from {node.module} import {a.name}", node.lineno) for a in node.names
                           if a.name in ATTRIBUTES | {"sys"} | modules]
+        elif isinstance(node, ast.MatchClass):  # case FrameType(f_back=up): an attribute read by a pattern
+            found += [(f"{attr}= in a class pattern", node.lineno) for attr in node.kwd_attrs
+                      if attr in ATTRIBUTES or attr in module_attributes]
         elif isinstance(node, ast.keyword) and node.arg in ATTRIBUTES:
             found.append((f"{node.arg}=", getattr(node, "lineno", 0) or 0))  # np.load(..., mmap_mode="r+")
-        elif isinstance(node, ast.Attribute) and (node.attr in ATTRIBUTES or (
+        elif isinstance(node, ast.Attribute) and (node.attr in ATTRIBUTES or node.attr in module_attributes or (
                 node.attr in SYS_ATTRIBUTES and _reaches_sys(node.value, sys_names)) or (
                 node.attr == "sys" and _root(node.value) in imported) or (
                 node.attr == "modules" and id(node) not in calls_of and not _package_path(node, parents))):

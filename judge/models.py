@@ -71,6 +71,14 @@ class Exercise:
     partial: bool = False  # [marks] partial: a case of several inputs earns its weight's share passed
 
     @property
+    def scanned_strictly(self) -> bool:
+        """Whether marks read this exercise's answers with the strict scan (judge/introspection.py:
+        any computed ``getattr``, any unpickling): its verdict rests on something observed inside
+        the learner's process, a forbidden call seen by the guards or a fact about how the ranks
+        ran (a witnessed exercise), which a door into the interpreter could reach."""
+        return bool(self.forbidden) or self.witness is not None
+
+    @property
     def stub_path(self) -> Path:
         return self.exercise_dir / "stub.py"
 

@@ -150,7 +150,7 @@ def grade(exercise: Exercise, path: Path, *, source: str | None = None, limits: 
     if early is None and marked:
         from judge import introspection
 
-        refused = introspection.refusal(source, bool(exercise.forbidden))
+        refused = introspection.refusal(source, exercise.scanned_strictly)
         if refused is not None:
             early = _error_verdict(exercise, Status.FORBIDDEN, *refused)
     if early is not None:
@@ -160,13 +160,13 @@ def grade(exercise: Exercise, path: Path, *, source: str | None = None, limits: 
     key = cache.exercise_key(exercise)
     verdict = None
     remote = getattr(worker, "verdict", None)
-    if remote is not None:  # the per-user daemon's client: the daemon grades the whole submission,
+    if remote is not None and not marked:  # the per-user daemon's client: the daemon grades the whole submission,
         # or (None) it cannot, and this run is cold, exactly as without a daemon
         verdict, worker = remote(exercise, key, source, filename, limits, speed), None
     if verdict is None:
         from judge.grade import grade_source
 
-        verdict = grade_source(exercise, key, source, filename, limits, worker, speed)
+        verdict = grade_source(exercise, key, source, filename, limits, worker, speed, marked)
     verdict.submission, verdict.duration_s = str(path), time.monotonic() - started
     verdict.notices[:0] = notes
     return verdict

@@ -54,6 +54,7 @@ def _sibling(name: str) -> types.ModuleType:
 
 
 _guards = _sibling("guards")
+_integrity = _sibling("integrity")
 _landlock = _sibling("landlock")
 _protocol = _sibling("protocol")
 _ranks = _sibling("ranks")
@@ -685,7 +686,7 @@ def serve() -> None:
         request = json.loads(line)
         job = request["job"]
         fresh = False
-        if not optimizers_ready and uses_torch_optim(job):
+        if not optimizers_ready and (uses_torch_optim(job) or job.get("marked")):
             # The first torch optimizer built in a process imports torch._dynamo, which costs
             # about as much as importing torch, and every forked job paid it again: lr-schedule
             # graded at 1.0 submission/s against clipping's 8.1. Imported here once, in the
@@ -1161,6 +1162,7 @@ class _Run:
         self.checks: Any = None
         self.instances: list[dict[str, Any]] = []
         self.guards: Any = None  # learner runs only
+        self.breaches: Any = None  # marks runs only: integrity.baseline()'s check
         self.observed: dict[str, Any] = {}  # observation name -> numpy array
         self.result = _protocol.Result(token="", observations_sha256="")
         self.distributed_cases = 0  # numbers each distributed case's rendezvous file
@@ -1175,6 +1177,17 @@ class _Run:
         if self.guards is None:
             return []
         return [_protocol.ForbiddenHit(str(h["api"]), h["line"]) for h in self.guards.hits]
+
+    def check_integrity(self) -> list[dict[str, Any]]:
+        """Marks runs: a library function the judge's code uses that the learner replaced, or a
+        learner thread still running (judge/worker/integrity.py), each as a forbidden record,
+        also kept with the guards' hits so that the subject's record carries it."""
+        if self.breaches is None:
+            return []
+        found = [{"api": _integrity.describe(b), "line": None} for b in self.breaches()]
+        if self.guards is not None:
+            self.guards.hits.extend(h for h in found if h not in self.guards.hits)
+        return found
 
 
 def _error(exc: BaseException, filename: str) -> Any:
@@ -1374,6 +1387,8 @@ def observe_case(run: _Run, subject_id: str, subject: Any, instance: dict[str, A
         return _protocol.CaseRecord("bad_output", message=str(exc))
     except BaseException as exc:  # noqa: BLE001 - a learner's exception is data
         return _protocol.CaseRecord("error", error=_error(exc, filename))
+    finally:
+        run.check_integrity()  # after every case: a change made and undone between cases is seen too
     return _protocol.CaseRecord("ok", keys=[str(k) for k in raw])
 
 
@@ -1408,12 +1423,15 @@ def _rank_body(run: _Run, subject: Any, filename: str) -> Any:
                     arrays[str(key)] = np.ascontiguousarray(to_array(value, np, torch))
                 except BadOutput as exc:
                     raise BadOutput(f"{key}: {exc}") from None
-            save_file(arrays, f"{command['base']}-rank{rank}.safetensors")
+            breaches = run.check_integrity()  # before the observations leave this rank
+            if not breaches:
+                save_file(arrays, f"{command['base']}-rank{rank}.safetensors")
             record: dict[str, Any] = {"status": "ok", "keys": list(arrays)}
         except BadOutput as exc:
             record = {"status": "bad_output", "message": str(exc)}
         except BaseException as exc:  # noqa: BLE001 - a learner's exception is data
             record = {"status": "error", "error": describe_exception(exc, filename)}
+        run.check_integrity()
         record["forbidden"] = list(run.guards.hits) if run.guards else []
         return record
 
@@ -1614,6 +1632,15 @@ def execute(job: dict[str, Any], control: Any) -> None:
     speed_case = getattr(run.checks, "SPEED", None) if job.get("time_speed") else None
     torch.manual_seed(0)  # every generator torch has; each case instance then only reseeds (see reseed)
     start_guards(run)
+    if job.get("marked") and job.get("guard"):
+        # Last, after the checks wrapped what they watch and the guards put their stand-ins in
+        # place, and before the learner's file exists in this process.
+        # torch._dynamo, imported on first use (an optimizer, DDP), patches torch as it loads
+        # (torch.manual_seed wrapped, properties registered): imported first, it is part of the
+        # record (a warm server imports it once for every marks job, see serve).
+        import torch._dynamo  # noqa: F401
+
+        run.breaches = _integrity.baseline()
 
     first = None
     for index, (subject_id, spec) in enumerate(subjects):
@@ -1626,6 +1653,8 @@ def execute(job: dict[str, Any], control: Any) -> None:
         time_speed(run, subjects[0][0], first, speed_case)
     if run.guards:
         faulthandler.cancel_dump_traceback_later()
+    if run.check_integrity() and subjects:
+        run.result.subjects[subjects[0][0]].forbidden = run.hits()
     write_result(run, token, save_file)
     flush_output()
     run.say("done")  # a warm server answers now, without waiting for this process to tear down

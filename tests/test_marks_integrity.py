@@ -1,0 +1,112 @@
+"""Marks: nothing the learner's code changes in the libraries the judge's own code uses goes unseen.
+
+A fourth red-team review passed the marks scan with six ways to reach a module that the scan does
+not follow (a function's return value, tuple unpacking, a list, ``(Class or 0)``, ``:=``, an
+exception's ``obj``) and then replace one of its functions; on rank0-checkpoint, replacing
+``torch.load`` that way made the judge read bare keys from a file holding ``module.``-prefixed
+ones, and a wrong answer passed. The child of a marks run now records every loaded module's and
+library class's namespace before the learner's file loads and checks it after every case
+(judge/worker/integrity.py), whatever expression reached the module.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from judge.catalog import Catalog
+from judge.grade import grade
+from judge.models import Status
+
+from .conftest import exercise_worker
+
+ROOT = Path(__file__).resolve().parents[1]
+MARKS = ROOT / "tests" / "adversarial" / "marks"
+CLIPPING = sorted(MARKS.glob("clip_*.py"))
+
+
+@pytest.mark.parametrize("path", CLIPPING, ids=[p.stem for p in CLIPPING])
+def test_a_library_function_replaced_by_any_route_is_refused_for_marks(path: Path) -> None:
+    """Each file is a correct clipping answer plus one change to a library, reached by a route the
+    scan does not follow: for marks it is refused, naming what was replaced (or the thread)."""
+    exercise = Catalog().get("clipping")
+    verdict = grade(exercise, path, worker=exercise_worker("clipping"), marked=True)
+    assert verdict.status is Status.FORBIDDEN, (verdict.status, verdict.message)
+    assert verdict.message.startswith("Not accepted for marks: ")
+    named = "thread" if "thread" in path.stem else "replaced torch."
+    assert named in verdict.message, verdict.message
+
+
+def test_the_same_correct_answer_without_the_change_passes_for_marks() -> None:
+    """The check refuses the change, not the answer: the files' own clipping code passes."""
+    source = CLIPPING[0].read_text(encoding="utf-8").replace("_t().load = lambda *a, **k: 'forged'", "")
+    exercise = Catalog().get("clipping")
+    verdict = grade(exercise, CLIPPING[0], source=source, worker=exercise_worker("clipping"), marked=True)
+    assert verdict.status is Status.PASSED, verdict.message
+
+
+def test_a_wrong_rank0_answer_that_fakes_torch_load_is_refused_for_marks() -> None:
+    """The red team's forged pass: module.-prefixed keys read back as bare through a replaced
+    torch.load. Practice runs it (it only cheats the learner there); marks refuse it."""
+    exercise = Catalog().get("rank0-checkpoint")
+    verdict = grade(exercise, MARKS / "rank0_prefixed_keys_fake_load.py", worker=exercise_worker("rank0-checkpoint"),
+                    marked=True)
+    assert verdict.status is Status.FORBIDDEN, (verdict.status, verdict.message)
+    assert "replaced torch.load" in verdict.message
+
+
+@pytest.mark.parametrize("slug, name", [("exact-resume", "passed_pickle_roundtrip.py"),
+                                        ("rank0-checkpoint", "correct_env_rank_monitored.py"),
+                                        ("no-sync-accumulation", None)])
+def test_correct_answers_that_use_the_libraries_freely_pass_for_marks(slug: str, name: str | None) -> None:
+    """torch.distributed sets sys.excepthook in every rank, pickling touches copyreg: what the
+    libraries change while they run is not a breach (a correct answer was refused for it)."""
+    folder = ROOT / "tests" / "corpus" / slug
+    path = folder / name if name else next(p for p in sorted(folder.glob("*.py"))
+                                            if p.read_text(encoding="utf-8").startswith("# expect: passed"))
+    verdict = grade(Catalog().get(slug), path, worker=exercise_worker(slug), marked=True)
+    assert verdict.status is Status.PASSED, (path.name, verdict.message)
+
+
+INTEGRITY = ROOT / "judge" / "worker" / "integrity.py"
+
+
+def _check_after(change: str) -> str:
+    """The breaches the check reports after ``change`` runs, in a fresh interpreter (one thread)."""
+    script = textwrap.dedent(f"""
+        import importlib.util, json, sys
+        import torch
+        spec = importlib.util.spec_from_file_location("integrity", {str(INTEGRITY)!r})
+        integrity = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(integrity)
+        check = integrity.baseline()
+    """) + textwrap.dedent(change) + "\nprint(json.dumps(check()))\n"
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout.strip().splitlines()[-1]
+
+
+@pytest.mark.parametrize("change, named", [
+    ("m = (lambda: torch.nn.functional)()\nclass L(type(m)): pass\nm.__class__ = L\n", "torch.nn.functional.__class__"),
+    ("class Mixin: pass\ntorch.nn.Linear.__bases__ = (Mixin, torch.nn.Module)\n", "Linear.__bases__"),
+    ("import torch.nn.modules.linear as lin\ndel lin.Linear.forward\n", "torch.nn.modules.linear.Linear.forward"),
+    ("import json\n(json or 0).dumps = str\n", "json.dumps"),
+    ("import builtins\nbuiltins.any = lambda *a: False\n", "builtins.any"),
+    ("import threading, time\nthreading.Thread(target=time.sleep, args=(5,), daemon=True).start()\n", "thread"),
+])
+def test_the_check_names_each_kind_of_change(change: str, named: str) -> None:
+    """A module's class swapped (its namespace untouched), a class's bases reassigned (its
+    namespace untouched), a method removed, a stdlib function
+    replaced, builtins.any itself (the check holds its own), a thread left running."""
+    assert named in _check_after(change)
+
+
+def test_what_libraries_change_as_they_run_is_not_a_breach() -> None:
+    """Plain values rebound (tempfile's cached folder), new names added (a lazy import), and the
+    hooks libraries set (sys.excepthook, as torch.distributed does) are not breaches."""
+    assert _check_after("import tempfile, sys\ntempfile.gettempdir()\ntorch.some_new_name = 1\n"
+                        "sys.excepthook = lambda *a: None\nimport torch.utils.data\n") == "[]"
