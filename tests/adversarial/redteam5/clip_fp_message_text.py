@@ -3,7 +3,6 @@
 # docstring) containing a door's name as a word, even in an error message.
 # Expected: PASSED in practice and marks. Observed: practice PASSED, marks FORBIDDEN ('the text ...').
 import torch
-import torch
 
 
 def clip_grad_norm_(parameters, max_norm, norm_type=2.0):
