@@ -35,7 +35,10 @@ MODULES = frozenset({"gc", "ctypes", "_ctypes", "cffi", "inspect", "traceback", 
                      # a file written through shared memory: no write(2), so no count (see above)
                      "mmap",
                      # handlers receive the interrupted frame
-                     "signal"})
+                     "signal",
+                     # a library that replaces attributes on the learner's behalf, and puts them
+                     # back: written by a library frame, for the child's check (integrity.py)
+                     "unittest", "mock"})
 # Modules that turn bytes into calls (an unpickled payload can call anything it names): doors on
 # an exercise with forbidden APIs; elsewhere saving state with pickle is an ordinary style.
 DYNAMIC_MODULES = frozenset({"pickle", "_pickle", "marshal", "copyreg", "shelve", "dill", "cloudpickle"})
@@ -206,6 +209,8 @@ def _rebinds_a_module(tree: ast.AST, imported: dict[str, str]) -> list[tuple[str
                 and module_of(node.value) is not None:
             found.append((f"the module {ast.unparse(node.value)} kept in a class", node.lineno))
         if isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            if _sets_a_flag(node, parents):
+                continue  # torch.backends.cudnn.deterministic = True: a setting, no code (see below)
             if module_of(node.value) is not None or _root(node.value) in library:
                 found.append((f"changing {ast.unparse(node)}", node.lineno))
             elif isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name) \
@@ -227,6 +232,17 @@ def _rebinds_a_module(tree: ast.AST, imported: dict[str, str]) -> list[tuple[str
         if dotted is not None:
             found.append((f"the module {ast.unparse(node)} used as a value", node.lineno))
     return found
+
+
+def _sets_a_flag(node: ast.Attribute, parents: dict[int, ast.AST]) -> bool:
+    """``torch.backends.cudnn.deterministic = True``: a plain assignment of a literal number,
+    string, boolean or None, which learners write to make runs reproducible (a red-team review
+    found it refused). A literal holds no code, so it cannot stand in for a function the checks
+    call; the child's own check of the libraries (judge/worker/integrity.py) ignores such
+    values too."""
+    parent = parents.get(id(node))
+    return (isinstance(node.ctx, ast.Store) and isinstance(parent, ast.Assign) and parent.targets == [node]
+            and isinstance(parent.value, ast.Constant) and not isinstance(parent.value.value, bytes))
 
 
 @functools.lru_cache(maxsize=512)
@@ -299,12 +315,23 @@ def _root(node: ast.AST | None) -> str | None:
     return node.id if isinstance(node, ast.Name) else None
 
 
+# Names that stay doors even in prose: the modules through which a word becomes a builtin or a
+# module (``getattr(builtins, word)``), and the ones that reach memory and objects directly.
+_GATEWAYS = frozenset({"builtins", "__builtins__", "importlib", "__import__", "ctypes", "_ctypes", "gc"})
+
+
 def _harmless(text: str) -> bool:
     """A string that names none of the doors: a door's name written as text is how a computed
-    attribute or import reaches it (``attrgetter("_getframe")``, ``sys.modules["gc"]``)."""
+    attribute or import reaches it (``attrgetter("_getframe")``, ``sys.modules["gc"]``). Prose
+    (a string with a space: an error message, a docstring-like note) may use the ordinary words
+    among them ("compile", "eval", "code", "inspect"): a builtin or a module is reached by text
+    only through a door refused by name (``getattr`` on builtins, ``__import__``, ``importlib``),
+    so only the attribute names stay doors in prose (a red-team review found an assert message
+    saying "compile-time ... eval" refused)."""
     words = set(re.split(r"[^A-Za-z0-9_]+", text))
-    return not (words & (ATTRIBUTES | NAMES | MODULES | DYNAMIC_MODULES | SYS_ATTRIBUTES)
-                - {"modules", "exception", "code", "trace", "profile", "operator"})
+    doors = ATTRIBUTES | SYS_ATTRIBUTES | _GATEWAYS if re.search(r"\s", text) else \
+        ATTRIBUTES | NAMES | MODULES | DYNAMIC_MODULES | SYS_ATTRIBUTES
+    return not (words & doors - {"modules", "exception", "code", "trace", "profile", "operator"})
 
 
 def _literal_name(call: ast.Call) -> bool:

@@ -149,3 +149,14 @@ def test_a_red_teams_route_past_the_scan_is_refused_for_marks(path: Path) -> Non
     handlers, and wrote files past write(2) through numpy's memmap: each is refused now, even
     where no API is forbidden (rank0-checkpoint's case)."""
     assert refusal(path.read_text(encoding="utf-8"), False) is not None
+
+
+def test_a_literal_setting_and_prose_are_not_doors_but_gateways_in_prose_are() -> None:
+    """A fifth review found ``torch.backends.cudnn.deterministic = True`` and an assert message
+    saying "compile ... eval" refused for marks. A literal holds no code, and a word in prose
+    becomes a builtin only through a gateway (builtins, importlib), which stays refused."""
+    assert reaches_into_judge("import torch\ntorch.backends.cudnn.deterministic = True\n", True) == []
+    assert reaches_into_judge("assert x, 'set it at compile time, not in eval mode'\n", True) == []
+    assert reaches_into_judge("import torch\ntorch.backends.cudnn.deterministic = flag\n", True) != []
+    assert reaches_into_judge("w = 'take builtins then eval'.split()\n", True) != []
+    assert reaches_into_judge("from unittest import mock\n", False) != []

@@ -83,7 +83,7 @@ def _check_after(change: str) -> str:
         spec = importlib.util.spec_from_file_location("integrity", {str(INTEGRITY)!r})
         integrity = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(integrity)
-        check = integrity.baseline()
+        check = integrity.baseline().breaches
     """) + textwrap.dedent(change) + "\nprint(json.dumps(check()))\n"
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
@@ -110,3 +110,48 @@ def test_what_libraries_change_as_they_run_is_not_a_breach() -> None:
     hooks libraries set (sys.excepthook, as torch.distributed does) are not breaches."""
     assert _check_after("import tempfile, sys\ntempfile.gettempdir()\ntorch.some_new_name = 1\n"
                         "sys.excepthook = lambda *a: None\nimport torch.utils.data\n") == "[]"
+
+
+REDTEAM5 = ROOT / "tests" / "adversarial" / "redteam5"
+
+
+@pytest.mark.parametrize("name, status, says", [
+    # no barrier, numpy.array replaced by a one-shot fake that puts itself back while the judge
+    # converts the observations: the learner's own write is seen as it happens
+    ("rank0_one_shot_numpy_array.py", Status.FORBIDDEN, "replaced numpy.array"),
+    # module.-prefixed keys, with the model the learner was handed made to report them as bare:
+    # the keys the file should hold are taken before the learner's file loads
+    ("rank0_instance_state_dict.py", Status.FAILED, ""),
+    ("rank0_state_dict_post_hook.py", Status.FAILED, ""),
+    ("rank0_global_registration_hook.py", Status.FAILED, ""),
+    # a correct answer through torch.distributed.checkpoint's helpers
+    ("rank0_ok_dcp_state_dict.py", Status.PASSED, ""),
+])
+def test_the_fifth_reviews_rank0_routes_get_their_right_verdict_for_marks(name: str, status: Status, says: str) -> None:
+    """A fifth review passed four wrong rank0-checkpoint answers for marks: three through the
+    model object the learner holds, one through a replacement undone before the check looked."""
+    verdict = grade(Catalog().get("rank0-checkpoint"), REDTEAM5 / name, worker=exercise_worker("rank0-checkpoint"),
+                    marked=True)
+    assert verdict.status is status, (verdict.status, verdict.message)
+    assert says in verdict.message
+
+
+@pytest.mark.parametrize("name", ["clip_fp_cudnn_flag.py", "clip_fp_message_text.py"])
+def test_ordinary_lines_a_review_found_refused_pass_for_marks(name: str) -> None:
+    """``torch.backends.cudnn.deterministic = True`` and an assert message with the words
+    "compile" and "eval": correct answers, refused by the scan before."""
+    verdict = grade(Catalog().get("clipping"), REDTEAM5 / name, worker=exercise_worker("clipping"), marked=True)
+    assert verdict.status is Status.PASSED, verdict.message
+
+
+def test_a_replacement_put_back_before_the_call_returns_is_still_refused(tmp_path: Path) -> None:
+    """The learner's own write is the breach, not what is left at the end: a function swapped and
+    swapped back inside the call (so that only the judge's code in between would see it) counts."""
+    source = CLIPPING[0].read_text(encoding="utf-8").replace("_t().load = lambda *a, **k: 'forged'", "")
+    source = source.replace("    if isinstance(parameters, torch.Tensor):",
+                            "    real = _t().load\n    _t().load = print\n    _t().load = real\n"
+                            "    if isinstance(parameters, torch.Tensor):")
+    path = tmp_path / "swap_back.py"
+    path.write_text(source, encoding="utf-8")
+    verdict = grade(Catalog().get("clipping"), path, worker=exercise_worker("clipping"), marked=True)
+    assert verdict.status is Status.FORBIDDEN and "your code replaced torch.load" in verdict.message, verdict.message

@@ -161,6 +161,7 @@ class Guards:
         self._fingerprints: dict[bytes, dict[tuple[Any, ...], str]] = {}
         self.hook: Any = None
         self.depth = 0  # learner calls in progress in the runner's thread
+        self.after_learner: Callable[[], None] | None = None  # run when control is back with the judge
         self.watching = False  # the profile hook is meant to be in place
         self._main = threading.get_ident()
         self._keep: list[Any] = []  # everything keyed by _addr() here, kept alive: no key is reused
@@ -396,6 +397,8 @@ class Guards:
                 result = target(*args, **kwargs)
             finally:
                 guards.leave()
+                if guards.after_learner is not None and guards.depth == 0:
+                    guards.after_learner()  # marks: what the call changed, before the judge reads on
             guards.adopt(result)
             return result
 

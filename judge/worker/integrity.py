@@ -36,7 +36,7 @@ import operator
 import sys
 import types
 import warnings
-from typing import Any, Callable
+from typing import Any
 
 # Values whose replacement is a breach: what the judge's code calls or looks attributes up in.
 _WATCHED = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.ModuleType, type,
@@ -54,64 +54,215 @@ LIBRARY_WRAPPERS = (("torch.optim.optimizer", ("Optimizer", "profile_hook_step")
 MAX_BREACHES = 5  # a few names say enough; the rest are the same change seen elsewhere
 
 
-def _watched(value: Any, isinstance: Callable[..., bool] = isinstance) -> bool:
-    return isinstance(value, _WATCHED) or (callable(value) and type(value).__module__ != "builtins")
+def _watched(value: Any) -> bool:
+    """By the value's own type, never its ``__class__`` (a property: torch.distributed's
+    deprecated ``reduce_op`` warns when asked, and a learner's object could answer anything)."""
+    kind = type(value)
+    return issubclass(kind, _WATCHED) or (callable(value) and kind.__module__ != "builtins")
 
 
-def baseline() -> Callable[[], list[str]]:
-    """Record every loaded module's and library class's namespace now; return the check, which
-    lists the dotted names (``torch.serialization.load``) that no longer hold the function, class,
-    module or descriptor they held, and ``thread`` when a Python thread other than the caller's
-    is running. Recording and checking run in C loops (about 0.05 s and 0.01 s with torch
-    loaded): every name is compared, and only a difference is looked at in Python."""
-    is_not, current_frames = operator.is_not, sys._current_frames
-    any_, map_, list_, len_, tuple_, zip_, type_ = any, map, list, len, tuple, zip, type
-    mro_of = operator.attrgetter("__mro__")
-    records: list[tuple[str, Any, Any, tuple[Any, ...], tuple[str, ...]]] = []
-    holders: list[Any] = []  # every module and class recorded, whose own type and bases must stay
-    with warnings.catch_warnings():  # looking at a deprecated alias warns (torch.distributed.reduce_op)
-        warnings.simplefilter("ignore")
-        _record_modules(records, holders)
-    modules = tuple_(h for h in holders if isinstance(h, types.ModuleType))
-    classes = tuple_(h for h in holders if isinstance(h, type))
-    wrapper_codes = _library_wrapper_codes()
-    ne = operator.ne
-    class_records = [(h, vars(h), frozenset(vars(h))) for h in classes]
-    class_namespaces = tuple_(r[1] for r in class_records)
-    class_sizes = tuple_(map_(len_, class_namespaces))
-    module_types = tuple_(map_(type_, modules))  # a module's __class__ swapped for one with __getattr__
-    mros = tuple_(map_(mro_of, classes))  # a library class's __bases__ reassigned
+class Record:
+    """Every loaded module's and library class's namespace, as recorded (see the module's docstring).
 
-    def breaches() -> list[str]:
-        found: list[str] = []
-        for where, namespace, getter, before, names in records:
-            try:
-                now = getter(namespace)
-            except (KeyError, TypeError):  # a name removed: a breach if it held something watched
-                found += [f"{where}.{name}" for name, old in zip_(names, before)
-                          if name not in namespace and _watched(old) and f"{where}.{name}" not in SETTABLE]
+    :meth:`breaches` lists the dotted names (``torch.serialization.load``) that no longer hold the
+    function, class, module or descriptor they held, and ``thread`` when a Python thread other
+    than the caller's runs. Its common case, nothing changed, is a single pass of C loops (about
+    0.01 s with torch loaded, and no call the guards' profile hook sees): every name is compared
+    by identity, and only a difference is looked at in Python."""
+
+    def __init__(self) -> None:
+        records: list[tuple[str, Any, Any, tuple[Any, ...], tuple[str, ...]]] = []
+        holders: list[Any] = []  # every module and class recorded, whose own type and bases must stay
+        with warnings.catch_warnings():  # looking at a deprecated alias warns (torch.distributed.reduce_op)
+            warnings.simplefilter("ignore")
+            _record_modules(records, holders)
+        self._records = records
+        self._getters = tuple(r[2] for r in records)
+        self._namespaces = tuple(r[1] for r in records)
+        self._modules = tuple(h for h in holders if isinstance(h, types.ModuleType))
+        self._classes = tuple(h for h in holders if isinstance(h, type))
+        self._class_namespaces = tuple(map(vars, self._classes))
+        self._wrapper_codes = _library_wrapper_codes()
+        # entry -> (its record, its name's place there), and (holder, name) -> entry
+        self._slot = tuple((i, k) for i, record in enumerate(records) for k in range(len(record[4])))
+        self._entry = {(id(record[3]), name): at for at, (i, k) in enumerate(self._slot)
+                       for record in (records[i],) for name in (record[4][k],)}
+        self._holders = {id(record[3]): record[3] for record in records}
+        self._written: list[tuple[Any, str]] = []  # (module or class, name) set since the last look
+        self._caught: list[str] = []  # breaches seen as they happened (a learner's own write)
+        self._is_learner: Any = None
+        # bound here, before any learner code: rebinding them in builtins blinds nothing
+        self._c = (operator.is_not, operator.ne, any, map, len, type, tuple, itertools.chain.from_iterable,
+                   operator.itemgetter.__call__, operator.attrgetter("__mro__"), sys._current_frames)
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Take what every recorded name holds now as the record (the guards have just put their
+        stand-ins in place; nothing of the learner's has run)."""
+        _, _, _, map_, len_, type_, tuple_, chain, call, mro_of, _ = self._c
+        self._before = tuple_(chain(map_(call, self._getters, self._namespaces)))
+        self._known = tuple_(map_(frozenset, self._class_namespaces))
+        self._sizes = tuple_(map_(len_, self._class_namespaces))
+        self._module_types = tuple_(map_(type_, self._modules))  # a module's __class__ swapped
+        self._mros = tuple_(map_(mro_of, self._classes))  # a library class's __bases__ reassigned
+
+    def watch_writes(self, is_learner: Any) -> None:
+        """From now on, log every write to a recorded module's attribute (the modules' class is
+        swapped for a subclass whose ``__setattr__`` logs; a module's own ``global`` statements
+        write its dictionary directly and are not seen) and to a recorded class's (the
+        interpreter's own ``object.__setattr__`` audit event, which no code can switch off).
+        ``is_learner(frame)`` says whether a frame runs the learner's code: a watched value
+        written from such a frame is a breach at once, even if it is put back before anyone
+        looks; one written by library code is looked at when control next comes back to the
+        judge (:meth:`transition`)."""
+        self._is_learner = is_learner
+        log = self._log
+        logged: dict[type, type] = {}
+        for module in self._modules:
+            kind = type(module)
+            if kind not in logged:
+                logged[kind] = _logging_class(kind, log)
+            try:  # past a module type's own __setattr__ (torch's config modules refuse unknown names)
+                object.__setattr__(module, "__class__", logged[kind])
+            except Exception:  # noqa: BLE001 - a type that cannot be swapped: the full check still covers it
                 continue
-            if any_(map_(is_not, before, now)):
-                found += [f"{where}.{name}" for name, old, new in zip_(names, before, now)
-                          if old is not new and _watched(old) and f"{where}.{name}" not in SETTABLE
-                          and not _wraps(new, old, wrapper_codes)]
-            if len_(found) >= MAX_BREACHES:
-                break
-        # A name added to a library class that shadows what it inherited (torch.Tensor.equal is
-        # torch._C.TensorBase's: ``(torch.Tensor or 0).equal = ...`` adds a key, replaces none).
-        if any_(map_(ne, class_sizes, map_(len_, class_namespaces))):
-            for (cls, namespace, known), size in zip_(class_records, class_sizes):
+        self._module_types = tuple(map(type, self._modules))
+        holders, get_frame = self._holders, sys._getframe
+
+        def audit(event: str, args: tuple[Any, ...]) -> None:
+            if (event == "object.__setattr__" or event == "object.__delattr__") and args \
+                    and id(args[0]) in holders and holders[id(args[0])] is args[0]:
+                log(args[0], args[1], args[2] if len(args) > 2 else _GONE, get_frame(1))
+
+        sys.addaudithook(audit)
+
+    def _log(self, holder: Any, name: Any, value: Any, frame: Any) -> None:
+        """One write to a recorded namespace's ``name`` (called before it happens; ``value`` is
+        _GONE for a deletion). Written by the learner's own code (the frame that writes runs the
+        learner's file), a watched value is a breach at once: putting it back later changes
+        nothing. Written by library code, it is looked at in :meth:`transition`."""
+        at = self._entry.get((id(holder), name))
+        if at is None and not isinstance(holder, type):
+            return  # a name the module did not have: a lazy import, a new global
+        old = self._before[at] if at is not None else _GONE
+        if not (_watched(old) or _watched(value)):
+            return  # data: a flag, a counter, a cache
+        self._written.append((holder, name))
+        learner = self._is_learner
+        if learner is not None and frame is not None and learner(frame):
+            where = self._records[self._slot[at][0]][0] if at is not None else _class_name(holder)
+            if f"{where}.{name}" not in SETTABLE:
+                self._caught.append(f"{where}.{name}")
+
+    def transition(self) -> list[str]:
+        """Control is back with the judge (a learner call returned, the learner's file loaded):
+        every name written since the last look must hold what the record says, or be new and
+        hide nothing inherited; and no thread of the learner's may run. Costs what was written."""
+        written, self._written = self._written, []
+        found, self._caught = self._caught, []
+        for holder, name in written:
+            at = self._entry.get((id(holder), name))
+            if at is None:
+                if isinstance(holder, type):
+                    found += [LIBRARY + name for name in _shadowing(holder, vars(holder), self._known_of(holder))]
+                continue
+            record, place = self._slot[at]
+            where, namespace = self._records[record][0], self._records[record][1]
+            old = self._before[at]
+            new = namespace.get(name, _GONE) if isinstance(namespace, dict) else vars(holder).get(name, _GONE)
+            dotted = f"{where}.{name}"
+            if new is not old and dotted not in SETTABLE and _watched(old) and not _wraps(new, old, self._wrapper_codes):
+                found.append(LIBRARY + dotted)
+        if len(self._c[-1]()) > 1:
+            found.append("thread")
+        mine = {name for name in found if not name.startswith(LIBRARY)}
+        return [name for name in dict.fromkeys(found) if name.removeprefix(LIBRARY) not in mine
+                or not name.startswith(LIBRARY)][:MAX_BREACHES]
+
+    def _known_of(self, cls: type) -> frozenset[Any]:
+        for klass, known in zip(self._classes, self._known):
+            if klass is cls:
+                return known
+        return frozenset(vars(cls))
+
+    def breaches(self) -> list[str]:
+        is_not, ne, any_, map_, len_, type_, tuple_, chain, call, mro_of, current_frames = self._c
+        found: list[str] = []
+        try:
+            changed = any_(map_(is_not, self._before, chain(map_(call, self._getters, self._namespaces))))
+        except (KeyError, TypeError):  # a name removed
+            found += self._removed()
+        else:
+            if changed:  # a library rebinds its counters, or something was replaced: look closer
+                found += self._replaced(tuple_(chain(map_(call, self._getters, self._namespaces))))
+        if any_(map_(ne, self._sizes, map_(len_, self._class_namespaces))):
+            # A name added to a library class that hides what it inherited (torch.Tensor.equal is
+            # torch._C.TensorBase's: ``(torch.Tensor or 0).equal = ...`` adds a key, replaces none).
+            for cls, namespace, known, size in zip(self._classes, self._class_namespaces, self._known, self._sizes):
                 if len_(namespace) != size:
                     found += _shadowing(cls, namespace, known)
-        if any_(map_(is_not, module_types, map_(type_, modules))):
-            found += [m.__name__ + ".__class__" for m, t in zip_(modules, module_types) if type_(m) is not t]
-        if any_(map_(is_not, mros, map_(mro_of, classes))):
-            found += [c.__qualname__ + ".__bases__" for c, m in zip_(classes, mros) if mro_of(c) is not m]
+        if any_(map_(is_not, self._module_types, map_(type_, self._modules))):
+            found += [m.__name__ + ".__class__" for m, t in zip(self._modules, self._module_types) if type_(m) is not t]
+        if any_(map_(is_not, self._mros, map_(mro_of, self._classes))):
+            found += [c.__qualname__ + ".__bases__" for c, m in zip(self._classes, self._mros) if mro_of(c) is not m]
         if len_(current_frames()) > 1:  # the caller's thread, and another one
             found.append("thread")
-        return list_(found[:MAX_BREACHES])
+        return found[:MAX_BREACHES]
 
-    return breaches
+    def _replaced(self, now: tuple[Any, ...]) -> list[str]:
+        """Which watched entries differ (the differing ones found in C, then looked at here)."""
+        found: list[str] = []
+        differing = itertools.compress(range(len(now)), map(operator.is_not, self._before, now))
+        for at in differing:
+            record, place = self._slot[at]
+            where, _, _, _, names = self._records[record]
+            name = names[place]
+            old, new = self._before[at], now[at]
+            dotted = f"{where}.{name}"
+            if dotted not in SETTABLE and _watched(old) and not _wraps(new, old, self._wrapper_codes):
+                found.append(dotted)
+            if len(found) >= MAX_BREACHES:
+                break
+        return found
+
+    def _removed(self) -> list[str]:
+        """Which watched names are gone (a namespace whose getter failed)."""
+        found: list[str] = []
+        at = 0
+        for where, namespace, _, _, names in self._records:
+            for offset, name in enumerate(names):
+                if name not in namespace and f"{where}.{name}" not in SETTABLE and _watched(self._before[at + offset]):
+                    found.append(f"{where}.{name}")
+            at += len(names)
+        return found[:MAX_BREACHES]
+
+
+_GONE = object()
+
+
+def _class_name(cls: Any) -> str:
+    return f"{getattr(cls, '__module__', '?')}.{getattr(cls, '__qualname__', '?')}"
+
+
+def _logging_class(kind: type, log: Any) -> type:
+    """A subclass of the module type ``kind`` whose attribute writes are logged first."""
+    get_frame, set_attr, del_attr = sys._getframe, kind.__setattr__, kind.__delattr__
+
+    def __setattr__(self: Any, name: str, value: Any) -> None:
+        log(self, name, value, get_frame(1))
+        set_attr(self, name, value)
+
+    def __delattr__(self: Any, name: str) -> None:
+        log(self, name, _GONE, get_frame(1))
+        del_attr(self, name)
+
+    return type(kind.__name__, (kind,), {"__setattr__": __setattr__, "__delattr__": __delattr__,
+                                         "__module__": kind.__module__})
+
+
+def baseline() -> Record:
+    """The record, taken now."""
+    return Record()
 
 
 def _shadowing(cls: type, namespace: Any, known: frozenset[Any]) -> list[str]:
@@ -152,42 +303,37 @@ def _record_modules(records: list[Any], holders: list[Any]) -> None:
             namespace = vars(module)
         except TypeError:
             continue
-        _record(records, module_name, namespace)
+        _record(records, module_name, namespace, module)
         holders.append(module)
         values = list(namespace.values())
         for value in itertools.compress(values, map(isinstance, values, itertools.repeat(type))):
             if id(value) not in seen and getattr(value, "__module__", None) == module_name:
                 seen.add(id(value))
                 holders.append(value)
-                _record(records, f"{module_name}.{value.__qualname__}", vars(value))
+                _record(records, f"{module_name}.{value.__qualname__}", vars(value), value)
 
 
-def _record(records: list[Any], where: str, namespace: Any) -> None:
-    """One namespace: its names and the objects they hold, as tuples (a one-name getter is
-    wrapped so that it too returns a tuple)."""
-    names = tuple(name for name in namespace if type(name) is str)
+def _record(records: list[Any], where: str, namespace: Any, holder: Any) -> None:
+    """One namespace: its names, and an itemgetter that returns what they hold as a tuple."""
+    names = tuple(name for name, value in list(namespace.items()) if type(name) is str and _watched(value))
     if not names:
         return
-    getter = operator.itemgetter(*names) if len(names) > 1 else _one(names[0])
-    records.append((where, namespace, getter, getter(namespace), names))
-
-
-def _one(name: str) -> Callable[[Any], tuple[Any]]:
-    get = operator.itemgetter(name)
-
-    def getter(namespace: Any) -> tuple[Any]:
-        return (get(namespace),)
-
-    return getter
+    if len(names) == 1:
+        names = (names[0], names[0])  # itemgetter of one name returns the value, not a tuple
+    records.append((where, namespace, operator.itemgetter(*names), holder, names))
 
 
 PREFIX = "Not accepted for marks: "
+LIBRARY = "~"  # a breach written by library code the learner's code called
 
 
 def describe(breach: str) -> str:
     """The forbidden record's text for one breach (the parent shows it as the verdict's message)."""
     if breach == "thread":
         what = "a thread of yours was still running after your function returned"
+    elif breach.startswith(LIBRARY):
+        what = (f"{breach[len(LIBRARY):]} was replaced while your code ran, by library code it called (torch.compile "
+                "and other tools that patch torch as they work cannot be used when grading for marks)")
     else:
         what = f"your code replaced {breach} while grind graded it"
     return (f"{PREFIX}{what}. grind's own checks use the libraries in your process, so changing them (or leaving "

@@ -1162,7 +1162,7 @@ class _Run:
         self.checks: Any = None
         self.instances: list[dict[str, Any]] = []
         self.guards: Any = None  # learner runs only
-        self.breaches: Any = None  # marks runs only: integrity.baseline()'s check
+        self.integrity: Any = None  # marks runs only: integrity.Record
         self.observed: dict[str, Any] = {}  # observation name -> numpy array
         self.result = _protocol.Result(token="", observations_sha256="")
         self.distributed_cases = 0  # numbers each distributed case's rendezvous file
@@ -1178,13 +1178,21 @@ class _Run:
             return []
         return [_protocol.ForbiddenHit(str(h["api"]), h["line"]) for h in self.guards.hits]
 
+    def check_transition(self) -> None:
+        """Marks runs, each time control comes back from the learner's code: the names written
+        meanwhile (judge/worker/integrity.py), cheap enough for every call."""
+        if self.integrity is None or self.guards is None:
+            return
+        found = [{"api": _integrity.describe(b), "line": None} for b in self.integrity.transition()]
+        self.guards.hits.extend(h for h in found if h not in self.guards.hits)
+
     def check_integrity(self) -> list[dict[str, Any]]:
         """Marks runs: a library function the judge's code uses that the learner replaced, or a
         learner thread still running (judge/worker/integrity.py), each as a forbidden record,
         also kept with the guards' hits so that the subject's record carries it."""
-        if self.breaches is None:
+        if self.integrity is None:
             return []
-        found = [{"api": _integrity.describe(b), "line": None} for b in self.breaches()]
+        found = [{"api": _integrity.describe(b), "line": None} for b in self.integrity.breaches()]
         if self.guards is not None:
             self.guards.hits.extend(h for h in found if h not in self.guards.hits)
         return found
@@ -1326,6 +1334,7 @@ def load_subject(run: _Run, spec: dict[str, Any], module_name: str) -> tuple[Any
     source = spec["source"] if "source" in spec else _read_staged(spec["source_file"])
     with guards.learner() if guards else nullcontext():
         module = load_source(source, spec.get("path", ""), module_name, guards)
+        run.check_transition()  # marks: what the file's own top level changed
         if guards:
             guards.check_exports(module, run.entry, source)
             if guards.hits:
@@ -1387,8 +1396,6 @@ def observe_case(run: _Run, subject_id: str, subject: Any, instance: dict[str, A
         return _protocol.CaseRecord("bad_output", message=str(exc))
     except BaseException as exc:  # noqa: BLE001 - a learner's exception is data
         return _protocol.CaseRecord("error", error=_error(exc, filename))
-    finally:
-        run.check_integrity()  # after every case: a change made and undone between cases is seen too
     return _protocol.CaseRecord("ok", keys=[str(k) for k in raw])
 
 
@@ -1528,6 +1535,7 @@ def run_subject(run: _Run, subject_id: str, spec: dict[str, Any], record_inputs:
         close_rank_pools(run, subject_id)  # its ranks reaped: their writes are folded into ours
     if before is not None:
         record_witnessed(run, subject_id, str(witness.get("case")), _witness.since(before))
+    run.check_integrity()  # marks: once per subject (every case would cost 0.03 s each, on the clock)
     record.forbidden = run.hits()
     record.elapsed_s = time.perf_counter() - started
     return subject
@@ -1621,6 +1629,16 @@ def execute(job: dict[str, Any], control: Any) -> None:
     run = _Run(job, control, np, torch)
     try:
         load_checks(run)
+        if job.get("marked"):
+            # torch._dynamo, imported on first use (an optimizer, DDP), patches torch as it loads
+            # (torch.manual_seed wrapped, properties registered): imported before the integrity
+            # record, and before "ready", so not on the learner's clock (a warm server imports it
+            # once, before it forks the first marks job: see serve).
+            import torch._dynamo  # noqa: F401
+            if job.get("guard"):
+                # The record's walk (0.2-0.4 s) before "ready": not on the learner's clock; it is
+                # refreshed once the guards' stand-ins are in place (below).
+                run.integrity = _integrity.baseline()
         run.say("ready")
         subjects = list_subjects(run)
     except AuthoringError as exc:
@@ -1632,15 +1650,19 @@ def execute(job: dict[str, Any], control: Any) -> None:
     speed_case = getattr(run.checks, "SPEED", None) if job.get("time_speed") else None
     torch.manual_seed(0)  # every generator torch has; each case instance then only reseeds (see reseed)
     start_guards(run)
-    if job.get("marked") and job.get("guard"):
-        # Last, after the checks wrapped what they watch and the guards put their stand-ins in
-        # place, and before the learner's file exists in this process.
-        # torch._dynamo, imported on first use (an optimizer, DDP), patches torch as it loads
-        # (torch.manual_seed wrapped, properties registered): imported first, it is part of the
-        # record (a warm server imports it once for every marks job, see serve).
-        import torch._dynamo  # noqa: F401
+    if run.integrity is not None and run.guards is not None:
+        # Taken after the checks wrapped what they watch and before the guards' profile hook
+        # (which would see every call of its walk); refreshed now that their stand-ins are in
+        # place: all before the learner's file exists in this process. From here every write to
+        # a library's attribute is logged, and looked at each time a learner call returns.
+        run.integrity.refresh()
+        learner_file, guards = str(run.job["subjects"][0].get("path", "")), run.guards
 
-        run.breaches = _integrity.baseline()
+        def is_learner(frame: Any) -> bool:
+            return frame.f_code.co_filename == learner_file or guards._learner_frame(frame)
+
+        run.integrity.watch_writes(is_learner)
+        guards.after_learner = run.check_transition
 
     first = None
     for index, (subject_id, spec) in enumerate(subjects):
