@@ -529,7 +529,7 @@ def golden_problems(exercise: Exercise, folder: Path, worker: WarmWorker | None 
                 have = verdict.status.value + (f" pitfall={got}" if got else "")
                 why = (verdict.message or "").strip().splitlines()[:1]
                 problems.append(f"{path}: golden submission expects '{want}', got '{have}'"
-                                f"{': ' + why[0][:160] if why else ''}; fix the exercise, or the header if the "
+                                f"{': ' + why[0][:160].rstrip('.') if why else ''}; fix the exercise, or the header if the "
                                 "file is wrong")
     return problems
 
@@ -662,7 +662,11 @@ def _check_adequacy(exercise: Exercise, seeds: int | None, with_stub: bool, dete
         report.corpus = judge_corpus(exercise, grade_corpus(exercise, folder, worker=worker))
         report.problems += report.corpus.problems()
     if golden is not None:
-        report.problems += golden_problems(exercise, golden, worker)
+        wrong = golden_problems(exercise, golden, worker)
+        report.problems += wrong
+        if not wrong:  # said, so an author sees the files were graded at all
+            report.notes.append(f"{len(list(golden.glob('*.py')))} golden submission(s) in {golden} got the verdict "
+                                "their line 1 states")
     report.seconds = time.monotonic() - started
     return report
 
