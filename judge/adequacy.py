@@ -149,10 +149,11 @@ _LABELLED = re.compile(r"[\s`*]*(?:[:=|]|->|→|is\b|are\b)?[\s`*]*[\[(]?[-−]?
 def _label_spans(key: str, text: str) -> list[tuple[int, int]]:
     """Where an observation's name labels numbers in ``text``: the name (case and ``_`` versus
     space aside: "total_norm" is "total norm"; "lr per step" may be "lr") directly followed by a
-    number, as in a code
-    block's "total norm: 13" or a bold "**grads = 2**". For a name like "rank 0: grads", its
-    second part so followed, after its first part on the same line ("rank 0: grads -> [...],
-    total_norm = 13"). A name in a sentence ("takes 133 steps and ...") labels nothing."""
+    number, as in a code block's "total norm: 13" or a bold "**grads = 2**". For a name like
+    "rank 0: grads", its second part so followed, after its first part on the same line ("rank 0:
+    grads -> [...], total_norm = 13"), or, where no line has both, the second part alone (one
+    "**grads = 2** on rank 0 and on rank 1"). A name in a sentence ("takes 133 steps and ...")
+    labels nothing."""
     def pattern(words: str) -> str:
         return r"(?<!\w)" + r"[\s_]+".join(re.escape(w) for w in re.split(r"[\s_]+", words.strip()) if w) + r"(?!\w)"
 
