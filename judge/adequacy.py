@@ -10,8 +10,9 @@
 - every pitfall fails at least one case and is diagnosed as itself (mutation testing of the
   checks: a pitfall no case catches, or one named as a different mistake, means the cases
   are not good enough), and by how many tolerances (its margin: a warning under 10x);
-- the worked-example values appear in the statement, in the order observed, so the public
-  numbers are the real ones;
+- the worked-example values appear in the statement, in the order observed, each beside its
+  own observation's name (or, unnamed, in the checks' order), so the public numbers are the real
+  ones and no two are swapped;
 - the reference runs well inside the time limit;
 - every ``forbidden`` name resolves to a real torch object, case names are unique and their kinds
   known, and ``rtol = atol = 0`` only where an oracle matches the reference exactly;
@@ -93,9 +94,9 @@ def static_problems(exercise: Exercise) -> list[str]:
     return problems
 
 
-def _statement_numbers(text: str) -> list[tuple[float, float, int]]:
-    """Every number written in the statement: its value, the unit of its last digit shown
-    (0.01 for 3.16, 1e-4 for 1.5e-3) and how many significant digits it shows."""
+def _statement_numbers_at(text: str) -> list[tuple[int, tuple[float, float, int]]]:
+    """Every number written in the statement, with where it starts: its value, the unit of its
+    last digit shown (0.01 for 3.16, 1e-4 for 1.5e-3) and how many significant digits it shows."""
     found = []
     for match in re.finditer(r"(?<![\w.])[-−]?(\d+)(?:\.(\d+))?(?:e([-+]?\d+))?", text):
         raw = match.group(0).replace("−", "-")
@@ -106,8 +107,12 @@ def _statement_numbers(text: str) -> list[tuple[float, float, int]]:
         decimals = len(match.group(2) or "")
         exponent = int(match.group(3) or 0)
         digits = (match.group(1) + (match.group(2) or "")).lstrip("0")
-        found.append((value, 10.0 ** (exponent - decimals), len(digits)))
+        found.append((match.start(), (value, 10.0 ** (exponent - decimals), len(digits))))
     return found
+
+
+def _statement_numbers(text: str) -> list[tuple[float, float, int]]:
+    return [number for _, number in _statement_numbers_at(text)]
 
 
 def _appears(value: float, numbers: list[tuple[float, float, int]]) -> bool:
@@ -135,6 +140,111 @@ def _in_order(values: list[float], numbers: list[tuple[float, float, int]]) -> b
     return True
 
 
+# After an observation's name, what makes it a label: optional ":", "=", "->", "|", "is" or
+# "are", then a number or a bracketed list ("total norm: 13", "rank 0: [0, 3]", "lambda_max
+# 100", "the optimizer's `lr` is `0, 0.0025, ...`").
+_LABELLED = re.compile(r"[\s`*]*(?:[:=|]|->|→|is\b|are\b)?[\s`*]*[\[(]?[-−]?\.?\d")
+
+
+def _label_spans(key: str, text: str) -> list[tuple[int, int]]:
+    """Where an observation's name labels numbers in ``text``: the name (case and ``_`` versus
+    space aside: "total_norm" is "total norm"; "lr per step" may be "lr") directly followed by a
+    number, as in a code block's "total norm: 13" or a bold "**grads = 2**". For a name like
+    "rank 0: grads", its second part so followed, after its first part on the same line ("rank 0:
+    grads -> [...], total_norm = 13"), or, where no line has both, the second part alone (one
+    "**grads = 2** on rank 0 and on rank 1"). A name in a sentence ("takes 133 steps and ...")
+    labels nothing."""
+    def pattern(words: str) -> str:
+        return r"(?<!\w)" + r"[\s_]+".join(re.escape(w) for w in re.split(r"[\s_]+", words.strip()) if w) + r"(?!\w)"
+
+    def labelling(words: str) -> list[re.Match[str]]:
+        return [m for m in re.finditer(pattern(words), text, re.IGNORECASE) if _LABELLED.match(text, m.end())]
+
+    spans = [m.span() for m in labelling(key)]
+    short = re.sub(r"\s+per\s+\w+.*$", "", key)  # "lr per step" is written "lr" beside its values
+    if not spans and short != key:
+        spans = [m.span() for m in labelling(short)]
+    if not spans and ": " in key:
+        first, second = key.split(": ", 1)
+        for m in labelling(second):
+            line_start = text.rfind("\n", 0, m.start()) + 1
+            if re.search(pattern(first), text[line_start:m.start()], re.IGNORECASE):
+                spans.append(m.span())
+        if not spans:  # "rank 0: grads" written once for every rank: "**grads = 2** on rank 0 and on rank 1"
+            spans = [m.span() for m in labelling(second)]
+    return spans
+
+
+def _example_region(text: str, name: str) -> str:
+    """The statement from the example's name to the next section heading (its numbers)."""
+    start = text.index(name)
+    end = re.compile(r"^#{1,6} ", re.MULTILINE).search(text, text.find("\n", start) + 1 or len(text))
+    return text[start:end.start() if end else len(text)]
+
+
+def _swap_problems(path: Path, name: str, region: str, values: dict[str, list[float]],
+                   keys: list[str]) -> list[str]:
+    """Two observations' results exchanged in the worked example: each observation's numbers
+    are all there and in order, but under the other's name. Where an observation's name labels
+    numbers, its values must follow it before the next observation's name or the paragraph's end;
+    said when another observation's values stand there instead and not beside their own name.
+    Observations whose names label nothing (``grad[0]`` shown as "g1 -> ...") must be shown in
+    the order the checks record them: said for a pair shown strictly the other way round, never
+    for a table whose columns interleave them."""
+    numbers = _statement_numbers_at(region)
+    spans = {key: _label_spans(key, region) for key in keys}
+    # A name inside a longer one ("loss" in "uniform_loss") is that longer one's.
+    for key in keys:
+        spans[key] = [(a, b) for a, b in spans[key]
+                      if not any(other != key and x <= a and b <= y and (y - x) > (b - a)
+                                 for other in keys for x, y in spans[other])]
+    starts = sorted((a, key) for key in keys for a, _ in spans[key])
+
+    def window(key: str, end_of_name: int) -> list[tuple[float, float, int]]:
+        # Up to the next observation's name or the end of the paragraph (a blank line, a fence).
+        stop = next((a for a, other in starts if a >= end_of_name and other != key), len(region))
+        paragraph = re.compile(r"\n[ \t]*(?:\n|```)").search(region, end_of_name)
+        stop = min(stop, paragraph.start() if paragraph else stop)
+        return [number for at, number in numbers if end_of_name <= at < stop]
+
+    def shown(values_: list[float], key: str) -> bool:
+        return any(_in_order(values_, window(key, b)) for _, b in spans[key])
+
+    def text(key: str) -> str:
+        return ", ".join(f"{v:.6g}" for v in values[key][:4]) + (", ..." if len(values[key]) > 4 else "")
+
+    problems = []
+    said: set[str] = set()
+    for key in [key for key in values if spans[key]]:
+        if key in said or shown(values[key], key):
+            continue
+        # Said only when another observation's numbers stand where this one's should, and that
+        # one's are not beside its own name either: a name shared with an input ("lr = 0.05"
+        # before a table of lr per step) is no swap.
+        partner = next((other for other in values if other != key and other not in said
+                        and any(_in_order(values[other], window(key, b)) for _, b in spans[key])
+                        and not (spans[other] and shown(values[other], other))), None)
+        if partner is not None:
+            problems.append(f"{path}: worked example '{name}' observes {key} = {text(key)} and {partner} = "
+                            f"{text(partner)}, but the statement writes the value(s) of {partner} beside '{key}': "
+                            "two results swapped between observations")
+            said.update((key, partner))
+    bare = [key for key in values if not spans[key] and key not in said]
+    everything = [number for _, number in numbers]
+    for i, first in enumerate(bare):
+        for second in bare[i + 1:]:
+            if first in said or second in said:
+                continue
+            if (not _in_order(values[first] + values[second], everything)
+                    and _in_order(values[second] + values[first], everything)):
+                problems.append(f"{path}: worked example '{name}' observes {first} = {text(first)} and then {second} "
+                                f"= {text(second)}, but the statement shows the value(s) of {second} before those of {first}: "
+                                "two results swapped? (show them in the checks' order, or write each observation's "
+                                "name before its values)")
+                said.update((first, second))
+    return problems
+
+
 def statement_problems(exercise: Exercise, ref: Reference) -> list[str]:
     """The public worked examples' numbers must be the ones in the statement."""
     text = exercise.statement_path.read_text(encoding="utf-8")
@@ -152,6 +262,7 @@ def statement_problems(exercise: Exercise, ref: Reference) -> list[str]:
         problems.append(f"{exercise.checks_path}: no case of kind 'example' (the worked example, checked by name)")
     for instance in examples:
         name, shown = instance.name, instance.shown
+        placed: dict[str, list[float]] = {}  # observation -> its values, each shown and in order
         if name not in text:
             problems.append(f"{exercise.statement_path}: the worked example '{name}' is not named in the statement")
         else:  # the example's numbers follow its name: a match in the introduction is a coincidence
@@ -177,6 +288,14 @@ def statement_problems(exercise: Exercise, ref: Reference) -> list[str]:
                 shown = ", ".join(f"{v:.6g}" for v in values[:6]) + (", ..." if len(values) > 6 else "")
                 problems.append(f"{exercise.statement_path}: worked example '{name}' observes {key} = {shown} in this "
                                 "order, but the statement shows them in another order")
+                continue
+            if values:
+                placed[key] = values
+        if name in text and len(placed) > 1:
+            # And each observation's numbers are its own: two observations' results exchanged
+            # in the text still show every number, each observation's in its order.
+            problems += _swap_problems(exercise.statement_path, name, _example_region(text, name), placed,
+                                       list(ref.subjects[REFERENCE].obs.get(name, {})))
     return problems
 
 
@@ -411,7 +530,7 @@ def golden_problems(exercise: Exercise, folder: Path, worker: WarmWorker | None 
                 have = verdict.status.value + (f" pitfall={got}" if got else "")
                 why = (verdict.message or "").strip().splitlines()[:1]
                 problems.append(f"{path}: golden submission expects '{want}', got '{have}'"
-                                f"{': ' + why[0][:160] if why else ''}; fix the exercise, or the header if the "
+                                f"{': ' + why[0][:160].rstrip('.') if why else ''}; fix the exercise, or the header if the "
                                 "file is wrong")
     return problems
 
@@ -544,7 +663,11 @@ def _check_adequacy(exercise: Exercise, seeds: int | None, with_stub: bool, dete
         report.corpus = judge_corpus(exercise, grade_corpus(exercise, folder, worker=worker))
         report.problems += report.corpus.problems()
     if golden is not None:
-        report.problems += golden_problems(exercise, golden, worker)
+        wrong = golden_problems(exercise, golden, worker)
+        report.problems += wrong
+        if not wrong:  # said, so an author sees the files were graded at all
+            report.notes.append(f"{len(list(golden.glob('*.py')))} golden submission(s) in {golden} got the verdict "
+                                "their line 1 states")
     report.seconds = time.monotonic() - started
     return report
 

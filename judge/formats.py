@@ -223,6 +223,9 @@ def to_gradescope(row: dict[str, Any]) -> dict[str, Any]:
     summary = v["message"]
     for pitfall in _named(v):
         summary += f"\nDiagnosis: {pitfall['name']}. {pitfall['explanation']}"
+    # What was not run (a notebook's `!pip` line, its plotting cells) is the student's to know:
+    # on Gradescope this output is all they see.
+    summary += "".join(f"\nNote: {notice}" for notice in v.get("notices") or [])
     return {"score": float(got), "max_score": float(total), "output": summary,
             "execution_time": round(float(v.get("duration_s", 0))), "tests": tests,
             "stdout_visibility": "hidden"}

@@ -454,6 +454,12 @@ def test_validate_grades_the_golden_submissions(course: Path) -> None:
     assert len(problems) == 1, problems
     assert problems[0].startswith(f"{folder / 'per_tensor.py'}: golden submission expects 'failed "
                                   "pitfall=sum-of-norms', got 'failed pitfall=per-tensor'"), problems
+    assert ".;" not in problems[0], problems  # the verdict's sentence, then the advice
+    # Right again, validate says the files were graded: silence read as "none were".
+    _break(folder / "per_tensor.py", "pitfall=sum-of-norms", "pitfall=per-tensor")
+    result = runner.invoke(app, ["validate", "clipping"])
+    assert result.exit_code == 0, result.output
+    assert f"clipping: 2 golden submission(s) in {folder} got the verdict their line 1 states" in result.output
 
 
 def test_a_wrong_type_in_the_manifest_reads_as_words(course: Path) -> None:
@@ -504,3 +510,17 @@ def test_a_compound_diagnosis_shows_every_pitfall_in_the_class_summaries() -> No
     assert "per-tensor clipping + a sum of norms" in csv_text
     output = to_gradescope({"student": "ann", "verdict": verdict, "sha256": "x"})["output"]
     assert "Diagnosis: per-tensor clipping." in output and "Diagnosis: a sum of norms." in output
+
+
+def test_the_gradescope_output_says_what_a_notebook_left_out() -> None:
+    """On Gradescope the output is all a student sees: a notebook's dropped `!pip` line and its
+    cells left out (notices on the verdict) are said there, as `grind run` says them."""
+    from judge.formats import to_gradescope
+
+    notices = ["bob.ipynb, cell 2, line 1: IPython line dropped, not run: !pip install torch",
+               "bob.ipynb: 2 code cells not part of the answer (they define none of Lion nor anything it uses) "
+               "left out, not run"]
+    verdict = {"status": "passed", "message": "All checks passed.", "notices": notices, "duration_s": 0.1,
+               "checks": [{"name": "worked_example", "kind": "example", "status": "passed", "message": ""}]}
+    output = to_gradescope({"student": "bob", "verdict": verdict, "sha256": "x"})["output"]
+    assert output.splitlines() == ["All checks passed.", *(f"Note: {n}" for n in notices)]

@@ -5,9 +5,12 @@ the real culprit. Each test edits a private copy of clipping (the ``course`` fix
 
 from __future__ import annotations
 
+import dataclasses
 import re
+import shutil
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from judge.adequacy import (AdequacyReport, check_adequacy, golden_problems, margin_findings, pitfall_margins,
@@ -102,6 +105,65 @@ def test_two_results_swapped_in_the_worked_example_are_out_of_order(course: Path
     problems = statement_problems(exercise, ref)
     assert len(problems) == 1 and "worked example 'worked_example' observes grad[0]" in problems[0], problems
     assert "in another order" in problems[0]
+
+
+def test_two_observations_results_exchanged_in_the_text_fail_validate(course: Path) -> None:
+    """g1's and g2's clipped gradients exchanged: every number is still there, and each
+    observation's own numbers still in order, so the order check within one observation passed.
+    The statement does not name grad[0] and grad[1], so the checks' order is what says it."""
+    _edit(course / "exercises" / "clipping" / "README.md", "g1 -> [0.2308, 0.3077]     g2 -> [0.9231]",
+          "g1 -> [0.9231]     g2 -> [0.2308, 0.3077]")
+    result = runner.invoke(app, ["validate", "clipping"])
+    assert result.exit_code == ExitStatus.FAILED, result.output
+    [line] = [line for line in result.output.splitlines() if "swapped" in line]
+    assert ("worked example 'worked_example' observes grad[0] = 0.230769, 0.307692 and then grad[1] = 0.923077, "
+            "but the statement shows the value(s) of grad[1] before those of grad[0]") in line, line
+
+
+# (exercise, the statement's lines showing two observations, the same lines with their values
+# exchanged, the two observations as the message names them)
+SWAPS = [
+    ("quadratic-stability", "max stable lr         0.02\nmomentum effective lr 0.1",
+     "max stable lr         0.1\nmomentum effective lr 0.02", ("max stable lr = 0.02", "momentum effective lr = 0.1")),
+    ("update-ratio", "loss               2.303   (2.302585): x is orthogonal to [3, 4], so the ten logits are all 0\n"
+     "uniform_loss       2.303   (2.302585)\ngrad_norm          4.743   (4.743416)",
+     "loss               4.743   (4.743416): x is orthogonal to [3, 4], so the ten logits are all 0\n"
+     "uniform_loss       2.303   (2.302585)\ngrad_norm          2.303   (2.302585)",
+     ("loss = 2.30259", "grad norm = 4.74342")),
+    ("sharded-clip", "rank 0: grads -> [0.2308, 0.3077], total_norm = 13\nrank 1: grads -> [0.9231],",
+     "rank 0: grads -> [0.9231], total_norm = 13\nrank 1: grads -> [0.2308, 0.3077],",
+     ("rank 0: grads = 0.230769, 0.307692", "rank 1: grads = 0.923077")),
+    ("no-sync-accumulation", "**gradient all-reduces = 1**,\n**all-reduces under no_sync = 0**",
+     "**gradient all-reduces = 0**,\n**all-reduces under no_sync = 1**",
+     ("rank 0: gradient all-reduces = 1", "rank 0: all-reduces under no_sync = 0")),
+]
+
+
+@pytest.mark.parametrize("slug, shown, swapped, named", SWAPS, ids=[s[0] for s in SWAPS])
+def test_a_value_written_beside_another_observations_name_is_a_swap(tmp_path: Path, slug: str, shown: str,
+                                                                    swapped: str, named: tuple[str, str]) -> None:
+    """Where the statement writes the observations' names ("max stable lr 0.02"), each one's
+    value must stand beside its own name: two exchanged are named, both, on one line. Only the
+    statement is edited, on a copy of the real exercise."""
+    exercise = Catalog().get(slug)
+    ref = reference_for(exercise)
+    copy = tmp_path / slug
+    shutil.copytree(exercise.exercise_dir, copy)
+    _edit(copy / "README.md", shown, swapped)
+    problems = statement_problems(dataclasses.replace(exercise, exercise_dir=copy), ref)
+    (first, value), (second, _) = (n.split(" = ") for n in named)
+    assert problems and (f"worked example 'worked_example' observes {first} = {value} and {named[1]}, but the "
+                         f"statement writes the value(s) of {second} beside '{first}': two results swapped between "
+                         "observations") in problems[0], problems
+
+
+@pytest.mark.parametrize("slug", Catalog().slugs())
+def test_every_real_statement_shows_each_observation_beside_its_own_name(slug: str) -> None:
+    """No false alarm: the courses's statements write their numbers in many ways (tables whose
+    columns interleave observations, prose, a name shared with an input, "rank 0: ..." names
+    written once for every rank), and each passes as written."""
+    exercise = Catalog().get(slug)
+    assert statement_problems(exercise, reference_for(exercise)) == []
 
 
 def test_each_pitfall_margin_is_reported_and_a_near_one_is_a_warning(course: Path) -> None:
