@@ -119,7 +119,7 @@ def reaches_into_judge(source: str, dynamic: bool = True) -> list[tuple[str, int
         elif isinstance(node, ast.ImportFrom) and node.module:
             if node.module.split(".")[0] in modules or (node.module == "sys" and any(
                     a.name in ATTRIBUTES | SYS_ATTRIBUTES for a in node.names)):
-                found.append((f"from {node.module} import ...", node.lineno))
+                found.append((f"from {node.module} import {', '.join(a.name for a in node.names)}", node.lineno))
             else:  # a door imported by name from elsewhere: from os import sys, from numpy import memmap
                 found += [(f"from {node.module} import {a.name}", node.lineno) for a in node.names
                           if a.name in ATTRIBUTES | {"sys"} | modules]

@@ -4,6 +4,7 @@
 # Expected: PASSED in practice and marks. Observed: practice PASSED, marks FORBIDDEN
 # ('changing torch.backends.cudnn.deterministic at line 2'). False positive (documented as by design:
 # 'No answer needs to change a module'), but a plausible line in a learner's file.
+# Since fixed: a literal setting is not refused (introspection._sets_a_flag); marks PASSED.
 import torch
 torch.backends.cudnn.deterministic = True  # reproducible runs
 

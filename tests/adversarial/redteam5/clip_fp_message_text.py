@@ -2,6 +2,7 @@
 # contains the ordinary words 'compile' and 'eval'. _harmless() refuses any string constant (other than a
 # docstring) containing a door's name as a word, even in an error message.
 # Expected: PASSED in practice and marks. Observed: practice PASSED, marks FORBIDDEN ('the text ...').
+# Since fixed: prose may use such words (introspection._harmless); marks PASSED.
 import torch
 
 
