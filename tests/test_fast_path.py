@@ -479,3 +479,28 @@ def test_clearing_the_cache_removes_the_kept_help_and_counts_only_exercises(
     _invoke("fast", ["--help"], capsys)
     assert (tmp_path / "cache" / ".help").is_dir()
     assert cache.clear() == 0 and not (tmp_path / "cache" / ".help").exists()
+
+
+def test_the_daemons_code_fingerprint_is_the_one_pathlibs_rglob_gives(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every daemon-served run fingerprints grind's code with os.scandir; held against the
+    standard library's Path.rglob("*.py") walk it stands in for (which files, in which order, a
+    linked folder not entered), on a package folder made for it."""
+    import hashlib
+
+    import judge
+
+    package = tmp_path / "judge"
+    for name in ("__init__.py", "a.py", "a/b.py", "a/c.txt", "a/d/e.py", "ab.py", "z.py/inside.py", ".hidden.py"):
+        (package / name).parent.mkdir(parents=True, exist_ok=True)
+        (package / name).write_text(name)
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "f.py").write_text("f")
+    (package / "linked").symlink_to(tmp_path / "elsewhere")
+    monkeypatch.setattr(judge, "__file__", str(package / "__init__.py"))
+
+    digest = hashlib.sha256()
+    for path in sorted(package.rglob("*.py")):
+        info = path.stat()
+        digest.update(f"{path.relative_to(package)}\0{info.st_size}\0{info.st_mtime_ns}\0".encode())
+    assert daemon._code_fingerprint() == digest.hexdigest()[:16]
