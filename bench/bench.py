@@ -27,9 +27,9 @@ SUBMISSIONS = ROOT / "tests" / "submissions" / "clipping"
 GRIND = [sys.executable, "-m", "judge"]
 
 
-def timed(cmd: list[str], env: dict[str, str] | None = None) -> float:
+def timed(cmd: list[str], env: dict[str, str] | None = None, cwd: Path | None = None) -> float:
     start = time.perf_counter()
-    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, check=False)
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, check=False, cwd=cwd)
     return time.perf_counter() - start
 
 
@@ -241,18 +241,36 @@ def watch_save_to_verdict(slug: str, saves: int, env: dict[str, str], work: Path
     return statistics.median(samples)
 
 
-def before_rows(before: Path, runs: int, env: dict[str, str], correct: Path) -> list[tuple[str, ...]]:
+def before_rows(before: Path, runs: int, env: dict[str, str], correct: Path, work: Path) -> list[tuple[str, ...]]:
     """This checkout's `grind --help` and cold `grind run` against another checkout's, timed in
-    alternation (this, that, this, that...) under the same load: "its time today" in the same run."""
+    alternation (this, that, this, that...) under the same load: "its time today" in the same run.
+
+    Both run in a folder holding neither checkout: `python -m judge` puts its current folder
+    first on sys.path, so run from this checkout, "that" imported this checkout's judge too."""
     that = dict(env, PYTHONPATH=str(before.resolve()))
     this = dict(env, PYTHONPATH=str(ROOT))
+    for side, tree in ((this, ROOT), (that, before.resolve())):  # each imports its own judge, or the row is void
+        found = subprocess.run([sys.executable, "-c", "import judge; print(judge.__file__)"], env=side, cwd=work,
+                               capture_output=True, text=True, check=True).stdout.strip()
+        assert Path(found).resolve().parent.parent == tree, f"{found} is not {tree}'s"
     rows: list[tuple[str, ...]] = []
     for label, argv, goal in (("grind --help", ["--help"], "≤ 0.5"),
                               ("cold grind run clipping", ["run", "clipping", "--file", str(correct)], "≤ 1.0")):
-        pairs = [(timed([*GRIND, *argv], this), timed([*GRIND, *argv], that)) for _ in range(runs * 2)]
+        pairs = [(timed([*GRIND, *argv], this, work), timed([*GRIND, *argv], that, work)) for _ in range(runs * 2)]
         ours, theirs = (statistics.median(p[i] for p in pairs) for i in range(2))
         rows.append((f"{label} ÷ the same from {before.name} (alternating)", f"{ours:.3f} s", f"{theirs:.3f} s",
                      f"{ours / theirs:.2f}", goal))
+        if argv == ["--help"]:  # the help replayed above; the first one after a change prints it through typer
+            kept = Path(env["GRIND_CACHE_DIR"]) / ".help"
+
+            def first(side: dict[str, str], kept: Path = kept) -> float:
+                shutil.rmtree(kept, ignore_errors=True)
+                return timed([*GRIND, "--help"], side, work)
+
+            pairs = [(first(this), timed([*GRIND, *argv], that, work)) for _ in range(runs)]
+            ours, theirs = (statistics.median(p[i] for p in pairs) for i in range(2))
+            rows.append(("  the first grind --help after a change (printed by typer, then kept) ÷ the same",
+                         f"{ours:.3f} s", f"{theirs:.3f} s", f"{ours / theirs:.2f}", "-"))
     return rows
 
 
@@ -294,7 +312,7 @@ def main() -> None:
     rows.append(("cold grind run clipping ÷ import torch (alternating pairs)", f"{cold:.2f} s",
                  f"{torch_import:.2f} s", f"{cold / torch_import:.2f}", "≤ 1.0"))
     if args.before:
-        rows += before_rows(args.before, runs, env, correct)
+        rows += before_rows(args.before, runs, env, correct, work)
     if args.loop:
         loop_rows(rows, runs, env, correct, cold, work)
         return
