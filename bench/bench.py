@@ -202,7 +202,8 @@ def watch_save_to_verdict(slug: str, saves: int, env: dict[str, str], work: Path
     from judge.catalog import Catalog
 
     folder = work / f"watch-{slug}"
-    subprocess.run([*GRIND, "init", str(folder)], env=env, capture_output=True, check=True)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    subprocess.run([*GRIND, "init", str(folder)], env=env, capture_output=True, check=True, cwd=folder.parent)
     exercise = Catalog().get(slug)
     from judge.workspace import learner_file
 
@@ -314,7 +315,7 @@ def main() -> None:
     if args.before:
         rows += before_rows(args.before, runs, env, correct, work)
     if args.loop:
-        loop_rows(rows, runs, env, correct, cold, work)
+        loop_rows(rows, runs, env, correct, cold, work, args.before)
         return
 
     # 2. warm re-grade: from writing the file to the verdict, in a warm worker
@@ -398,19 +399,32 @@ def main() -> None:
         rows.append((f"peak memory of a cold run ÷ import torch ({name})", f"{ours:.0f} MB", f"{base:.0f} MB",
                      f"{ours / base:.2f}", "≤ 1.3"))
 
-    loop_rows(rows, runs, env, correct, cold, work)
+    loop_rows(rows, runs, env, correct, cold, work, args.before)
 
 
 def loop_rows(rows: list[tuple[str, ...]], runs: int, env: dict[str, str], correct: Path, cold: float,
-              work: Path) -> None:
+              work: Path, before: Path | None = None) -> None:
     """The learner's loop, then the table: the daemon's figures and watch's save -> verdict."""
     # 6. the per-user daemon: a second `grind run` over it, a re-grade over it, its idle memory
     rows += daemon_rows(runs, env, correct, cold, work)
 
-    # 7. grind watch: from writing the file to the verdict line, as a learner sees it
+    # 7. grind watch: from writing the file to the verdict line, as a learner sees it; with
+    # --before, the other checkout's watch in alternating sessions (this, that, this, that), each
+    # from its own workspace (a folder holding neither checkout, so PYTHONPATH decides)
     for slug in ("clipping", "loss-scaling"):
-        took = watch_save_to_verdict(slug, runs * 3, env, work)
-        rows.append((f"watch save -> verdict ({slug})", f"{took:.3f} s", "-", "-",
+        if before is None:
+            took = watch_save_to_verdict(slug, runs * 3, env, work)
+            rows.append((f"watch save -> verdict ({slug})", f"{took:.3f} s", "-", "-",
+                         "≤ 0.1 s" if slug == "clipping" else "≤ 0.2 s"))
+            continue
+        this, that = dict(env, PYTHONPATH=str(ROOT)), dict(env, PYTHONPATH=str(before.resolve()))
+        ours, theirs = [], []
+        for i in range(2):
+            ours.append(watch_save_to_verdict(slug, runs * 2, this, work / f"this{i}"))
+            theirs.append(watch_save_to_verdict(slug, runs * 2, that, work / f"that{i}"))
+        took, then = statistics.median(ours), statistics.median(theirs)
+        rows.append((f"watch save -> verdict ({slug}) ÷ the same from {before.name} (alternating)",
+                     f"{took:.3f} s", f"{then:.3f} s", f"{took / then:.2f}",
                      "≤ 0.1 s" if slug == "clipping" else "≤ 0.2 s"))
 
     shutil.rmtree(work, ignore_errors=True)
