@@ -445,6 +445,9 @@ class DaemonWorker:
         self.hidden = list(hidden)
         self.served = 0  # verdicts the daemon gave (the rest were graded cold)
         self._spawned = False
+        # Called once the daemon has accepted a job, before its answer is read: work the caller
+        # needs next (grind run loads its renderer) done while the daemon grades, off the clock.
+        self.meanwhile: Callable[[], None] | None = None
 
     def verdict(self, exercise: Exercise, key: str, source: str, filename: str, limits: Limits | None,
                 speed: bool) -> Verdict | None:
@@ -525,6 +528,11 @@ class DaemonWorker:
                     return None
                 if not head.get("accepted"):
                     return None  # busy: cold this time
+                if self.meanwhile is not None:
+                    try:
+                        self.meanwhile()
+                    except Exception:  # noqa: BLE001 - only a head start: the caller does it again later
+                        pass
                 sock.settimeout(answer_s)
                 head = _json(_recv(sock, ANSWER_CAP))
                 return head if head.get("ok") else None  # not ok: it could not grade this one, cold

@@ -142,6 +142,12 @@ def _boundary(exc: Exception, as_json: bool) -> int:
     return int(exc.exit_status)
 
 
+def _load_renderer() -> None:
+    """The verdict's view model and plain renderer, loaded while the daemon grades."""
+    import judge.render.direct  # noqa: F401 - loaded for later
+    import judge.views.verdict  # noqa: F401
+
+
 def _grade_and_show(args: RunArgs, exercise: Exercise, state: Any, path: Path, recording: bool,
                     notices: list[str], interview: Any) -> int:
     from judge.daemon import worker_for
@@ -160,6 +166,8 @@ def _grade_and_show(args: RunArgs, exercise: Exercise, state: Any, path: Path, r
             _echo(for_terminal(f"grind: {note}", sys.stderr), sys.stderr)
     sitting = Sitting(exercise, path, "run", None, interview=interview)
     worker = worker_for(lambda: hidden_from_learners(exercise), opt_out=args.no_daemon)
+    if worker is not None and not args.as_json:
+        worker.meanwhile = _load_renderer
     outcome = grade_and_record(state, sitting, record=recording, lead=notices, speed=True, worker=worker)
     verdict, lead = outcome.verdict, outcome.lead
     if args.as_json:

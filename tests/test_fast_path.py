@@ -504,3 +504,22 @@ def test_the_daemons_code_fingerprint_is_the_one_pathlibs_rglob_gives(tmp_path: 
         info = path.stat()
         digest.update(f"{path.relative_to(package)}\0{info.st_size}\0{info.st_mtime_ns}\0".encode())
     assert daemon._code_fingerprint() == digest.hexdigest()[:16]
+
+
+@pytest.mark.parametrize("meanwhile_fails", [False, True])
+def test_the_client_does_its_next_work_while_the_daemon_grades(dying_daemon: None, meanwhile_fails: bool) -> None:
+    """`grind run` loads its renderer once the daemon has accepted the job, before the answer is
+    read; a failure there is only a lost head start: the job's answer is still read (here, a
+    daemon dying mid-answer: None, graded cold by the caller)."""
+    _restart_dying()
+    calls: list[str] = []
+
+    def meanwhile() -> None:
+        calls.append("meanwhile")
+        if meanwhile_fails:
+            raise ImportError("a module that cannot load yet")
+
+    worker = daemon.DaemonWorker([])
+    worker.meanwhile = meanwhile
+    assert worker.verdict(Catalog().get("clipping"), "key", "source = 1\n", "clipping.py", None, True) is None
+    assert calls == ["meanwhile"]
