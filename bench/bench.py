@@ -113,7 +113,34 @@ def cpu_of(fn, daemon_pid: int | None = None) -> float:  # type: ignore[no-untyp
     return used + (tree_cpu_s(daemon_pid) - daemon_before if daemon_pid else 0.0)
 
 
-def daemon_rows(runs: int, env: dict[str, str], correct: Path, cold: float, work: Path) -> list[tuple[str, ...]]:
+def daemon_before_row(before: Path, runs: int, denv: dict[str, str], correct: Path, work: Path) -> tuple[str, ...]:
+    """A daemon-served run of this checkout ÷ one of the other checkout, alternating: each has a
+    daemon of its own (the socket's name comes from the judge package's folder), both warm. Run
+    from a neutral folder so that PYTHONPATH decides which judge each imports."""
+    this, that = dict(denv, PYTHONPATH=str(ROOT)), dict(denv, PYTHONPATH=str(before.resolve()))
+    run = [*GRIND, "run", "clipping", "--file", str(correct)]
+    try:
+        for side, name in ((this, "this checkout"), (that, str(before))):
+            subprocess.run(run, env=side, cwd=work, capture_output=True)  # starts its daemon (if not up)
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline:
+                said = subprocess.run([*GRIND, "daemon", "status"], env=side, cwd=work, capture_output=True,
+                                      text=True)
+                if "server warm" in said.stdout:
+                    break
+                time.sleep(0.2)
+            else:
+                raise AssertionError(f"{name}'s daemon did not start")
+        pairs = [(timed(run, this, work), timed(run, that, work)) for _ in range(runs * 2)]
+        ours, theirs = (statistics.median(p[i] for p in pairs) for i in range(2))
+        return (f"  the same ÷ a daemon-served run from {before.name} (alternating, a daemon each)",
+                f"{ours:.3f} s", f"{theirs:.3f} s", f"{ours / theirs:.2f}", "-")
+    finally:
+        subprocess.run([*GRIND, "daemon", "stop"], env=that, cwd=work, capture_output=True)
+
+
+def daemon_rows(runs: int, env: dict[str, str], correct: Path, cold: float, work: Path,
+                before: Path | None = None) -> list[tuple[str, ...]]:
     """The daemon's figures. Its first run starts it (and grades cold); the timed runs after it
     is warm are the learner's second, third... run of the day."""
     from judge import daemon
@@ -145,6 +172,8 @@ def daemon_rows(runs: int, env: dict[str, str], correct: Path, cold: float, work
         cold_cpu, over_cpu = (statistics.median(p[i] for p in cpu_pairs) for i in range(2))
         rows.append(("  the same in CPU seconds (grind, its children and the daemon)", f"{over_cpu:.3f} s",
                      f"{cold_cpu:.2f} s", f"{over_cpu / cold_cpu:.3f}", "-"))
+        if before is not None:
+            rows.append(daemon_before_row(before, runs, denv, correct, work))
 
         exercise = Catalog().get("clipping")
         worker = daemon.DaemonWorker(hidden_from_learners(exercise))
@@ -406,7 +435,7 @@ def loop_rows(rows: list[tuple[str, ...]], runs: int, env: dict[str, str], corre
               work: Path, before: Path | None = None) -> None:
     """The learner's loop, then the table: the daemon's figures and watch's save -> verdict."""
     # 6. the per-user daemon: a second `grind run` over it, a re-grade over it, its idle memory
-    rows += daemon_rows(runs, env, correct, cold, work)
+    rows += daemon_rows(runs, env, correct, cold, work, before)
 
     # 7. grind watch: from writing the file to the verdict line, as a learner sees it; with
     # --before, the other checkout's watch in alternating sessions (this, that, this, that), each
