@@ -81,20 +81,24 @@ def help_from_cache(argv: tuple[str, ...]) -> int:
     rendering was kept before, else printed (and kept) by the full CLI."""
     key = rendering_key(argv)
     path = _cache_file(key) if key is not None else None
-    if path is not None:
-        text = _read_kept(path, key)  # type: ignore[arg-type]
-        if text is not None:
-            try:
-                sys.stdout.write(text)
-                sys.stdout.flush()
-            except BrokenPipeError:  # as judge.cli: the reader left; nothing more to say to it
-                try:
-                    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-                except (OSError, ValueError):
-                    pass
-                return 141
-            return _HELP_LINES[argv]
-    return _print_and_keep(argv, key, path)
+    if key is None or path is None:  # no stdout to speak of, or no cache folder: the full CLI as it is
+        from judge.cli import main as full_cli
+
+        full_cli()  # exits
+        return 0
+    text = _read_kept(path, key)
+    if text is None:
+        return _print_and_keep(argv, key, path)
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:  # as judge.cli: the reader left; nothing more to say to it
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return 141
+    return _HELP_LINES[argv]
 
 
 def rendering_key(argv: tuple[str, ...]) -> str | None:
@@ -203,7 +207,7 @@ class _Copy:
         return getattr(self.stream, name)
 
 
-def _print_and_keep(argv: tuple[str, ...], key: str | None, path: str | None) -> int:
+def _print_and_keep(argv: tuple[str, ...], key: str, path: str) -> int:
     """The full CLI prints the help; what it wrote is kept for ``key`` when it ended as a help."""
     from judge.cli import main as full_cli
 
@@ -217,7 +221,7 @@ def _print_and_keep(argv: tuple[str, ...], key: str | None, path: str | None) ->
     finally:
         sys.stdout, sys.stderr = out.stream, err.stream  # type: ignore[assignment]
     code = 0 if code is None else code
-    if key is not None and path is not None and code == _HELP_LINES[argv] and not err.parts and out.parts:
+    if code == _HELP_LINES[argv] and not err.parts and out.parts:
         _keep(path, key, "".join(out.parts))
     if isinstance(code, int):
         return code
