@@ -605,11 +605,34 @@ def _loop(root: Path, state: Progress, manual: bool) -> Any:
     from judge.watch import open_loop
 
     require_torch()  # before the screen is taken over: every check in the loop needs it
+    kept: dict[str, Any] = {}
 
     def listing() -> list[tuple[Exercise, str]]:
-        return [(e, state.status(e.slug)) for e in Catalog().load_all()[0]]
+        # Asked after every verdict ("x of N passed"): parsing every manifest again took 5-20 ms
+        # of each save -> verdict, so they are parsed again only when one of them changed.
+        catalog = Catalog()
+        stamp = _manifest_stamps(catalog.exercises_root)
+        if kept.get("stamp") != stamp:
+            kept["stamp"], kept["exercises"] = stamp, catalog.load_all()[0]
+        return [(e, state.status(e.slug)) for e in kept["exercises"]]
 
     return open_loop(state, root, WatchView(console()), manual=manual, listing=listing)
+
+
+def _manifest_stamps(folder: Path) -> list[tuple[str, int, int]]:
+    """Each exercise folder's manifest, with its modification time and size (-1 when it has none)."""
+    stamps = []
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return []
+    for name in names:
+        try:
+            info = os.stat(folder / name / "exercise.toml")
+            stamps.append((name, info.st_mtime_ns, info.st_size))
+        except OSError:
+            stamps.append((name, -1, -1))
+    return stamps
 
 
 def _practice_session(root: Path, state: Progress, picked: list[Exercise], *, interview: bool,

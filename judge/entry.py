@@ -1,191 +1,250 @@
-"""The ``grind`` console script: ``grind run NAME`` answered without typer, rich or numpy.
+"""The ``grind`` console script (and ``python -m judge``): the first module every ``grind`` runs.
 
-With the per-user daemon warm, a ``grind run`` is mostly its own start: the job is a few tens of
-milliseconds in the daemon, while loading typer, rich and the command modules took several
-times that. So the console script starts here. For the one command a learner repeats all day,
-``grind run NAME`` with ``--file``, ``--json`` or ``--no-daemon`` and nothing else, it parses
-the command line itself and runs the very steps of ``judge.cli.run`` (the catalog, the
-workspace, ``judge.outcome.grade_and_record``, the view model and the plain renderer), drawing
-with rich only on a terminal, at the end. Anything else goes to the full typer CLI untouched:
-another command, any other flag, ``--help``, shell completion, ``GRIND_TRACEBACK``.
+Two command lines are answered without the typer CLI, because a learner types them often and
+typer, rich and grind's command modules cost several times the interpreter's own start:
 
-Where a problem shows decides who reports it. Before anything is written (an unknown exercise,
-a missing file, a progress database in the way) this path steps aside and the full CLI runs the
-command from the start, so that every usage error reads exactly as it always has. From the grade
-on, a progress record may exist, so the command is never run twice: a ``JudgeError`` and a bug
-are reported here, in the same words and with the same exit codes as the CLI's error boundary
-(``judge.cli.GrindGroup``). tests/test_fast_path.py holds the two paths to the same output.
+- ``grind run NAME [--file PATH] [--json] [--no-daemon]``: judge/fast_run.py runs the CLI's own
+  steps without typer, rich or numpy.
+- ``grind --help``, ``grind -h`` and a bare ``grind``: the full CLI's own help, as it printed it
+  the last time under the same conditions, replayed from a file (below).
 
-Imports here are the standard library's only: this module is imported by every ``grind``.
+Everything else, and these too when the environment asks for the full CLI (shell completion,
+``GRIND_TRACEBACK``), goes to ``judge.cli`` untouched. tests/test_fast_path.py holds both fast
+answers to the full CLI's output, byte for byte, with the same exit code.
+
+Imports here are ``os`` and ``sys`` only (both loaded by the interpreter's start): a help served
+from the cache costs about one bare Python start.
+
+The help cache. The help is typer's rendering of judge/cli.py's commands through rich, and what
+rich draws depends on the terminal: its width, colours, encoding. So the cache is not a text
+shipped in the package (it would fit one terminal), but a record of what the full CLI printed,
+kept per "rendering key": the command line, grind's version and judge/cli.py's modification time
+and size, the files of typer, click and rich (an upgrade rewrites them), Python's version, whether
+stdout is a terminal and its encoding, the width rich would find, and every environment variable
+rich, typer or click read when drawing help (``_RENDER_ENV``). A key seen before replays the
+bytes printed then; any other key runs the full CLI, copying what it prints, and keeps it when it
+ends as a help ends (exit 0, or 2 for a bare ``grind``) having written nothing on stderr. The
+files live in ``.help`` under the cache folder (``GRIND_CACHE_DIR``, else ``$XDG_CACHE_HOME/grind``
+or ``~/.cache/grind`` on Linux, else platformdirs' folder); ``grind cache clear`` removes them
+with the rest. A file that cannot be read or written only costs the typer start it saves.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import re
 import sys
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
-
-if TYPE_CHECKING:
-    from judge.models import Exercise
 
 # The full CLI's completion hook (typer: _<PROG>_COMPLETE) and its traceback switch: both are
 # the full CLI's business.
 _FULL_CLI_ENV = ("_GRIND_COMPLETE", "GRIND_TRACEBACK")
-# What click's echo strips from a line written to a stream that is not a terminal.
-_ANSI = re.compile(r"\033\[[;?0-9]*[a-zA-Z]")
 
+# The command lines whose output is the top-level help, and the exit code the full CLI gives them
+# (click's no_args_is_help ends a bare `grind` with 2, as a usage error).
+_HELP_LINES = {(): 2, ("--help",): 0, ("-h",): 0}
 
-class RunArgs(NamedTuple):
-    name: str
-    file: Path | None
-    as_json: bool
-    no_daemon: bool
-
-
-def parse_run(argv: list[str]) -> RunArgs | None:
-    """``grind run``'s arguments when they are the few this path knows, else None.
-
-    Accepted, in any order: one NAME, ``--file PATH`` (``-f PATH``, ``--file=PATH``) at most
-    once, ``--json``, ``--no-daemon``. Anything else (``--help``, ``--interview``, ``--``, a
-    second name, a value that looks like a flag) is the full CLI's to parse and to explain."""
-    if not argv or argv[0] != "run":
-        return None
-    name: str | None = None
-    file: str | None = None
-    as_json = no_daemon = False
-    rest = iter(argv[1:])
-    for token in rest:
-        if token == "--json":
-            as_json = True
-        elif token == "--no-daemon":
-            no_daemon = True
-        elif token in ("--file", "-f") or token.startswith("--file="):
-            value = token.partition("=")[2] if "=" in token else next(rest, None)
-            if file is not None or not value or value.startswith("-"):
-                return None
-            file = value
-        elif token.startswith("-") or name is not None or not token:
-            return None
-        else:
-            name = token
-    if name is None:
-        return None
-    return RunArgs(name, Path(file) if file is not None else None, as_json, no_daemon)
+# What rich (rich.console.Console: size, colour system, terminal detection), typer
+# (typer.rich_utils, typer.core) and click read from the environment while drawing a help; the
+# names that begin with _TYPER_ or TYPER_ are added whatever they are.
+_RENDER_ENV = ("COLUMNS", "LINES", "TERM", "COLORTERM", "NO_COLOR", "FORCE_COLOR", "TTY_COMPATIBLE",
+               "TTY_INTERACTIVE", "TERMINAL_WIDTH", "GITHUB_ACTIONS", "PY_COLORS", "JUPYTER_COLUMNS",
+               "JUPYTER_LINES", "DATABRICKS_RUNTIME_VERSION", "LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
+# The libraries that draw the help: their files' stamps are in the key (typer 0.28 carries its own
+# click, an older typer uses the installed one).
+_RENDER_LIBRARIES = ("typer", "click", "rich")
+# How many renderings are kept (about 5 kB each).
+_KEPT = 16
 
 
 def main() -> None:
     """The console script (and ``python -m judge``)."""
-    args = None if any(k in os.environ for k in _FULL_CLI_ENV) else parse_run(sys.argv[1:])
-    if args is not None:
-        try:
-            code = run(args)
-        except KeyboardInterrupt:  # before the grade, too: the CLI's line and code, never a traceback
-            _echo("grind: interrupted", sys.stderr)
-            code = 130
-        if code is not None:
-            raise SystemExit(code)
+    argv = sys.argv[1:]
+    if not any(k in os.environ for k in _FULL_CLI_ENV):
+        if tuple(argv) in _HELP_LINES:
+            raise SystemExit(help_from_cache(tuple(argv)))
+        if argv[0] == "run":
+            from judge.fast_run import answer
+
+            code = answer(argv)
+            if code is not None:
+                raise SystemExit(code)
     from judge.cli import main as full_cli
 
     full_cli()
 
 
-def _warn(message: str) -> None:
-    """The progress database's warnings, as ``judge.cli._warn`` says them."""
-    _echo(f"grind: warning: {message}", sys.stderr)
+# ---------------------------------------------------------------------------------------------
+# The help, replayed
 
 
-def _echo(text: str, stream: Any) -> None:
-    """``typer.echo``'s output: the line, with ANSI sequences stripped when not on a terminal."""
-    isatty = getattr(stream, "isatty", None)
-    if not (isatty is not None and isatty()):
-        text = _ANSI.sub("", text)
-    stream.write(text + "\n")
-    stream.flush()
+def help_from_cache(argv: tuple[str, ...]) -> int:
+    """Print the top-level help for ``grind ARGV`` and return its exit code: replayed when this
+    rendering was kept before, else printed (and kept) by the full CLI."""
+    key = rendering_key(argv)
+    path = _cache_file(key) if key is not None else None
+    if key is None or path is None:  # no stdout to speak of, or no cache folder: the full CLI as it is
+        from judge.cli import main as full_cli
 
-
-def run(args: RunArgs) -> int | None:
-    """``judge.cli.run`` for ``args``: the exit code, or None when the full CLI must run it."""
-    from judge.catalog import Catalog
-    from judge.outcome import pick_file
-    from judge.progress import Progress
-    from judge.workspace import find_workspace, progress_path
-
-    try:  # nothing recorded yet: any problem is the full CLI's to report, in its own words
-        exercise = Catalog().get(args.name)
-        root = find_workspace()
-        state = Progress(progress_path(root), warn=_warn)
-        path, recording, notices = pick_file(exercise, root, args.file)
-        interview = state.interview(exercise.slug) if recording else None
-    except Exception:  # noqa: BLE001 - handed over, not swallowed: the full CLI runs the command
-        return None
+        full_cli()  # exits
+        return 0
+    text = _read_kept(path, key)
+    if text is None:
+        return _print_and_keep(argv, key, path)
     try:
-        return _grade_and_show(args, exercise, state, path, recording, notices, interview)
-    except BrokenPipeError:
-        try:  # as judge.cli: the reader left; nothing more to say to it
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:  # as judge.cli: the reader left; nothing more to say to it
+        try:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         except (OSError, ValueError):
             pass
         return 141
-    except Exception as exc:  # noqa: BLE001 - the error boundary of this path, worded as the CLI's
-        return _boundary(exc, args.as_json)
+    return _HELP_LINES[argv]
 
 
-def _boundary(exc: Exception, as_json: bool) -> int:
-    from judge.errors import EnvironmentProblem, JudgeError, UsageError
-    from judge.status import ExitStatus
+def rendering_key(argv: tuple[str, ...]) -> str | None:
+    """Everything the help's rendering depends on, as one line; None when something is unknown
+    (no stdout, no judge/cli.py file): then no cache."""
+    stdout = sys.stdout
+    try:
+        isatty = stdout.isatty()
+        encoding, errors = stdout.encoding, stdout.errors
+    except (AttributeError, ValueError):  # no stdout, or a closed one
+        return None
+    here = os.path.dirname(os.path.abspath(__file__))
+    stamps = [_stamp(os.path.join(here, "cli.py")), *(_library_stamp(name) for name in _RENDER_LIBRARIES)]
+    if stamps[0] is None:
+        return None
+    width = 0
+    for fd in (0, 1, 2):  # rich.console.Console.size: the first standard stream that is a terminal
+        try:
+            width = os.get_terminal_size(fd).columns
+        except (AttributeError, ValueError, OSError):
+            continue
+        break
+    from judge import __version__
 
-    if not isinstance(exc, JudgeError):
-        _echo(f"grind: internal error: {type(exc).__name__}: {exc} (rerun with --traceback)", sys.stderr)
-        return int(ExitStatus.JUDGE_ERROR)
-    kind = "usage" if isinstance(exc, UsageError) else "environment" if isinstance(exc, EnvironmentProblem) else "grind"
-    if as_json:
-        _echo(json.dumps({"error": {"kind": kind, "message": exc.message, "exit_code": int(exc.exit_status)}},
-                         indent=2), sys.stdout)
-    else:
-        _echo(f"grind: {exc.message}", sys.stderr)
-    return int(exc.exit_status)
+    env = sorted((k, v) for k, v in os.environ.items() if k in _RENDER_ENV or k.startswith(("_TYPER_", "TYPER_")))
+    parts = [repr(argv), __version__, sys.version, sys.platform, *map(str, stamps), str(isatty), str(encoding),
+             str(errors), str(width), repr(env)]
+    return "\x1f".join(parts).replace("\n", " ").replace("\0", " ")
 
 
-def _grade_and_show(args: RunArgs, exercise: Exercise, state: Any, path: Path, recording: bool,
-                    notices: list[str], interview: Any) -> int:
-    from judge.daemon import worker_for
-    from judge.outcome import grade_and_record
-    from judge.practice import Sitting
-    from judge.status import verdict_exit
-    from judge.submit import hidden_from_learners
+def _stamp(path: str) -> tuple[str, int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return path, st.st_mtime_ns, st.st_size
 
-    if sys.stderr.isatty():  # as judge.cli._say_reference_note: before a first, slow grade
-        from judge.cache import reference_note
 
-        note = reference_note(exercise)
-        if note is not None:
-            from judge.text import for_terminal
+def _library_stamp(name: str) -> tuple[str, int, int] | str:
+    """The stamp of the package ``import NAME`` would load: its ``__init__.py`` in the first
+    ``sys.path`` folder that holds one (typer, click and rich are plain package folders), else
+    "absent"."""
+    for folder in sys.path:
+        stamp = _stamp(os.path.join(folder or os.getcwd(), name, "__init__.py"))
+        if stamp is not None:
+            return stamp
+    return "absent"
 
-            _echo(for_terminal(f"grind: {note}", sys.stderr), sys.stderr)
-    sitting = Sitting(exercise, path, "run", None, interview=interview)
-    worker = worker_for(lambda: hidden_from_learners(exercise), opt_out=args.no_daemon)
-    outcome = grade_and_record(state, sitting, record=recording, lead=notices, speed=True, worker=worker)
-    verdict, lead = outcome.verdict, outcome.lead
-    if args.as_json:
-        verdict.notices += lead
-    verdict.notices += outcome.notices
-    if args.as_json:
-        _echo(json.dumps(verdict.to_json(), indent=2), sys.stdout)
-    else:
-        from judge.views.verdict import HintInfo
 
-        running = state.running_interview(exercise.slug)
-        hints = None if running else HintInfo(state.hints_shown(exercise.slug), len(exercise.hints))
-        from judge.render.direct import draw_verdict
+def _cache_dir() -> str:
+    root = os.environ.get("GRIND_CACHE_DIR")
+    if not root:
+        if sys.platform.startswith("linux"):  # platformdirs' user cache folder there, without its imports
+            base = os.environ.get("XDG_CACHE_HOME", "").strip() or os.path.expanduser("~/.cache")
+            root = os.path.join(base, "grind")
+        else:
+            import platformdirs
 
-        draw_verdict(verdict, exercise, hints, lead)
-        if verdict.learner_line and not verdict.passed and not sys.stdout.isatty():  # as judge.cli._editor_line
-            from judge.verify import editor_line
+            root = platformdirs.user_cache_dir("grind", appauthor=False)
+    return os.path.join(root, ".help")
 
-            line = editor_line(verdict, path)
-            if line is not None:
-                _echo(line, sys.stdout)
-    return int(verdict_exit(verdict.status))
+
+def _cache_file(key: str) -> str | None:
+    import zlib
+
+    try:
+        folder = _cache_dir()
+    except Exception:  # noqa: BLE001 - no cache folder to be found: no cache, the full CLI prints
+        return None
+    return os.path.join(folder, f"help-{zlib.crc32(key.encode('utf-8', 'surrogateescape')):08x}.txt")
+
+
+def _read_kept(path: str, key: str) -> str | None:
+    """The text kept at ``path`` for exactly ``key`` (the key is written in the file's first
+    line, so two keys with one checksum never answer for each other), else None."""
+    try:
+        with open(path, "rb") as kept:
+            data = kept.read()
+    except OSError:
+        return None
+    head, sep, body = data.partition(b"\0")
+    if not sep or head != key.encode("utf-8", "surrogateescape"):
+        return None
+    return body.decode("utf-8", "surrogateescape")
+
+
+class _Copy:
+    """A standard stream that also keeps what is written to it; everything else (isatty,
+    encoding, fileno...) is the stream's own, so rich and click draw for the real one."""
+
+    def __init__(self, stream: object) -> None:
+        self.stream = stream
+        self.parts: list[str] = []
+
+    def write(self, text: str) -> int:
+        written = self.stream.write(text)  # type: ignore[attr-defined]
+        if isinstance(text, str):  # click probes a stream with write(b""): not output
+            self.parts.append(text)
+        return written  # type: ignore[no-any-return]
+
+    def writelines(self, lines: list[str]) -> None:
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.stream, name)
+
+
+def _print_and_keep(argv: tuple[str, ...], key: str, path: str) -> int:
+    """The full CLI prints the help; what it wrote is kept for ``key`` when it ended as a help."""
+    from judge.cli import main as full_cli
+
+    out, err = _Copy(sys.stdout), _Copy(sys.stderr)
+    code: object = 0
+    sys.stdout, sys.stderr = out, err  # type: ignore[assignment]
+    try:
+        full_cli()
+    except SystemExit as done:
+        code = done.code
+    finally:
+        sys.stdout, sys.stderr = out.stream, err.stream  # type: ignore[assignment]
+    code = 0 if code is None else code
+    if code == _HELP_LINES[argv] and not err.parts and out.parts:
+        _keep(path, key, "".join(out.parts))
+    if isinstance(code, int):
+        return code
+    raise SystemExit(code)
+
+
+def _keep(path: str, key: str, text: str) -> None:
+    """Write the entry whole or not at all (a temporary file renamed into place), and keep the
+    ``_KEPT`` newest: each terminal width is a rendering of its own."""
+    folder = os.path.dirname(path)
+    temporary = f"{path}.{os.getpid()}.tmp"
+    try:
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        with open(temporary, "wb") as kept:
+            kept.write(key.encode("utf-8", "surrogateescape") + b"\0" + text.encode("utf-8", "surrogateescape"))
+        os.replace(temporary, path)
+        entries = [os.path.join(folder, name) for name in os.listdir(folder) if name.startswith("help-")]
+        if len(entries) > _KEPT:
+            entries.sort(key=lambda entry: os.stat(entry).st_mtime_ns)
+            for old in entries[:-_KEPT]:
+                os.unlink(old)
+    except OSError:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass

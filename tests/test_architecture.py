@@ -68,13 +68,15 @@ def test_view_models_import_neither_rich_nor_typer(tmp_path: Path) -> None:
 
 
 def test_the_fast_run_entry_imports_no_typer_rich_numpy_nor_torch(tmp_path: Path) -> None:
-    """judge/entry.py is what every `grind` imports first, and what a daemon-served `grind run`
-    runs to its end: at import it, and every module that run loads until it draws (the catalog,
-    the recording, the daemon's client, the verdict's view model and plain renderer), load no
-    typer, no rich, no numpy and no torch. The full CLI is imported only for what it must answer."""
-    assert not _imports(PACKAGE / "entry.py") & {"typer", "rich", "numpy", "torch", "click"}
-    code = ("import sys, judge.entry, judge.submit, judge.daemon, judge.outcome, judge.catalog, judge.render.direct, "
-            "judge.render.plain, judge.views.verdict\n"
+    """judge/entry.py is what every `grind` imports first, and judge/fast_run.py what a
+    daemon-served `grind run` runs to its end: at import they, and every module that run loads
+    until it draws (the catalog, the recording, the daemon's client, the verdict's view model and
+    plain renderer), load no typer, no rich, no numpy and no torch. The full CLI is imported only
+    for what it must answer."""
+    for module in ("entry.py", "fast_run.py"):
+        assert not _imports(PACKAGE / module) & {"typer", "rich", "numpy", "torch", "click"}, module
+    code = ("import sys, judge.entry, judge.fast_run, judge.submit, judge.daemon, judge.outcome, judge.catalog, "
+            "judge.render.direct, judge.render.plain, judge.views.verdict\n"
             "print(sorted(m for m in ('typer', 'rich', 'numpy', 'torch', 'click') if m in sys.modules))")
     assert _torch_loaded_after(code, tmp_path) == "[]"
 

@@ -15,6 +15,7 @@ interpreter, in tests/test_architecture.py.
 from __future__ import annotations
 
 import io
+import os
 import json
 import re
 import shutil
@@ -29,7 +30,7 @@ import pytest
 
 from judge import daemon
 from judge.catalog import Catalog
-from judge.entry import RunArgs, parse_run
+from judge.fast_run import RunArgs, parse_run
 from judge.progress import Progress
 from judge.workspace import init_workspace, progress_path
 
@@ -358,3 +359,167 @@ def test_the_fast_torch_version_is_importlib_metadatas() -> None:
     assert environment._dist_info_version("torch") == metadata.version("torch")
     assert environment._dist_info_version("numpy") == metadata.version("numpy")
     assert environment._dist_info_version("not-a-package-grind-knows") is None
+
+
+# ---------------------------------------------------------------------------------------------
+# The help, replayed from what the full CLI printed (judge/entry.py)
+
+
+HELP_LINES = [[], ["--help"], ["-h"]]
+
+
+def _help_runs(argv: list[str], capsys: pytest.CaptureFixture[str]) -> list[tuple[str, str, int]]:
+    """The full CLI's answer, then the entry's twice: the first prints through the full CLI and
+    keeps the text, the second replays it."""
+    return [_invoke(which, argv, capsys) for which in ("full", "fast", "fast")]
+
+
+@pytest.mark.parametrize("argv", HELP_LINES)
+@pytest.mark.parametrize("setting", [{}, {"COLUMNS": "132"}, {"FORCE_COLOR": "1", "COLUMNS": "61"}])
+def test_the_help_is_the_full_clis_byte_for_byte_and_exit_code(
+        argv: list[str], setting: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Plain, wide, and styled (rich's colours, a narrow width): the same bytes and exit code as
+    the full CLI, whether printed through it or replayed."""
+    monkeypatch.setenv("GRIND_CACHE_DIR", str(tmp_path / "cache"))
+    for name, value in setting.items():
+        monkeypatch.setenv(name, value)
+    full, first, replayed = _help_runs(argv, capsys)
+    assert first == full and replayed == full
+    assert full[2] == (2 if not argv else 0) and "grind [OPTIONS] COMMAND" in full[0]
+    assert ("\x1b[" in full[0]) == ("FORCE_COLOR" in setting)
+    assert len(list((tmp_path / "cache" / ".help").glob("help-*.txt"))) == 1
+
+
+def test_a_kept_help_is_printed_without_typer_rich_or_click(tmp_path: Path) -> None:
+    """The point of keeping it: the second `grind --help` loads none of the CLI's libraries."""
+    code = ("import sys\nfrom judge.entry import main\nsys.argv = ['grind', '--help']\n"
+            "try:\n    main()\nexcept SystemExit as done:\n    code = done.code\n"
+            "sys.stderr.write(repr((code, sorted(m for m in ('typer', 'rich', 'click') if m in sys.modules))))")
+    env = {k: v for k, v in os.environ.items() if k not in ("GRIND_TRACEBACK", "_GRIND_COMPLETE")}
+    env["GRIND_CACHE_DIR"] = str(tmp_path / "cache")
+    runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+            for _ in range(2)]
+    assert runs[0].stderr.startswith("(0, [") and "'typer'" in runs[0].stderr
+    assert runs[1].stderr == "(0, [])" and runs[1].stdout == runs[0].stdout
+
+
+def test_a_terminal_gets_the_full_clis_help_at_its_own_width(tmp_path: Path) -> None:
+    """On a real terminal (a pseudo-terminal 97 columns wide, no COLUMNS): rich finds the width
+    and colours itself; the replay is the same bytes the full CLI wrote there."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("COLUMNS", "LINES", "NO_COLOR", "FORCE_COLOR", "GRIND_TRACEBACK", "_GRIND_COMPLETE")}
+    env.update(GRIND_CACHE_DIR=str(tmp_path / "cache"), TERM="xterm-256color")
+
+    def on_a_terminal(module: str) -> tuple[bytes, int]:
+        leader, follower = pty.openpty()
+        fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 97, 0, 0))
+        code = f"import sys\nsys.argv = ['grind', '--help']\nfrom {module} import main\nmain()"
+        proc = subprocess.Popen([sys.executable, "-c", code], stdin=follower, stdout=follower, stderr=follower,
+                                env=env)
+        os.close(follower)
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:  # EIO: the terminal's other side is closed
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        os.close(leader)
+        return b"".join(chunks), proc.wait(timeout=120)
+
+    full = on_a_terminal("judge.cli")
+    assert full[1] == 0 and b"\x1b[" in full[0] and max(len(line) for line in full[0].split(b"\r\n")) > 97
+    assert on_a_terminal("judge.entry") == full
+    assert on_a_terminal("judge.entry") == full
+    assert len(list((tmp_path / "cache" / ".help").glob("help-*.txt"))) == 1
+
+
+def test_a_kept_help_is_replayed_only_for_its_own_rendering(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """Another width, or a judge/cli.py edited since (its commands' help may have changed): the
+    full CLI prints again, never the kept text."""
+    from judge import entry
+
+    monkeypatch.setenv("GRIND_CACHE_DIR", str(tmp_path / "cache"))
+    full = _invoke("full", ["--help"], capsys)
+    _invoke("fast", ["--help"], capsys)
+    [kept] = (tmp_path / "cache" / ".help").glob("help-*.txt")
+    kept.write_bytes(kept.read_bytes().replace(b"Usage: grind", b"Usage: STALE"))
+    assert "Usage: STALE" in _invoke("fast", ["--help"], capsys)[0]  # what is kept is what is printed
+    real_stamp = entry._stamp
+    monkeypatch.setattr(entry, "_stamp", lambda path: (path, 0, 0) if path.endswith("cli.py") else real_stamp(path))
+    assert _invoke("fast", ["--help"], capsys) == full
+    monkeypatch.undo()
+    monkeypatch.setenv("GRIND_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("COLUMNS", "100")
+    assert _invoke("fast", ["--help"], capsys) == _invoke("full", ["--help"], capsys)
+
+
+def test_a_help_cache_that_cannot_be_written_costs_nothing_but_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "cache").write_text("a file where the cache folder would be")
+    monkeypatch.setenv("GRIND_CACHE_DIR", str(tmp_path / "cache"))
+    full = _invoke("full", ["--help"], capsys)
+    assert _invoke("fast", ["--help"], capsys) == full and _invoke("fast", ["--help"], capsys) == full
+
+
+def test_clearing_the_cache_removes_the_kept_help_and_counts_only_exercises(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from judge import cache
+
+    monkeypatch.setenv("GRIND_CACHE_DIR", str(tmp_path / "cache"))
+    _invoke("fast", ["--help"], capsys)
+    assert (tmp_path / "cache" / ".help").is_dir()
+    assert cache.clear() == 0 and not (tmp_path / "cache" / ".help").exists()
+
+
+def test_the_daemons_code_fingerprint_is_the_one_pathlibs_rglob_gives(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every daemon-served run fingerprints grind's code with os.scandir; held against the
+    standard library's Path.rglob("*.py") walk it stands in for (which files, in which order, a
+    linked folder not entered), on a package folder made for it."""
+    import hashlib
+
+    import judge
+
+    package = tmp_path / "judge"
+    for name in ("__init__.py", "a.py", "a/b.py", "a/c.txt", "a/d/e.py", "ab.py", "z.py/inside.py", ".hidden.py"):
+        (package / name).parent.mkdir(parents=True, exist_ok=True)
+        (package / name).write_text(name)
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "f.py").write_text("f")
+    (package / "linked").symlink_to(tmp_path / "elsewhere")
+    monkeypatch.setattr(judge, "__file__", str(package / "__init__.py"))
+
+    digest = hashlib.sha256()
+    for path in sorted(package.rglob("*.py")):
+        info = path.stat()
+        digest.update(f"{path.relative_to(package)}\0{info.st_size}\0{info.st_mtime_ns}\0".encode())
+    assert daemon._code_fingerprint() == digest.hexdigest()[:16]
+
+
+@pytest.mark.parametrize("meanwhile_fails", [False, True])
+def test_the_client_does_its_next_work_while_the_daemon_grades(dying_daemon: None, meanwhile_fails: bool) -> None:
+    """`grind run` loads its renderer once the daemon has accepted the job, before the answer is
+    read; a failure there is only a lost head start: the job's answer is still read (here, a
+    daemon dying mid-answer: None, graded cold by the caller)."""
+    _restart_dying()
+    calls: list[str] = []
+
+    def meanwhile() -> None:
+        calls.append("meanwhile")
+        if meanwhile_fails:
+            raise ImportError("a module that cannot load yet")
+
+    worker = daemon.DaemonWorker([])
+    worker.meanwhile = meanwhile
+    assert worker.verdict(Catalog().get("clipping"), "key", "source = 1\n", "clipping.py", None, True) is None
+    assert calls == ["meanwhile"]

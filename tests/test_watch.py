@@ -599,3 +599,23 @@ def test_the_first_grade_that_computes_the_reference_says_so(ws: Path, tmp_path:
     view.wait_for("verdict")
     _join(done)
     assert view.names()[1:3] == ["message", "checking"] and "about 12 s" in view.values("message")[0]
+
+
+def test_the_watch_listing_is_parsed_again_when_a_manifest_changes(course: Path) -> None:
+    """`grind watch` keeps the parsed catalog between verdicts (its "x of N passed" line) and
+    parses it again when an exercise's manifest is edited, added or removed."""
+    import os
+    import shutil
+
+    from judge.cli import _manifest_stamps
+
+    exercises = course / "exercises"
+    before = _manifest_stamps(exercises)
+    assert before == _manifest_stamps(exercises) and [name for name, *_ in before] == ["clipping"]
+    manifest = exercises / "clipping" / "exercise.toml"
+    manifest.write_text(manifest.read_text() + "\n")
+    os.utime(manifest, ns=(0, before[0][1] + 1))
+    edited = _manifest_stamps(exercises)
+    assert edited != before
+    shutil.copytree(exercises / "clipping", exercises / "clipping-copy")
+    assert [name for name, *_ in _manifest_stamps(exercises)] == ["clipping", "clipping-copy"]
