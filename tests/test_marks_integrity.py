@@ -61,6 +61,9 @@ def test_a_wrong_rank0_answer_that_fakes_torch_load_is_refused_for_marks() -> No
 
 @pytest.mark.parametrize("slug, name", [("exact-resume", "passed_pickle_roundtrip.py"),
                                         ("rank0-checkpoint", "correct_env_rank_monitored.py"),
+                                        # AdamW inherits Adam.step: torch gives it a profiling
+                                        # wrapper of its own when the first one is built
+                                        ("update-ratio", "correct_foreach_norms.py"),
                                         ("no-sync-accumulation", None)])
 def test_correct_answers_that_use_the_libraries_freely_pass_for_marks(slug: str, name: str | None) -> None:
     """torch.distributed sets sys.excepthook in every rank, pickling touches copyreg: what the

@@ -164,7 +164,8 @@ class Record:
             at = self._entry.get((id(holder), name))
             if at is None:
                 if isinstance(holder, type):
-                    found += [LIBRARY + name for name in _shadowing(holder, vars(holder), self._known_of(holder))]
+                    found += [LIBRARY + name for name in _shadowing(holder, vars(holder), self._known_of(holder),
+                                                                    self._wrapper_codes)]
                 continue
             record, place = self._slot[at]
             where, namespace = self._records[record][0], self._records[record][1]
@@ -200,7 +201,7 @@ class Record:
             # torch._C.TensorBase's: ``(torch.Tensor or 0).equal = ...`` adds a key, replaces none).
             for cls, namespace, known, size in zip(self._classes, self._class_namespaces, self._known, self._sizes):
                 if len_(namespace) != size:
-                    found += _shadowing(cls, namespace, known)
+                    found += _shadowing(cls, namespace, known, self._wrapper_codes)
         if any_(map_(is_not, self._module_types, map_(type_, self._modules))):
             found += [m.__name__ + ".__class__" for m, t in zip(self._modules, self._module_types) if type_(m) is not t]
         if any_(map_(is_not, self._mros, map_(mro_of, self._classes))):
@@ -265,11 +266,15 @@ def baseline() -> Record:
     return Record()
 
 
-def _shadowing(cls: type, namespace: Any, known: frozenset[Any]) -> list[str]:
-    """The names ``cls`` gained since the record that hide an attribute of one of its bases."""
+def _shadowing(cls: type, namespace: Any, known: frozenset[Any], wrapper_codes: frozenset[int]) -> list[str]:
+    """The names ``cls`` gained since the record that hide an attribute of one of its bases,
+    unless a library's own wrapper around that very attribute (torch.optim gives AdamW, which
+    inherits Adam's ``step``, a profiling wrapper of its own the first time one is built)."""
     found = []
     for name in [n for n in list(namespace) if type(n) is str and n not in known]:
-        if _watched(namespace[name]) and any(name in vars(base) for base in cls.__mro__[1:]):
+        inherited = next((vars(base)[name] for base in cls.__mro__[1:] if name in vars(base)), _GONE)
+        if inherited is not _GONE and _watched(namespace[name]) and not _wraps(namespace[name], inherited,
+                                                                                  wrapper_codes):
             found.append(f"{cls.__module__}.{cls.__qualname__}.{name}")
     return found
 
