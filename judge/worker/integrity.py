@@ -293,10 +293,22 @@ def _library_wrapper_codes() -> frozenset[int]:
 
 
 def _wraps(new: Any, old: Any, wrapper_codes: frozenset[int]) -> bool:
-    """Whether ``new`` is a library's own wrapper (LIBRARY_WRAPPERS) around ``old`` itself."""
-    if type(new) is not types.FunctionType or id(new.__code__) not in wrapper_codes:
-        return False
-    return vars(new).get("__wrapped__") is old
+    """Whether ``new`` is a library's own wrapper (LIBRARY_WRAPPERS) around what ``old`` is, once
+    each is unwrapped through such wrappers: Adam's step and AdamW's (which inherits it) each get
+    one, in whichever order the optimizers are first built."""
+    return _is_wrapper(new, wrapper_codes) and _innermost(new, wrapper_codes) is _innermost(old, wrapper_codes)
+
+
+def _is_wrapper(value: Any, wrapper_codes: frozenset[int]) -> bool:
+    return type(value) is types.FunctionType and id(value.__code__) in wrapper_codes
+
+
+def _innermost(value: Any, wrapper_codes: frozenset[int]) -> Any:
+    for _ in range(8):
+        if not _is_wrapper(value, wrapper_codes):
+            break
+        value = vars(value).get("__wrapped__")
+    return value
 
 
 def _record_modules(records: list[Any], holders: list[Any]) -> None:
