@@ -94,9 +94,10 @@ def static_problems(exercise: Exercise) -> list[str]:
     return problems
 
 
-def _statement_numbers_at(text: str) -> list[tuple[int, tuple[float, float, int]]]:
+def _statement_numbers_at(text: str) -> list[tuple[float, tuple[float, float, int]]]:
     """Every number written in the statement, with where it starts: its value, the unit of its
-    last digit shown (0.01 for 3.16, 1e-4 for 1.5e-3) and how many significant digits it shows."""
+    last digit shown (0.01 for 3.16, 1e-4 for 1.5e-3) and how many significant digits it shows
+    (a fraction: its exact value, unit 0)."""
     found = []
     for match in re.finditer(r"(?<![\w.])[-−]?(\d+)(?:\.(\d+))?(?:e([-+]?\d+))?", text):
         raw = match.group(0).replace("−", "-")
@@ -108,7 +109,12 @@ def _statement_numbers_at(text: str) -> list[tuple[int, tuple[float, float, int]
         exponent = int(match.group(3) or 0)
         digits = (match.group(1) + (match.group(2) or "")).lstrip("0")
         found.append((match.start(), (value, 10.0 ** (exponent - decimals), len(digits))))
-    return found
+    # A fraction of integers ("3/13", "1/50") is also its exact value, placed before its numerator
+    # (the number right after a label); no rounding of it is accepted.
+    for match in re.finditer(r"(?<![\w./])([-−]?\d+)/(\d+)(?![\w./])", text):
+        if int(match.group(2)):
+            found.append((match.start() - 0.5, (int(match.group(1).replace("−", "-")) / int(match.group(2)), 0.0, 0)))
+    return sorted(found)
 
 
 def _statement_numbers(text: str) -> list[tuple[float, float, int]]:
@@ -142,18 +148,20 @@ def _in_order(values: list[float], numbers: list[tuple[float, float, int]]) -> b
 
 # After an observation's name, what makes it a label: optional ":", "=", "->", "|", "is" or
 # "are", then a number or a bracketed list ("total norm: 13", "rank 0: [0, 3]", "lambda_max
-# 100", "the optimizer's `lr` is `0, 0.0025, ...`").
-_LABELLED = re.compile(r"[\s`*]*(?:[:=|]|->|→|is\b|are\b)?[\s`*]*[\[(]?[-−]?\.?\d")
+# 100", "the optimizer's `lr` is `0, 0.0025, ...`"). Without a connector the number must be on
+# the name's line: in "0.02 = max stable lr" then "0.1 = momentum effective lr" a name ending its
+# line labels what it follows, not the next line's number (nor does a table's last header).
+_LABELLED = re.compile(r"[ \t`*]*(?:(?:[:=|]|->|→|is\b|are\b)[\s`*]*)?[\[(]?[-−]?\.?\d")
 
 
-def _label_spans(key: str, text: str) -> list[tuple[int, int]]:
+def _label_spans(key: str, text: str, *, shared: bool = True) -> list[tuple[int, int]]:
     """Where an observation's name labels numbers in ``text``: the name (case and ``_`` versus
     space aside: "total_norm" is "total norm"; "lr per step" may be "lr") directly followed by a
     number, as in a code block's "total norm: 13" or a bold "**grads = 2**". For a name like
     "rank 0: grads", its second part so followed, after its first part on the same line ("rank 0:
     grads -> [...], total_norm = 13"), or, where no line has both, the second part alone (one
     "**grads = 2** on rank 0 and on rank 1"). A name in a sentence ("takes 133 steps and ...")
-    labels nothing."""
+    labels nothing. With ``shared`` false, that last kind (one name for every rank) is left out."""
     def pattern(words: str) -> str:
         return r"(?<!\w)" + r"[\s_]+".join(re.escape(w) for w in re.split(r"[\s_]+", words.strip()) if w) + r"(?!\w)"
 
@@ -170,7 +178,7 @@ def _label_spans(key: str, text: str) -> list[tuple[int, int]]:
             line_start = text.rfind("\n", 0, m.start()) + 1
             if re.search(pattern(first), text[line_start:m.start()], re.IGNORECASE):
                 spans.append(m.span())
-        if not spans:  # "rank 0: grads" written once for every rank: "**grads = 2** on rank 0 and on rank 1"
+        if not spans and shared:  # "rank 0: grads" written once for every rank: "**grads = 2** on rank 0 and on rank 1"
             spans = [m.span() for m in labelling(second)]
     return spans
 
@@ -199,6 +207,9 @@ def _swap_problems(path: Path, name: str, region: str, values: dict[str, list[fl
                       if not any(other != key and x <= a and b <= y and (y - x) > (b - a)
                                  for other in keys for x, y in spans[other])]
     starts = sorted((a, key) for key in keys for a, _ in spans[key])
+    # Where the name is this observation's alone, the number right after it is its first value;
+    # "torch.save calls  1  0  0  0" shared by ranks 0..3 labels each rank's value further on.
+    own = {key: set(_label_spans(key, region, shared=False)) & set(spans[key]) for key in keys}
 
     def window(key: str, end_of_name: int) -> list[tuple[float, float, int]]:
         # Up to the next observation's name or the end of the paragraph (a blank line, a fence).
@@ -207,8 +218,20 @@ def _swap_problems(path: Path, name: str, region: str, values: dict[str, list[fl
         stop = min(stop, paragraph.start() if paragraph else stop)
         return [number for at, number in numbers if end_of_name <= at < stop]
 
+    def follows(values_: list[float], key: str, end_of_name: int) -> bool:
+        # The number right after the name is the first value ("total norm: 12 ... returned: 13"
+        # labels 12, whatever follows), and the rest come after it in order.
+        numbers_ = window(key, end_of_name)
+        first = any(b == end_of_name for _, b in own[key])
+        return bool(numbers_) and (not first or _appears(values_[0], numbers_[:1])) and _in_order(values_, numbers_)
+
     def shown(values_: list[float], key: str) -> bool:
-        return any(_in_order(values_, window(key, b)) for _, b in spans[key])
+        return any(follows(values_, key, b) for _, b in spans[key])
+
+    def heads_a_line(start: int) -> bool:
+        # "max stable lr  0.01" in a code block, "- total norm: 12" in a list, "| lr | 0.1 |": a
+        # label; "the clipped gradients have total norm 1" in a sentence may be another quantity.
+        return re.fullmatch(r"[ \t>*`|+-]*", region[region.rfind("\n", 0, start) + 1:start]) is not None
 
     def text(key: str) -> str:
         return ", ".join(f"{v:.6g}" for v in values[key][:4]) + (", ..." if len(values[key]) > 4 else "")
@@ -222,13 +245,21 @@ def _swap_problems(path: Path, name: str, region: str, values: dict[str, list[fl
         # one's are not beside its own name either: a name shared with an input ("lr = 0.05"
         # before a table of lr per step) is no swap.
         partner = next((other for other in values if other != key and other not in said
-                        and any(_in_order(values[other], window(key, b)) for _, b in spans[key])
+                        and any(follows(values[other], key, b) for _, b in spans[key])
                         and not (spans[other] and shown(values[other], other))), None)
         if partner is not None:
             problems.append(f"{path}: worked example '{name}' observes {key} = {text(key)} and {partner} = "
                             f"{text(partner)}, but the statement writes the value(s) of {partner} beside '{key}': "
                             "two results swapped between observations")
             said.update((key, partner))
+        elif heads := [b for a, b in sorted(own[key]) if heads_a_line(a) and window(key, b)]:
+            # No other observation's numbers there: a line headed by the name shows a wrong number
+            # of its own ("max stable lr 0.01" where the reference says 0.02, which the prose
+            # below still shows).
+            labelled = ", ".join(dict.fromkeys(f"{window(key, b)[0][0]:.6g}" for b in heads))
+            problems.append(f"{path}: worked example '{name}' observes {key} = {text(key)}, but the statement writes "
+                            f"{labelled} beside '{key}'")
+            said.add(key)
     bare = [key for key in values if not spans[key] and key not in said]
     everything = [number for _, number in numbers]
     for i, first in enumerate(bare):

@@ -166,6 +166,57 @@ def test_every_real_statement_shows_each_observation_beside_its_own_name(slug: s
     assert statement_problems(exercise, reference_for(exercise)) == []
 
 
+def _statement_edited(tmp_path: Path, slug: str, shown: str, rewritten: str) -> list[str]:
+    """statement_problems of a copy of the real exercise whose statement says ``rewritten``
+    where it said ``shown``; the reference is the real one."""
+    exercise = Catalog().get(slug)
+    copy = tmp_path / slug
+    shutil.copytree(exercise.exercise_dir, copy)
+    _edit(copy / "README.md", shown, rewritten)
+    return statement_problems(dataclasses.replace(exercise, exercise_dir=copy), reference_for(exercise))
+
+
+QUADRATIC = "lambda_max            100      the steep direction\nmax stable lr         0.02\nmomentum effective lr 0.1"
+CLIPPING = "```\ntotal norm: 13\ng1 -> [0.2308, 0.3077]     g2 -> [0.9231]     returned: 13\n```"
+# (exercise, the statement's lines, the same results written another, still correct, way)
+RESTYLED = [
+    ("quadratic-stability", QUADRATIC, "100  = lambda_max (the steep direction)\n0.02 = max stable lr\n0.1  = momentum effective lr"),
+    ("clipping", "g1 -> [0.2308, 0.3077]     g2 -> [0.9231]", "g1 -> [3/13, 4/13]     g2 -> [12/13]"),
+    ("quadratic-stability", "max stable lr         0.02", "max stable lr         1/50"),
+    ("clipping", CLIPPING, "| total norm | g1 | g2 |\n|---|---|---|\n| 13 | [0.2308, 0.3077] | [0.9231] |"),
+]
+
+
+@pytest.mark.parametrize("slug, shown, restyled", RESTYLED, ids=["values-then-names", "fractions", "a-fraction-beside-its-name",
+                                                                "a-table-then-total-norm-1-in-prose"])
+def test_a_correct_statement_written_in_another_style_passes(tmp_path: Path, slug: str, shown: str,
+                                                             restyled: str) -> None:
+    """No false alarm on a restyled but correct worked example: a line "0.02 = max stable lr"
+    does not label the next line's number; "3/13" is 0.230769...; a markdown table whose header
+    names total norm, followed by the statement's sentence "the clipped gradients have total norm
+    1", is not a wrong total norm (a name in a sentence may name another quantity)."""
+    assert _statement_edited(tmp_path, slug, shown, restyled) == []
+
+
+# (exercise, the statement's line, the line with a wrong number beside the name, what is said)
+MISLABELLED = [
+    ("quadratic-stability", "max stable lr         0.02", "max stable lr         0.01",
+     "observes max stable lr = 0.02, but the statement writes 0.01 beside 'max stable lr'"),
+    ("clipping", "total norm: 13", "total norm: 12", "observes total_norm = 13, but the statement writes 12 beside 'total_norm'"),
+]
+
+
+@pytest.mark.parametrize("slug, shown, wrong, said", MISLABELLED, ids=["value-elsewhere-in-prose", "value-later-in-the-block"])
+def test_a_wrong_number_heading_a_line_beside_the_name_fails_even_if_the_right_one_is_further_on(
+        tmp_path: Path, slug: str, shown: str, wrong: str, said: str) -> None:
+    """A typo beside the name: the right number is still in the text (quadratic-stability's prose
+    "just below 0.02"; clipping's "returned: 13" on the next line), and no other observation's
+    number stands beside the name, so neither the swap check nor the every-number check sees it.
+    The number right after a name heading its line must be that observation's first value."""
+    problems = _statement_edited(tmp_path, slug, shown, wrong)
+    assert len(problems) == 1 and said in problems[0], problems
+
+
 def test_each_pitfall_margin_is_reported_and_a_near_one_is_a_warning(course: Path) -> None:
     """The tolerance scaled up until the least-caught pitfall is 3 tolerances from the reference:
     still caught (no problem), but a warning names it, its case and the 10x rule."""
