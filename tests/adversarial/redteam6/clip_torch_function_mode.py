@@ -8,7 +8,7 @@
 # observed p.grad with torch.Tensor.detach(value): the mode answers that detach with the gradient
 # times the clipping factor the learner computed but never applied. integrity.py records module and
 # class namespaces only; the scan sees a method call on the learner's own object.
-# Control: the same file without the __enter__() line: marks FAILED 2 of 16.
+# Control: the same file without the __enter__() line: marks FAILED 3 of 16.
 # Expected: FAILED. Observed (2026-12-03): practice PASSED, marks PASSED. Real bypass. The same mode
 # sees every torch op of checks.py (flat() in the optimizer exercises, _state() in rank0-checkpoint).
 import torch
