@@ -150,7 +150,8 @@ def grade(exercise: Exercise, path: Path, *, source: str | None = None, limits: 
     if early is None and marked:
         from judge import introspection
 
-        refused = introspection.refusal(source, exercise.scanned_strictly)
+        refused = introspection.refusal(source, exercise.scanned_strictly, tuple(exercise.forbidden),
+                                        tuple(exercise.entry))
         if refused is not None:
             early = _error_verdict(exercise, Status.FORBIDDEN, *refused)
     if early is not None:

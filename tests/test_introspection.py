@@ -120,7 +120,8 @@ def test_no_ordinary_answer_is_refused_for_marks() -> None:
             compile(text, str(path), "exec")
         except (SyntaxError, ValueError):
             continue
-        if refusal(text, catalog.get(slug).scanned_strictly):
+        exercise = catalog.get(slug)
+        if refusal(text, exercise.scanned_strictly, tuple(exercise.forbidden), tuple(exercise.entry)):
             refused.append(path.relative_to(ROOT))
     assert not refused, refused
     assert len(_answers()) > 100  # the corpus was really read

@@ -158,3 +158,40 @@ def test_a_replacement_put_back_before_the_call_returns_is_still_refused(tmp_pat
     path.write_text(source, encoding="utf-8")
     verdict = grade(Catalog().get("clipping"), path, worker=exercise_worker("clipping"), marked=True)
     assert verdict.status is Status.FORBIDDEN and "your code replaced torch.load" in verdict.message, verdict.message
+
+
+REDTEAM6 = ROOT / "tests" / "adversarial" / "redteam6"
+
+
+@pytest.mark.parametrize("slug, name, status, says", [
+    # torch.load's allow-list changed in the process (its cache; add_safe_globals): the checks
+    # read the file with a reader of their own
+    ("rank0-checkpoint", "rank0_allowed_globals_ordereddict.py", Status.FAILED, ""),
+    ("rank0-checkpoint", "rank0_safe_globals_module_object.py", Status.FAILED, ""),
+    # json's shared encoder changed to empty the "forbidden" records: grind encodes with its own
+    ("rank0-checkpoint", "rank0_one_shot_json_encoder.py", Status.FORBIDDEN, "replaced numpy.array"),
+    ("clipping", "clip_json_encoder_erases_breach.py", Status.FORBIDDEN, "replaced numpy.array"),
+    # a torch mode entered and never left rewrites the judge's own torch calls, writing nothing
+    ("clipping", "clip_torch_function_mode.py", Status.FORBIDDEN, "torch function mode"),
+    ("clipping", "clip_torch_dispatch_mode.py", Status.FORBIDDEN, "torch dispatch mode"),
+    # the forbidden API called by a finalizer after the learner's call returned: named, refused
+    ("clipping", "clip_finalizer_deferred_forbidden.py", Status.FORBIDDEN, "clip_grad_norm_"),
+    ("adam", "adam_step_return_finalizer.py", Status.FORBIDDEN, "Adam"),
+    ("rmsprop", "rmsprop_step_return_finalizer.py", Status.FORBIDDEN, "RMSprop"),
+])
+def test_the_sixth_reviews_routes_get_their_right_verdict_for_marks(slug: str, name: str, status: Status,
+                                                                    says: str) -> None:
+    """A sixth review passed nine answers for marks: wrong rank0 files through torch.load's
+    allow-list, a breach erased through json's shared encoder, torch modes left active, and
+    forbidden APIs called from finalizers after the learner's call returned."""
+    verdict = grade(Catalog().get(slug), REDTEAM6 / name, worker=exercise_worker(slug), marked=True)
+    assert verdict.status is status, (verdict.status, verdict.message)
+    assert says in verdict.message
+
+
+def test_a_progress_bar_monitor_thread_is_named_with_its_fix() -> None:
+    """tqdm's monitor thread outlives the call; the refusal says how to switch it off."""
+    pytest.importorskip("tqdm", reason="tqdm comes with the marks extra (copydetect), which laptop mode does not install")
+    verdict = grade(Catalog().get("training-loop"), REDTEAM6 / "training_loop_fp_tqdm_thread.py",
+                    worker=exercise_worker("training-loop"), marked=True)
+    assert verdict.status is Status.FORBIDDEN and "monitor_interval = 0" in verdict.message

@@ -83,6 +83,7 @@ class Record:
         self._classes = tuple(h for h in holders if isinstance(h, type))
         self._class_namespaces = tuple(map(vars, self._classes))
         self._wrapper_codes = _library_wrapper_codes()
+        self._modes = _mode_counters()
         # entry -> (its record, its name's place there), and (holder, name) -> entry
         self._slot = tuple((i, k) for i, record in enumerate(records) for k in range(len(record[4])))
         self._entry = {(id(record[3]), name): at for at, (i, k) in enumerate(self._slot)
@@ -176,6 +177,7 @@ class Record:
                 found.append(LIBRARY + dotted)
         if len(self._c[-1]()) > 1:
             found.append("thread")
+        found += _modes(self._modes)
         mine = {name for name in found if not name.startswith(LIBRARY)}
         return [name for name in dict.fromkeys(found) if name.removeprefix(LIBRARY) not in mine
                 or not name.startswith(LIBRARY)][:MAX_BREACHES]
@@ -208,6 +210,7 @@ class Record:
             found += [c.__qualname__ + ".__bases__" for c, m in zip(self._classes, self._mros) if mro_of(c) is not m]
         if len_(current_frames()) > 1:  # the caller's thread, and another one
             found.append("thread")
+        found += _modes(self._modes)
         return found[:MAX_BREACHES]
 
     def _replaced(self, now: tuple[Any, ...]) -> list[str]:
@@ -239,6 +242,21 @@ class Record:
 
 
 _GONE = object()
+
+
+def _mode_counters() -> tuple[tuple[Any, str], ...]:
+    """torch's own counters of its mode stacks, bound when the record is taken."""
+    torch_c = sys.modules.get("torch._C")
+    return tuple((length, what) for name, what in (("_len_torch_function_stack", "mode:torch function"),
+                                                   ("_len_torch_dispatch_stack", "mode:torch dispatch"))
+                 if (length := getattr(torch_c, name, None)) is not None)
+
+
+def _modes(counters: tuple[tuple[Any, str], ...]) -> list[str]:
+    """A torch function or dispatch mode left on torch's stack: it rewrites every torch call the
+    judge's code makes afterwards (``Tensor.detach`` while converting the observations) without
+    writing any attribute (a sixth review entered one and never left it)."""
+    return [what for length, what in counters if length() > 0]
 
 
 def _class_name(cls: Any) -> str:
@@ -347,7 +365,10 @@ LIBRARY = "~"  # a breach written by library code the learner's code called
 def describe(breach: str) -> str:
     """The forbidden record's text for one breach (the parent shows it as the verdict's message)."""
     if breach == "thread":
-        what = "a thread of yours was still running after your function returned"
+        what = ("a thread was still running after your function returned (a progress bar's monitor counts: "
+                "set tqdm.tqdm.monitor_interval = 0)")
+    elif breach.startswith("mode:"):
+        what = f"a {breach[5:]} mode your code entered was still active after your function returned"
     elif breach.startswith(LIBRARY):
         what = (f"{breach[len(LIBRARY):]} was replaced while your code ran, by library code it called (torch.compile "
                 "and other tools that patch torch as they work cannot be used when grading for marks)")

@@ -53,6 +53,9 @@ def _sibling(name: str) -> types.ModuleType:
     return module
 
 
+# The result is encoded by an encoder of grind's own, made before any learner code exists (see
+# ranks._ENCODE: json's shared default encoder is the learner's to change).
+_ENCODE = json.JSONEncoder().encode
 _guards = _sibling("guards")
 _integrity = _sibling("integrity")
 _landlock = _sibling("landlock")
@@ -1592,7 +1595,7 @@ def write_result(run: _Run, token: str, save_file: Any) -> None:
     run.result.torch_version = run.torch.__version__
     fd = os.open(os.path.join(out_dir, "result.json"), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "w") as handle:
-        handle.write(json.dumps(run.result.to_json()))  # one write: json.dump writes each token apart
+        handle.write(_ENCODE(run.result.to_json()))  # one write: json.dump writes each token apart
 
 
 def flush_output() -> None:
