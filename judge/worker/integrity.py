@@ -11,22 +11,35 @@ red-team review passed six of them.
 
 What no expression can hide is the change itself. Before the learner's file loads, every loaded
 module's namespace and the namespace of every class those modules define are recorded (the
-objects themselves, not copies of their values); after each case, before anything the case
-observed leaves the process, every recorded name must still hold the very object it held. A
-function, class, module or descriptor replaced or removed is a breach, however the module was
-reached. New names are not (a lazy import adds attributes), nor are plain values (libraries
-rebind their own counters and caches: ``tempfile.tempdir``, torch.distributed's group count).
+objects themselves, not copies of their values), and from then on every write to them is logged:
+a module's through its class, swapped for a subclass whose ``__setattr__`` logs first, a class's
+through the interpreter's ``object.__setattr__`` audit event, which no code can switch off.
 
-The same check refuses a Python thread that outlives a learner call: a thread could change a
-function while the judge's code observes and put it back before the next check.
+- A function, class, module or descriptor written by the learner's own code (the writing frame
+  runs the learner's file) is a breach at once, even if it is put back before anyone looks: a
+  fifth review's one-shot ``numpy.array`` put itself back while the judge converted the
+  observations.
+- Each time a learner call returns (:meth:`Record.transition`, run by the guards' entry-point
+  wrapper, and after the file's top level), every name written meanwhile by library code must
+  hold what was recorded (``unittest.mock``, ``torch.compile``), no library class may have
+  gained a name that hides an inherited one, no Python thread other than the runner's may run,
+  and no torch function or dispatch mode may be left active (a mode rewrites every torch call the
+  judge makes without writing anything). This costs what was written, not what was recorded.
+- At the end of the learner's run, and in every rank after each distributed case,
+  :meth:`Record.breaches` compares the whole record by identity in C loops, for what the log
+  cannot see (a module's own ``global`` statement, a module type that could not be swapped).
 
-Everything the check uses is bound here, when the runner starts and before any learner code
-exists, and the comparison is made by identity in C (``operator.is_not`` over
-``operator.itemgetter``), so no learner object's ``__eq__`` runs and rebinding ``any`` or
-``map`` in ``builtins`` does not blind it (that rebinding is itself a breach of ``builtins``).
-The recorded state lives in a closure, which only the interpreter's frame and object doors reach
-(``__closure__``, ``gc``, frames): those are what the marks scan refuses, on every exercise whose
-verdict rests on something observed in the process.
+New names are not breaches (a lazy import adds attributes), nor are plain values (libraries rebind
+their own counters and caches: ``tempfile.tempdir``, torch.distributed's group count), the hooks
+libraries set (SETTABLE), or a library's own wrapper around the very function it replaces
+(LIBRARY_WRAPPERS). ``torch._dynamo``, which patches torch as it loads, is imported first.
+
+Everything the checks use is bound when the record is taken, before any learner code exists, and
+comparisons are made by identity (``operator.is_not``), so no learner object's ``__eq__`` runs and
+rebinding ``any`` in ``builtins`` blinds nothing (that rebinding is itself a breach). The record
+lives in objects only the interpreter's frame and object doors reach (frames, ``gc``,
+``__closure__``): those are what the marks scan refuses, on every exercise whose verdict rests on
+something observed in the process.
 """
 
 from __future__ import annotations
