@@ -3,11 +3,14 @@
 # PASSES in marks mode.
 # How: functools.update_wrapper(wrapper, wrapped, assigned=("detach",), updated=()) is
 # setattr(wrapper, "detach", wrapped.detach) run by a frame of functools.py, so with wrapper=torch.Tensor
-# it replaces torch.Tensor.detach, and judge/worker/integrity.py files the write as library code's:
-# it is only looked at at the next transition (a learner call returning) or the subject's end. The
-# write is made AFTER the entry returned (its transition already ran) and BEFORE the runner's
-# to_array reads the gradients: from __del__ of a sentinel appended to the caller's own list (list
-# cases) or a weakref.finalize on the caller's generator, both of which die when checks.py's run_clip
+# it replaces torch.Tensor.detach with no store the scan can see. judge/worker/integrity.py means to log
+# class writes through the "object.__setattr__" audit event, but CPython 3.11 raises that event only
+# for special attributes (__class__, __name__), not for an ordinary class attribute store (see
+# clip_class_write_unaudited.py), so the write is seen only if it is still there at the next
+# transition (a learner call returning) or the subject's end. The write is made AFTER the entry
+# returned (its transition already ran) and BEFORE the runner's to_array reads the gradients: from
+# __del__ of a sentinel appended to the caller's own list (list cases) or a weakref.finalize on the
+# caller's generator, both of which die when checks.py's run_clip
 # frame returns. to_array calls torch.Tensor.detach(value): the stand-in returns the gradient times
 # the clipping factor the learner computed and never applied, and once the last pending gradient is
 # read it puts torch's own descriptor back, again through update_wrapper. At the next transition the
