@@ -38,7 +38,10 @@ MODULES = frozenset({"gc", "ctypes", "_ctypes", "cffi", "inspect", "traceback", 
                      "signal",
                      # a library that replaces attributes on the learner's behalf, and puts them
                      # back: written by a library frame, for the child's check (integrity.py)
-                     "unittest", "mock"})
+                     "unittest", "mock",
+                     # text turned into an object by its dotted name, or run as an expression (a
+                     # seventh review reached gc and torch's own functions through pydoc.locate)
+                     "pydoc", "pkgutil", "doctest"})
 # Modules that turn bytes into calls (an unpickled payload can call anything it names): doors on
 # an exercise with forbidden APIs; elsewhere saving state with pickle is an ordinary style.
 DYNAMIC_MODULES = frozenset({"pickle", "_pickle", "marshal", "copyreg", "shelve", "dill", "cloudpickle"})
@@ -48,7 +51,7 @@ ATTRIBUTES = frozenset({"_getframe", "_current_frames", "settrace", "setprofile"
                         "__closure__", "__code__", "__globals__", "__builtins__", "__subclasses__",
                         "__wrapped__", "get_referrers", "get_objects", "__dict__", "__class__", "__base__",
                         "__bases__", "__mro__", "__getattribute__", "__reduce__", "__reduce_ex__",
-                        "exc_info", "last_traceback", "__traceback__",
+                        "last_traceback", "__traceback__",
                         "setprofile_all_threads", "settrace_all_threads", "ctypeslib", "sharedctypes",
                         "attrgetter", "methodcaller",
                         # a module's attribute set or removed by the dunder itself (torch.__setattr__)
@@ -57,7 +60,18 @@ ATTRIBUTES = frozenset({"_getframe", "_current_frames", "settrace", "setprofile"
                         # red team wrote four checkpoints through mmap and was counted as one)
                         "memmap", "from_file", "splice", "vmsplice", "open_memmap", "mmap_mode",
                         # an attribute by computed name without getattr, and frames handed out
-                        "Formatter", "get_field", "currentframe", "_getframemodulename"})
+                        "Formatter", "get_field", "currentframe", "_getframemodulename",
+                        # text into an object or an expression: a dotted name resolved
+                        # (pkgutil.resolve_name, torch's own _import_dotted_name, pydoc.locate),
+                        # annotations evaluated (typing.get_type_hints, ForwardRef), a logging
+                        # config's "()" factories (logging.config)
+                        "locate", "resolve_name", "_import_dotted_name", "get_type_hints", "ForwardRef",
+                        "_eval_type", "__annotations__", "dictConfig", "fileConfig", "_resolve",
+                        # bytes into calls past the pickle modules: torch.load's full unpickler,
+                        # numpy's pickled arrays
+                        "pickle_module", "allow_pickle",
+                        # an attribute copied by a name given as text (functools' assigned=)
+                        "update_wrapper", "WRAPPER_ASSIGNMENTS", "assigned", "updated"})
 # Builtins that turn text into code, or a computed name into a module or an attribute: any use of
 # the name is a door (``run = exec`` is as good as a call), not only a call.
 NAMES = frozenset({"exec", "eval", "compile", "__import__", "breakpoint", "globals", "vars", "locals", "getattr",
@@ -126,6 +140,9 @@ def reaches_into_judge(source: str, dynamic: bool = True) -> list[tuple[str, int
         elif isinstance(node, ast.MatchClass):  # case FrameType(f_back=up): an attribute read by a pattern
             found += [(f"{attr}= in a class pattern", node.lineno) for attr in node.kwd_attrs
                       if attr in ATTRIBUTES or attr in module_attributes]
+        elif isinstance(node, ast.keyword) and dynamic and node.arg == "weights_only" and not (
+                isinstance(node.value, ast.Constant) and node.value.value is True):
+            found.append(("weights_only= other than True", getattr(node, "lineno", 0) or 0))  # torch.load's unpickler
         elif isinstance(node, ast.keyword) and node.arg in ATTRIBUTES:
             found.append((f"{node.arg}=", getattr(node, "lineno", 0) or 0))  # np.load(..., mmap_mode="r+")
         elif isinstance(node, ast.Attribute) and (node.attr in ATTRIBUTES or node.attr in module_attributes or (
@@ -315,23 +332,22 @@ def _root(node: ast.AST | None) -> str | None:
     return node.id if isinstance(node, ast.Name) else None
 
 
-# Names that stay doors even in prose: the modules through which a word becomes a builtin or a
-# module (``getattr(builtins, word)``), and the ones that reach memory and objects directly.
-_GATEWAYS = frozenset({"builtins", "__builtins__", "importlib", "__import__", "ctypes", "_ctypes", "gc"})
+# Names that stay doors in any text: the modules through which a word becomes a builtin, a module
+# or an object (``getattr(builtins, word)``, ``pydoc.locate(word)``), and the ones that reach
+# memory and objects directly.
+_GATEWAYS = frozenset({"builtins", "__builtins__", "importlib", "__import__", "ctypes", "_ctypes", "gc", "pydoc",
+                       "pkgutil"})
 
 
 def _harmless(text: str) -> bool:
     """A string that names none of the doors: a door's name written as text is how a computed
-    attribute or import reaches it (``attrgetter("_getframe")``, ``sys.modules["gc"]``). Prose
-    (a string with a space: an error message, a docstring-like note) may use the ordinary words
-    among them ("compile", "eval", "code", "inspect"): a builtin or a module is reached by text
-    only through a door refused by name (``getattr`` on builtins, ``__import__``, ``importlib``),
-    so only the attribute names stay doors in prose (a red-team review found an assert message
-    saying "compile-time ... eval" refused)."""
+    attribute reaches it (``attrgetter("_getframe")``, ``getattr(e, "__traceback__")``). The
+    names of builtins and modules ("eval", "compile", "inspect", "signal") are ordinary words
+    (a history key "eval", an error message), and text becomes a builtin or a module only through
+    a gateway, which is refused by name wherever it is written; so only attribute names and the
+    gateways are doors in text (two reviews found a key "eval" and an assert message refused)."""
     words = set(re.split(r"[^A-Za-z0-9_]+", text))
-    doors = ATTRIBUTES | SYS_ATTRIBUTES | _GATEWAYS if re.search(r"\s", text) else \
-        ATTRIBUTES | NAMES | MODULES | DYNAMIC_MODULES | SYS_ATTRIBUTES
-    return not (words & doors - {"modules", "exception", "code", "trace", "profile", "operator"})
+    return not (words & (ATTRIBUTES | SYS_ATTRIBUTES | _GATEWAYS) - {"modules", "exception"})
 
 
 def _literal_name(call: ast.Call) -> bool:

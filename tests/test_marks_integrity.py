@@ -195,3 +195,33 @@ def test_a_progress_bar_monitor_thread_is_named_with_its_fix() -> None:
     verdict = grade(Catalog().get("training-loop"), REDTEAM6 / "training_loop_fp_tqdm_thread.py",
                     worker=exercise_worker("training-loop"), marked=True)
     assert verdict.status is Status.FORBIDDEN and "monitor_interval = 0" in verdict.message
+
+
+REDTEAM7 = ROOT / "tests" / "adversarial" / "redteam7"
+
+
+@pytest.mark.parametrize("slug, name, status", [
+    # text turned into objects (pydoc.locate to gc, to the checks, to torch's own functions),
+    # annotations evaluated, torch.load's full unpickler, functools copying by a text name
+    ("clipping", "clip_pydoc_locate_forbidden.py", Status.FORBIDDEN),
+    ("adam", "adam_pydoc_locate_forbidden.py", Status.FORBIDDEN),
+    ("clipping", "clip_pydoc_gc_record_shadowed.py", Status.FORBIDDEN),
+    ("rank0-checkpoint", "rank0_pydoc_checks_module_no_barrier.py", Status.FORBIDDEN),
+    ("clipping", "clip_typing_hints_eval.py", Status.FORBIDDEN),
+    ("clipping", "clip_torch_load_pickle_fetch.py", Status.FORBIDDEN),
+    ("clipping", "clip_update_wrapper_finalizer_forbidden.py", Status.FORBIDDEN),
+    ("clipping", "clip_update_wrapper_transient_detach.py", Status.FORBIDDEN),
+    # torch.Tensor.detach swapped from a finalizer between the call and the conversion: the
+    # conversion calls what it bound before the learner's file loaded
+    ("clipping", "clip_class_write_unaudited.py", Status.FORBIDDEN),
+    # false positives: a check's own torch mode around the call, a history key "eval",
+    # logging's exc_info=True
+    ("bf16-rounding", "bf16_fp_checks_own_mode.py", Status.PASSED),
+    ("training-loop", "training_loop_fp_eval_key.py", Status.PASSED),
+    ("training-loop", "training_loop_fp_logging_exc_info.py", Status.PASSED),
+])
+def test_the_seventh_reviews_routes_get_their_right_verdict_for_marks(slug: str, name: str, status: Status) -> None:
+    """A seventh review passed nine answers for marks and found three correct ones refused (every
+    correct bf16-rounding answer among them)."""
+    verdict = grade(Catalog().get(slug), REDTEAM7 / name, worker=exercise_worker(slug), marked=True)
+    assert verdict.status is status, (verdict.status, verdict.message)

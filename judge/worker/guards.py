@@ -161,6 +161,7 @@ class Guards:
         self._fingerprints: dict[bytes, dict[tuple[Any, ...], str]] = {}
         self.hook: Any = None
         self.depth = 0  # learner calls in progress in the runner's thread
+        self.before_learner: Callable[[], None] | None = None  # run as the judge hands over control
         self.after_learner: Callable[[], None] | None = None  # run when control is back with the judge
         self.watching = False  # the profile hook is meant to be in place
         self._main = threading.get_ident()
@@ -392,6 +393,8 @@ class Guards:
         guards = self
 
         def learner_entry(*args: Any, **kwargs: Any) -> Any:
+            if guards.before_learner is not None and guards.depth == 0:
+                guards.before_learner()
             guards.enter()
             try:
                 result = target(*args, **kwargs)

@@ -105,6 +105,7 @@ class Record:
         self._written: list[tuple[Any, str]] = []  # (module or class, name) set since the last look
         self._caught: list[str] = []  # breaches seen as they happened (a learner's own write)
         self._is_learner: Any = None
+        self._entered: list[tuple[int, ...]] = []  # torch's mode depths when each learner call began
         # bound here, before any learner code: rebinding them in builtins blinds nothing
         self._c = (operator.is_not, operator.ne, any, map, len, type, tuple, itertools.chain.from_iterable,
                    operator.itemgetter.__call__, operator.attrgetter("__mro__"), sys._current_frames)
@@ -168,6 +169,10 @@ class Record:
             if f"{where}.{name}" not in SETTABLE:
                 self._caught.append(f"{where}.{name}")
 
+    def enter(self) -> None:
+        """A learner call begins: remember torch's mode stacks as the judge left them."""
+        self._entered.append(_depths(self._modes))
+
     def transition(self) -> list[str]:
         """Control is back with the judge (a learner call returned, the learner's file loaded):
         every name written since the last look must hold what the record says, or be new and
@@ -190,7 +195,7 @@ class Record:
                 found.append(LIBRARY + dotted)
         if len(self._c[-1]()) > 1:
             found.append("thread")
-        found += _modes(self._modes)
+        found += _modes(self._modes, self._entered.pop() if self._entered else None)
         mine = {name for name in found if not name.startswith(LIBRARY)}
         return [name for name in dict.fromkeys(found) if name.removeprefix(LIBRARY) not in mine
                 or not name.startswith(LIBRARY)][:MAX_BREACHES]
@@ -265,11 +270,20 @@ def _mode_counters() -> tuple[tuple[Any, str], ...]:
                  if (length := getattr(torch_c, name, None)) is not None)
 
 
-def _modes(counters: tuple[tuple[Any, str], ...]) -> list[str]:
+def _modes(counters: tuple[tuple[Any, str], ...], before: tuple[int, ...] | None = None) -> list[str]:
     """A torch function or dispatch mode left on torch's stack: it rewrites every torch call the
     judge's code makes afterwards (``Tensor.detach`` while converting the observations) without
-    writing any attribute (a sixth review entered one and never left it)."""
-    return [what for length, what in counters if length() > 0]
+    writing any attribute (a sixth review entered one and never left it). ``before``: the
+    stacks' depths when the learner's call began (a check's own mode may hold the learner's call:
+    bf16-rounding's watches for half precision, and a seventh review found every correct answer
+    refused when any mode counted)."""
+    if before is None:
+        before = (0,) * len(counters)
+    return [what for (length, what), depth in zip(counters, before) if length() > depth]
+
+
+def _depths(counters: tuple[tuple[Any, str], ...]) -> tuple[int, ...]:
+    return tuple(length() for length, _ in counters)
 
 
 def _class_name(cls: Any) -> str:

@@ -112,6 +112,20 @@ def _describe(exc: BaseException, filename: str) -> dict[str, Any]:
     }
 
 
+# The functions the conversion below calls, taken before any learner code exists (bind_conversions):
+# a seventh review swapped torch.Tensor.detach from a finalizer that ran after the learner's call
+# returned and before the conversion, and put it back (a plain write to a class is not an event
+# CPython 3.11 audits, so the marks log did not see it).
+_CONVERT: dict[str, Any] = {}
+
+
+def bind_conversions(np: Any, torch: Any) -> None:
+    _CONVERT.update(Tensor=torch.Tensor, Parameter=torch.nn.Parameter, detach=torch.Tensor.detach,
+                    cpu=torch.Tensor.cpu, is_complex=torch.Tensor.is_complex, to=torch.Tensor.to,
+                    numpy=torch.Tensor.numpy, array=np.array, disable=torch._C.DisableTorchFunctionSubclass,
+                    bfloat16=torch.bfloat16, float32=torch.float32)
+
+
 def to_array(value: Any, np: Any, torch: Any) -> Any:
     """Turn one observed value into a plain numpy array, refusing anything that is not data.
 
@@ -119,6 +133,15 @@ def to_array(value: Any, np: Any, torch: Any) -> Any:
     subclass, or an object with a lying ``__eq__`` is rejected here, never compared.
     """
     kind = type(value)
+    c = _CONVERT
+    if c and (kind is c["Tensor"] or kind is c["Parameter"]):
+        with c["disable"]():
+            tensor = c["cpu"](c["detach"](value))
+            if c["is_complex"](tensor):
+                raise BadOutput("got a complex tensor where a real one was expected")
+            if tensor.dtype is c["bfloat16"]:
+                tensor = c["to"](tensor, c["float32"])
+            return c["array"](c["numpy"](tensor), copy=True)
     if kind is torch.Tensor or kind is torch.nn.Parameter:
         with torch._C.DisableTorchFunctionSubclass():
             tensor = torch.Tensor.detach(value).cpu()
@@ -1629,6 +1652,7 @@ def execute(job: dict[str, Any], control: Any) -> None:
     from safetensors.numpy import save_file
 
     torch.set_num_threads(1)
+    bind_conversions(np, torch)
     run = _Run(job, control, np, torch)
     try:
         load_checks(run)
@@ -1665,7 +1689,7 @@ def execute(job: dict[str, Any], control: Any) -> None:
             return frame.f_code.co_filename == learner_file or guards._learner_frame(frame)
 
         run.integrity.watch_writes(is_learner)
-        guards.after_learner = run.check_transition
+        guards.before_learner, guards.after_learner = run.integrity.enter, run.check_transition
 
     first = None
     for index, (subject_id, spec) in enumerate(subjects):
