@@ -13,7 +13,9 @@ What no expression can hide is the change itself. Before the learner's file load
 module's namespace and the namespace of every class those modules define are recorded (the
 objects themselves, not copies of their values), and from then on every write to them is logged:
 a module's through its class, swapped for a subclass whose ``__setattr__`` logs first, a class's
-through the interpreter's ``object.__setattr__`` audit event, which no code can switch off.
+through the interpreter's ``object.__setattr__`` audit event where it fires (CPython 3.11 raises
+it only for a class's special attributes: an ordinary ``Class.x = ...`` is seen only by the
+comparisons below).
 
 - A function, class, module or descriptor written by the learner's own code (the writing frame
   runs the learner's file) is a breach at once, even if it is put back before anyone looks: a
@@ -125,7 +127,7 @@ class Record:
         """From now on, log every write to a recorded module's attribute (the modules' class is
         swapped for a subclass whose ``__setattr__`` logs; a module's own ``global`` statements
         write its dictionary directly and are not seen) and to a recorded class's (the
-        interpreter's own ``object.__setattr__`` audit event, which no code can switch off).
+        interpreter's ``object.__setattr__`` audit event, raised for a class's special attributes).
         ``is_learner(frame)`` says whether a frame runs the learner's code: a watched value
         written from such a frame is a breach at once, even if it is put back before anyone
         looks; one written by library code is looked at when control next comes back to the
