@@ -119,11 +119,15 @@ def _describe(exc: BaseException, filename: str) -> dict[str, Any]:
 _CONVERT: dict[str, Any] = {}
 
 
+def _conversions(np: Any, torch: Any) -> dict[str, Any]:
+    return dict(Tensor=torch.Tensor, Parameter=torch.nn.Parameter, detach=torch.Tensor.detach,
+                cpu=torch.Tensor.cpu, is_complex=torch.Tensor.is_complex, to=torch.Tensor.to,
+                numpy=torch.Tensor.numpy, array=np.array, disable=torch._C.DisableTorchFunctionSubclass,
+                bfloat16=torch.bfloat16, float32=torch.float32)
+
+
 def bind_conversions(np: Any, torch: Any) -> None:
-    _CONVERT.update(Tensor=torch.Tensor, Parameter=torch.nn.Parameter, detach=torch.Tensor.detach,
-                    cpu=torch.Tensor.cpu, is_complex=torch.Tensor.is_complex, to=torch.Tensor.to,
-                    numpy=torch.Tensor.numpy, array=np.array, disable=torch._C.DisableTorchFunctionSubclass,
-                    bfloat16=torch.bfloat16, float32=torch.float32)
+    _CONVERT.update(_conversions(np, torch))
 
 
 def to_array(value: Any, np: Any, torch: Any) -> Any:
@@ -133,8 +137,8 @@ def to_array(value: Any, np: Any, torch: Any) -> Any:
     subclass, or an object with a lying ``__eq__`` is rejected here, never compared.
     """
     kind = type(value)
-    c = _CONVERT
-    if c and (kind is c["Tensor"] or kind is c["Parameter"]):
+    c = _CONVERT or _conversions(np, torch)
+    if kind is c["Tensor"] or kind is c["Parameter"]:
         with c["disable"]():
             tensor = c["cpu"](c["detach"](value))
             if c["is_complex"](tensor):
@@ -142,14 +146,6 @@ def to_array(value: Any, np: Any, torch: Any) -> Any:
             if tensor.dtype is c["bfloat16"]:
                 tensor = c["to"](tensor, c["float32"])
             return c["array"](c["numpy"](tensor), copy=True)
-    if kind is torch.Tensor or kind is torch.nn.Parameter:
-        with torch._C.DisableTorchFunctionSubclass():
-            tensor = torch.Tensor.detach(value).cpu()
-            if tensor.is_complex():
-                raise BadOutput("got a complex tensor where a real one was expected")
-            if tensor.dtype in (torch.bfloat16,):
-                tensor = tensor.to(torch.float32)
-            return np.array(tensor.numpy(), copy=True)
     if kind is bool or kind is int or kind is float:
         array = np.array(value)
         if array.dtype.kind not in "biuf":  # an int too large for any integer dtype
@@ -1207,10 +1203,8 @@ class _Run:
     def check_transition(self) -> None:
         """Marks runs, each time control comes back from the learner's code: the names written
         meanwhile (judge/worker/integrity.py), cheap enough for every call."""
-        if self.integrity is None or self.guards is None:
-            return
-        found = [{"api": _integrity.describe(b), "line": None} for b in self.integrity.transition()]
-        self.guards.hits.extend(h for h in found if h not in self.guards.hits)
+        if self.integrity is not None and self.guards is not None:
+            self._record_breaches(self.integrity.transition())
 
     def check_integrity(self) -> list[dict[str, Any]]:
         """Marks runs: a library function the judge's code uses that the learner replaced, or a
@@ -1218,7 +1212,11 @@ class _Run:
         also kept with the guards' hits so that the subject's record carries it."""
         if self.integrity is None:
             return []
-        found = [{"api": _integrity.describe(b), "line": None} for b in self.integrity.breaches()]
+        return self._record_breaches(self.integrity.breaches())
+
+    def _record_breaches(self, breaches: list[str]) -> list[dict[str, Any]]:
+        """Breaches as forbidden records, kept with the guards' hits (once each)."""
+        found = [{"api": _integrity.describe(b), "line": None} for b in breaches]
         if self.guards is not None:
             self.guards.hits.extend(h for h in found if h not in self.guards.hits)
         return found
