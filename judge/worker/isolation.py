@@ -38,11 +38,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from judge.worker import landlock
+from judge.worker.protocol import Confinement
 from judge.worker.settings import PASSTHROUGH_ENV as _PASSTHROUGH_ENV
 from judge.worker.runner import children_of, empty_cgroup  # stdlib-only at import, no torch
 
 if TYPE_CHECKING:
-    from judge.worker.sandbox import Limits
+    from judge.worker.protocol import Limits
 
 RUNNER = Path(__file__).with_name("runner.py")
 WORKER_DIR = RUNNER.parent
@@ -332,7 +333,7 @@ def isolation() -> Isolation:
     return Isolation(drop, bwrap, abi, macos, tuple(notes))
 
 
-def confinement(hidden: list[Path], workdir: str) -> dict[str, Any] | None:
+def confinement(hidden: list[Path], workdir: str) -> Confinement | None:
     """What the child may read and write under Landlock (the job's ``confine``), or None.
     ``landlock`` is False under bubblewrap on a kernel without Landlock: the runner then installs
     only the seccomp filter (and drops capabilities); the rules are not enforced by anything."""
@@ -343,8 +344,8 @@ def confinement(hidden: list[Path], workdir: str) -> dict[str, Any] | None:
     # TCP: denied, except inside a network namespace whose only interface is the run's own
     # loopback: bubblewrap's, or (without it) one the child makes itself where the kernel lets
     # a user (private_net); distributed cases need it (gloo's ranks talk TCP on 127.0.0.1).
-    return {"read": list(read), "list": list(listable), "write": [workdir, "/dev/null"],
-            "loopback_tcp": bool(iso.bwrap), "private_net": not iso.bwrap, "landlock": bool(iso.landlock_abi)}
+    return Confinement(read=list(read), list=list(listable), write=[workdir, "/dev/null"],
+                       loopback_tcp=bool(iso.bwrap), private_net=not iso.bwrap, landlock=bool(iso.landlock_abi))
 
 
 @functools.lru_cache(maxsize=8)
@@ -453,7 +454,7 @@ def limit_child(limits: Limits, drop_to: int | None, cgroup: PidsCgroup | None) 
 
 
 def command(iso: Isolation, workdir: str, hidden: list[Path], serve: bool = False,
-            writable: tuple[str, ...] = (), confine: dict[str, list[str]] | None = None) -> list[str]:
+            writable: tuple[str, ...] = (), confine: Confinement | None = None) -> list[str]:
     """The child's command line: the runner, inside bubblewrap or sandbox-exec where present.
     (Landlock needs no wrapper: the runner confines itself before it runs any submission.)"""
     python = [sys.executable, "-I", "-X", "faulthandler", str(RUNNER), *(["--serve"] if serve else [])]

@@ -11,6 +11,9 @@ Everything that crosses the boundary is described here, once:
   into a ``crashed`` verdict naming what was wrong. A forged result can then only ever hold
   values, and those still have to equal the reference's.
 - :class:`Reply` is the warm server's answer about one job (exit status, captured output).
+- :class:`Limits` and :class:`RunOutcome` are the parent's side of one run (what the child may
+  use, what became of it), and :class:`Worker` is what a warm worker offers the grading code
+  (``sandbox.WarmWorker`` is one; the cold path is ``sandbox.run_job``, a function of the same shape).
 
 Observation names are ``subject::instance::key`` in the safetensors file; :func:`obs_name` and
 :func:`split_obs_name` are the only code that builds or splits them, and pitfalls are subjects
@@ -25,7 +28,10 @@ import json
 import math
 import re
 from dataclasses import asdict, dataclass, field
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any, Protocol, TypedDict
+
+if TYPE_CHECKING:  # the parent's view of the observations; never imported in the child
+    import numpy as np
 
 SEP = "::"
 # The raw figures a trusted job keeps for the exercise's witnessed case ("witnessed: traffic"),
@@ -62,6 +68,8 @@ class SubjectSpec(TypedDict, total=False):
     kind: str  # "file": one module defining the entry points; "pitfalls": a PITFALLS list
     path: str  # shown in tracebacks; the child never reads it (sources travel in the job)
     source: str
+    source_file: str  # instead of source: staged in the run's folder, read once and deleted (sandbox.stage_job)
+    builds_optimizer: bool  # the staged source builds a torch optimizer (BUILDS_OPTIMIZER)
 
 
 class _Paths(TypedDict):
@@ -78,23 +86,99 @@ class Confinement(_Paths, total=False):
     landlock: bool  # False under bubblewrap on a kernel without Landlock: the seccomp filter only
 
 
+class WitnessSpec(TypedDict):
+    """The exercise's witnessed case and counter (``witnessed = ["case", "traffic"]``)."""
+
+    case: str
+    counter: str
+
+
 class Job(TypedDict, total=False):
+    """One job, as JSON on the child's stdin (cold) or inside a warm server's request line.
+
+    The grading code fills the first group (what to run); ``sandbox`` adds the second (where and
+    how: the token, the folder, the pipes, the confinement) just before it sends the job."""
+
     checks_source: str
     checks_filename: str
     kit: dict[str, list[str]]  # module name ("grind_kit", "grind_kit.optim") -> [filename, source]
     entry: list[str]
     subjects: list[SubjectSpec]
+    witness: WitnessSpec  # a witnessed exercise: the traffic and writes of each subject's run
+    guard: bool  # install the "from memory" guards (learner runs only)
+    forbidden: list[str]
+    check_forbidden: list[str]  # trusted runs: forbidden names to resolve in this torch (Result.unresolved)
+    marked: bool  # grind grade and friends: the integrity record around the learner's calls
+    seeds: int | None
+    record_inputs: bool
+    time_speed: bool  # time the first subject on the checks' SPEED case (the reference, or the learner)
+    combinations: list[str]  # pitfall pairs ("a+b") to run, instead of the single pitfalls
+    # Added by the sandbox:
     token: str  # proves the result was written by this run's runner (never sent back twice)
     out_dir: str  # the run's private temp dir: the child's cwd and HOME
     time_limit: float
     control_fd: int  # a pipe: "ready" and "case ..." lines, read by the parent (never a file)
+    witness_fd: int  # cold witnessed runs: the waiter's pipe for the run's figures (witness.py)
     shield: bool  # fork a waiter so the submission's getppid() is not the judge
-    guard: bool  # install the "from memory" guards (learner runs only)
-    forbidden: list[str]
-    seeds: int | None
-    record_inputs: bool
-    time_speed: bool  # time the first subject on the checks' SPEED case (the reference, or the learner)
     confine: Confinement | None
+    stdout_fifo: str  # warm runs: the FIFOs grind reads the job's output from (runner.take_streams)
+    stderr_fifo: str
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits for one child. The wall clock starts when the child reports that it has
+    imported torch and loaded the checks (over a pipe, before any learner code runs), so a slow
+    import never eats into the learner's time."""
+
+    wall_s: float = 10.0
+    memory_mb: int = 4096
+    cpu_s: float | None = None  # default: derived from wall_s
+    file_mb: int = 64
+    open_files: int = 256
+    output_bytes: int = 64 * 1024
+    processes: int = 128  # processes + threads of this run (a pids cgroup where possible)
+    disk_mb: int = 256  # all the files of one run together (file_mb is per file); see judge.worker.disk
+
+    @property
+    def cpu_limit(self) -> int:
+        """CPU seconds: generous by default (torch's import counts too), explicit when set."""
+        return int(self.cpu_s if self.cpu_s is not None else self.wall_s * 2 + 30)
+
+
+@dataclass
+class RunOutcome:
+    """What happened to one child, as data. ``status`` is one of ok, timeout, crashed."""
+
+    status: str
+    message: str = ""
+    result: Result | None = None
+    observations: dict[str, np.ndarray] = field(default_factory=dict)
+    stdout: str = ""
+    stderr: str = ""
+    returncode: int | None = None
+    duration_s: float = 0.0
+    last_case: str | None = None
+    timeout_trace: str = ""
+    isolation: str = ""
+    witness: dict[str, int | None] | None = None  # traffic and writes, counted outside (witness.py)
+
+
+class Worker(Protocol):
+    """What a worker that runs jobs offers the grading code: ``sandbox.WarmWorker`` (a fork
+    server that imported torch once) is one. A job it cannot run is an outcome (``crashed``),
+    never an exception; ``shut`` is true once its owner closed it, and then nothing starts it
+    again (grading falls back to a cold ``sandbox.run_job``, which has the same signature less
+    the object). The per-user daemon's client is not a Worker: it gives whole verdicts."""
+
+    @property
+    def shut(self) -> bool: ...
+
+    def run_job(self, job: Job, limits: Limits) -> RunOutcome: ...
+
+    def alive(self) -> bool: ...
+
+    def close(self) -> None: ...
 
 
 # ---------------------------------------------------------------------------------------------
@@ -250,8 +334,8 @@ class PitfallMeta:
     @classmethod
     def parse(cls, raw: Any, where: str) -> PitfallMeta:
         d = _dict(raw, where)
-        return cls(*(_text(d, k, where) for k in ("slug", "name", "explanation", "hint")),
-                   _text(d, "library", where, default=""), d.get("convention") is True)
+        return cls(_text(d, "slug", where), _text(d, "name", where), _text(d, "explanation", where),
+                   _text(d, "hint", where), _text(d, "library", where, default=""), d.get("convention") is True)
 
 
 @dataclass

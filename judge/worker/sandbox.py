@@ -23,7 +23,6 @@ import subprocess
 import tempfile
 import threading
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -45,7 +44,7 @@ from judge.worker.isolation import (  # noqa: F401 - re-exported: tests and the 
     spawn,
     sweep_orphans,
 )
-from judge.worker.protocol import ProtocolError
+from judge.worker.protocol import Job, Limits, ProtocolError, RunOutcome  # Limits, RunOutcome: re-exported
 from judge.worker.settings import STARTUP_LIMIT_S  # noqa: F401 - re-exported
 
 if TYPE_CHECKING:
@@ -56,45 +55,6 @@ OBSERVATIONS_CAP = 512 << 20
 TRACE_CAP = 64 << 10
 REPLY_CAP = 4 << 20
 CONFINE_FAILED = 71  # the runner's exit code when the kernel refused to confine it
-
-
-@dataclass(frozen=True)
-class Limits:
-    """Resource limits for one child. The wall clock starts when the child reports that it has
-    imported torch and loaded the checks (over a pipe, before any learner code runs), so a slow
-    import never eats into the learner's time."""
-
-    wall_s: float = 10.0
-    memory_mb: int = 4096
-    cpu_s: float | None = None  # default: derived from wall_s
-    file_mb: int = 64
-    open_files: int = 256
-    output_bytes: int = 64 * 1024
-    processes: int = 128  # processes + threads of this run (a pids cgroup where possible)
-    disk_mb: int = 256  # all the files of one run together (file_mb is per file); see judge.worker.disk
-
-    @property
-    def cpu_limit(self) -> int:
-        """CPU seconds: generous by default (torch's import counts too), explicit when set."""
-        return int(self.cpu_s if self.cpu_s is not None else self.wall_s * 2 + 30)
-
-
-@dataclass
-class RunOutcome:
-    """What happened to one child, as data. ``status`` is one of ok, timeout, crashed."""
-
-    status: str
-    message: str = ""
-    result: protocol.Result | None = None
-    observations: dict[str, np.ndarray] = field(default_factory=dict)
-    stdout: str = ""
-    stderr: str = ""
-    returncode: int | None = None
-    duration_s: float = 0.0
-    last_case: str | None = None
-    timeout_trace: str = ""
-    isolation: str = ""
-    witness: dict[str, int | None] | None = None  # traffic and writes, counted outside (witness.py)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -663,7 +623,7 @@ def sweep_warm_folders(parent: str | None = None) -> list[str]:
     drop_to = isolation().drop_to
     if drop_to is not None:
         owners.add(drop_to)
-    swept = []
+    swept: list[str] = []
     try:
         entries = [entry for entry in os.scandir(parent) if entry.name.startswith(("grind-warm-", "grind-run-"))]
     except OSError:
@@ -736,7 +696,7 @@ def _stage_file(workdir: str, name: str, text: str, iso: Isolation) -> str:
     return path
 
 
-def stage_job(job: dict[str, Any], workdir: str, iso: Isolation) -> dict[str, Any]:
+def stage_job(job: Job, workdir: str, iso: Isolation) -> Job:
     """The job as the child gets it: every subject's source (the learner's, the reference's, the
     oracle's) travels as a file of the run's folder, read and deleted by the process that runs
     it, never as text in the job.
@@ -746,12 +706,13 @@ def stage_job(job: dict[str, Any], workdir: str, iso: Isolation) -> dict[str, An
     the classmate graded before it, or the reference computed in the same server, and passed
     with it. The server now holds paths only. (A learner's job never holds the reference at all:
     its speed is compared with the reference's time kept in the cache; see runner.time_speed.)"""
-    staged = dict(job)
-    subjects = []
+    staged = job.copy()
+    subjects: list[protocol.SubjectSpec] = []
     for index, spec in enumerate(job.get("subjects", [])):
-        if spec.get("kind") == "file" and isinstance(spec.get("source"), str):
-            text = spec["source"]
-            spec = {key: value for key, value in spec.items() if key != "source"}
+        text = spec.get("source")
+        if spec.get("kind") == "file" and isinstance(text, str):
+            spec = spec.copy()
+            del spec["source"]
             spec["source_file"] = _stage_file(workdir, f"subject-{index}.py", text, iso)
             spec["builds_optimizer"] = bool(protocol.BUILDS_OPTIMIZER.search(text))
         subjects.append(spec)
@@ -767,7 +728,7 @@ def _confine_failed(outcome: RunOutcome) -> None:
                          "without it (see grind doctor)")
 
 
-def run_job(job: dict[str, Any], limits: Limits, hidden: list[Path] | None = None) -> RunOutcome:
+def run_job(job: Job, limits: Limits, hidden: list[Path] | None = None) -> RunOutcome:
     """Run one job in a fresh, limited child and return what it observed.
 
     ``hidden`` folders (the solutions, the cache, a class folder) are out of the child's reach
@@ -785,9 +746,11 @@ def run_job(job: dict[str, Any], limits: Limits, hidden: list[Path] | None = Non
     confine = confinement(hidden or [], workdir) if iso.confines else None
     # Inside bubblewrap's PID namespace the child's parent is the namespace's init, which it
     # cannot kill; the waiter that shields (and reaps for) grind is only needed without it.
-    job = dict(stage_job(job, workdir, iso), token=token, out_dir=workdir, control_fd=control_w,
-               time_limit=limits.wall_s, shield=not iso.bwrap, confine=confine,
-               **({"witness_fd": witness_w} if witness_w >= 0 else {}))
+    job = stage_job(job, workdir, iso)
+    job.update(Job(token=token, out_dir=workdir, control_fd=control_w, time_limit=limits.wall_s,
+                   shield=not iso.bwrap, confine=confine))
+    if witness_w >= 0:
+        job["witness_fd"] = witness_w
     macos = confinement(hidden or [], workdir) if iso.macos and not iso.bwrap else None
     cgroup = PidsCgroup.create(limits.processes)
     proc = None
@@ -1001,7 +964,7 @@ class WarmWorker:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def run_job(self, job: dict[str, Any], limits: Limits) -> RunOutcome:
+    def run_job(self, job: Job, limits: Limits) -> RunOutcome:
         with self._lock:
             if self.shut:
                 return RunOutcome(status="crashed", message="grading was stopped")
@@ -1016,8 +979,9 @@ class WarmWorker:
         confine = confinement(self.hidden, workdir) if iso.confines else None
         streams = _JobStreams(workdir, iso, limits.output_bytes)  # stdout, stderr: to grind, not the server
         streams.start()
-        job = dict(stage_job(job, workdir, iso), token=token, out_dir=workdir, time_limit=limits.wall_s,
-                   confine=confine, stdout_fifo=streams.paths[0], stderr_fifo=streams.paths[1])
+        job = stage_job(job, workdir, iso)
+        job.update(Job(token=token, out_dir=workdir, time_limit=limits.wall_s, confine=confine,
+                       stdout_fifo=streams.paths[0], stderr_fifo=streams.paths[1]))
         dispatched = time.monotonic()
         watch = self._watch_disk(limits)
         late = False  # a late reply of an earlier job came first: this server is replaced after this job
