@@ -81,8 +81,8 @@ def _worker_digest() -> bytes:
     observed, and `grind validate` trusts a cached reference as much as grading does."""
     if not _WORKER_DIGEST:
         digest = hashlib.sha256()
-        for path in sorted(RUNNER.parent.glob("*.py")):
-            digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+        for path in sorted(RUNNER.parent.rglob("*.py")):  # the child package (child/) included
+            digest.update(path.relative_to(RUNNER.parent).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
         _WORKER_DIGEST.append(digest.digest())
     return _WORKER_DIGEST[0]
 

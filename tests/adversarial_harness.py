@@ -157,7 +157,7 @@ def _cwd(pid: int) -> str | None:
 def server_tree(worker: Any, table: dict[int, tuple[int, str, int, str]]) -> set[int]:
     """The warm worker's own processes: the server (under bubblewrap: bwrap, the namespace's
     init, then the server, each the oldest child of the one before) and its spare, the next
-    job's process forked ahead of the job (judge.worker.runner._Spare: a child of the server, and
+    job's process forked ahead of the job (judge.worker.child.server._Spare: a child of the server, and
     its shielding fork where Landlock cannot keep jobs from signalling), which still works in
     the server's own folder: a job's process moves to its job folder before any learner code
     runs. Jobs, and anything a job left behind, are not part of it. (A submission could chdir

@@ -174,9 +174,9 @@ def kit() -> Iterator[Any]:
     import sys
 
     from judge.kit import PACKAGE, kit_modules
-    from judge.worker import runner as child
+    from judge.worker.child.sources import _Kit
 
-    finder = child._Kit(kit_modules(ROOT / "solutions" / "_kit"))
+    finder = _Kit(kit_modules(ROOT / "solutions" / "_kit"))
     sys.meta_path.insert(0, finder)
     try:
         import grind_kit

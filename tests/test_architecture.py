@@ -28,8 +28,6 @@ def _imports(path: Path) -> set[str]:
 
 
 @pytest.mark.parametrize("module, allowed", [
-    # repro_runtime: imported only by a `grind run --repro` script, in the learner's own process
-    ("torch", {"worker/runner.py", "repro_runtime.py"}),
     ("typer", {"cli.py"}),
     ("fsrs", {"scheduling.py"}),
     ("watchfiles", {"watch.py"}),
@@ -41,10 +39,88 @@ def _imports(path: Path) -> set[str]:
     ("mcp_types", {"frontends/mcp_server.py"}),
 ])
 def test_heavy_and_ui_imports_stay_in_their_module(module: str, allowed: set[str]) -> None:
-    """torch only in the child runner, typer only in cli; the fsrs scheduler, file watching,
-    SQLite and Dask each behind their one module."""
+    """typer only in cli; the fsrs scheduler, file watching, SQLite and Dask each behind their
+    one module."""
     users = {str(p.relative_to(PACKAGE)) for p in PACKAGE.rglob("*.py") if module in _imports(p)}
     assert users <= allowed
+
+
+CHILD = PACKAGE / "worker" / "child"
+
+
+def test_torch_is_imported_only_by_the_child_package() -> None:
+    """torch only where learner or reference code runs: the child package (judge/worker/child),
+    and repro_runtime, imported only by a `grind run --repro` script in the learner's own
+    process. The rule names the package, so a new room of the child may import torch too."""
+    users = {p for p in PACKAGE.rglob("*.py") if "torch" in _imports(p)}
+    outside = {str(p.relative_to(PACKAGE)) for p in users if CHILD not in p.parents}
+    assert outside <= {"repro_runtime.py"}
+    assert any(CHILD in p.parents for p in users)  # the check looks where torch is
+
+
+def test_the_child_package_imports_nothing_of_the_judge() -> None:
+    """The child loads its package by path under a name of its own, with ``judge`` refused: its
+    modules import the standard library and their siblings (relatively), never ``judge``, and
+    the worker's modules beside it that the child also loads stay stdlib-only the same way."""
+    child_side = [*CHILD.glob("*.py"), *(PACKAGE / "worker" / name for name in (
+        "runner.py", "protocol.py", "process.py", "guards.py", "integrity.py", "landlock.py", "witness.py"))]
+    for path in child_side:
+        assert "judge" not in _imports(path), path
+
+
+def test_the_worker_has_no_import_circle() -> None:
+    """Policy (isolation) and mechanism (sandbox) depend one way, and the parent's modules reach
+    the process primitives through judge.worker.process, never through the child package: the
+    graph of judge.worker's own imports has no cycle, type-only imports included."""
+    graph: dict[str, set[str]] = {}
+    for path in (PACKAGE / "worker").rglob("*.py"):
+        name = ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts).removesuffix(".__init__")
+        graph[name] = {target for target in _worker_targets(path, name) if target != name}
+    seen: dict[str, int] = {}
+
+    def visit(node: str, stack: list[str]) -> None:
+        seen[node] = 1
+        for target in sorted(graph.get(node, ())):
+            assert seen.get(target) != 1, " -> ".join([*stack, node, target])
+            if target in graph and target not in seen:
+                visit(target, [*stack, node])
+        seen[node] = 2
+
+    for node in sorted(graph):
+        if node not in seen:
+            visit(node, [])
+    child_side = {n for n in graph if n.startswith("judge.worker.child")} | {"judge.worker.runner"}
+    for node in set(graph) - child_side:
+        assert not graph[node] & child_side, f"{node} imports the child side ({graph[node] & child_side})"
+
+
+def _worker_targets(path: Path, name: str) -> set[str]:
+    """The judge.worker modules ``path`` imports, absolute or relative, at any depth."""
+    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")
+                base = ".".join(parts[:len(parts) - node.level + 1] + ([node.module] if node.module else []))
+            for alias in node.names:
+                found.add(f"{base}.{alias.name}")
+                found.add(base)
+    return {_module_of(t) for t in found if t.startswith("judge.worker")} - {""}
+
+
+def _module_of(target: str) -> str:
+    """``target`` trimmed to a module or package that exists (a name imported from a module)."""
+    parts = target.split(".")
+    while parts:
+        candidate = PACKAGE.parent.joinpath(*parts)
+        if candidate.with_suffix(".py").is_file() or (candidate / "__init__.py").is_file():
+            return ".".join(parts)
+        parts.pop()
+    return ""
 
 
 def test_rich_is_imported_only_by_the_render_package_and_the_cli() -> None:

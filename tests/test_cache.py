@@ -189,7 +189,7 @@ def test_validate_reuses_the_cached_reference_and_runs_the_oracle_alone(course: 
 
 
 def test_every_worker_module_is_in_the_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Not only runner.py: ranks.py runs the distributed cases and guards.py sits in every learner
+    """Not only runner.py: child/ranks.py runs the distributed cases and guards.py sits in every learner
     run, so editing either must recompute the reference (validate trusts a cached one)."""
     import shutil
 
@@ -200,7 +200,7 @@ def test_every_worker_module_is_in_the_key(tmp_path: Path, monkeypatch: pytest.M
     monkeypatch.setattr(cache, "RUNNER", worker / "runner.py")
     exercise = Catalog().get("clipping")
     keys = []
-    for edited in (None, "ranks.py", "guards.py", "protocol.py"):
+    for edited in (None, "child/ranks.py", "guards.py", "protocol.py"):
         if edited:
             (worker / edited).write_text((worker / edited).read_text() + "\n# edited\n")
         monkeypatch.setattr(cache, "_WORKER_DIGEST", [])

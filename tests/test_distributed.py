@@ -21,7 +21,7 @@ import pytest
 
 from judge.catalog import Catalog
 from judge.grade import grade, reference_for
-from judge.worker import ranks
+from judge.worker.child import ranks
 from judge.worker import runner as child
 from judge.worker.sandbox import Limits, isolation
 

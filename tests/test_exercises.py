@@ -112,7 +112,7 @@ def test_lr_schedule_reads_each_lr_from_the_scheduler_without_stepping_the_optim
     import torch
 
     from judge.kit import kit_dir, kit_modules
-    from judge.worker import runner
+    from judge.worker.child import sources as runner
 
     exercise = Catalog().get("lr-schedule")
     finder = runner._Kit(kit_modules(kit_dir(exercise)))
@@ -145,7 +145,7 @@ def test_exact_resume_trains_each_uninterrupted_run_once_for_the_cases_that_shar
     import sys
 
     from judge.kit import kit_dir, kit_modules
-    from judge.worker import runner
+    from judge.worker.child import sources as runner
 
     exercise = Catalog().get("exact-resume")
     finder = runner._Kit(kit_modules(kit_dir(exercise)))

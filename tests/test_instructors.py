@@ -484,7 +484,7 @@ def test_autograder_build_refuses_an_exercise_that_fails_validate(course: Path, 
 
 def test_the_child_refuses_plain_dict_cases_with_an_unknown_kind_or_a_duplicate_name() -> None:
     """Checks written without the kit (plain dicts) get the same one-line refusal as the kit's case()."""
-    from judge.worker.runner import AuthoringError, check_cases, check_pitfalls
+    from judge.worker.child.checks import AuthoringError, check_cases, check_pitfalls
 
     with pytest.raises(AuthoringError, match=r"^checks.py: case 'zero' has kind 'egde'; use one of example, edge, random$"):
         check_cases([{"name": "zero", "kind": "egde"}], "checks.py")

@@ -64,7 +64,7 @@ def test_timing_takes_the_fastest_sample_so_a_loaded_machine_cannot_invent_a_slo
     the timing is still the call's own cost. A median of three would report the slowed time."""
     import time
 
-    from judge.worker.runner import time_call
+    from judge.worker.child.job import time_call
 
     calls = []
 

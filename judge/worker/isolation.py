@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 from judge.worker import landlock
 from judge.worker.protocol import Confinement
 from judge.worker.settings import PASSTHROUGH_ENV as _PASSTHROUGH_ENV
-from judge.worker.runner import children_of, empty_cgroup  # stdlib-only at import, no torch
+from judge.worker.process import children_of, empty_cgroup
 
 if TYPE_CHECKING:
     from judge.worker.protocol import Limits
@@ -402,7 +402,7 @@ class PidsCgroup:
 
     def destroy(self) -> None:
         """Kill every process left in the cgroup, then remove it (the same code the warm server
-        uses inside its namespace, kept in the stdlib-only runner)."""
+        uses inside its namespace: judge.worker.process, which the child loads too)."""
         empty_cgroup(str(self.path))
 
 

@@ -2,7 +2,7 @@
 # Rewrites the runner's observations with a key the parent does not expect.
 import sys
 
-runner = sys.modules["__main__"]
+runner = sys.modules["grind_worker.child.values"]  # the child package, loaded by path
 real = runner.to_array
 
 

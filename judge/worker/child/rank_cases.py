@@ -1,0 +1,117 @@
+"""A distributed case in the job: its call on every rank of the subject's rank pool (ranks.py),
+each rank's observations read back and kept as "rank r: key", a rank's failure made the case's
+record."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from .. import protocol as _protocol
+from . import ranks as _ranks
+from .run import _Run, reseed
+from .values import BadOutput, describe_exception, to_array
+
+
+def _rank_body(run: _Run, subject: Any, filename: str) -> Any:
+    """What a rank of a subject's pool does with one case: make the instance's inputs as the
+    child made them (the same seed, the same factory), call the case, and write its observations
+    as a safetensors file named by the command."""
+    np, torch = run.np, run.torch
+    from safetensors.numpy import save_file
+
+    instances = {instance["name"]: instance for instance in run.instances}
+
+    def body(rank: int, command: dict[str, Any]) -> dict[str, Any]:
+        instance = instances[command["name"]]
+        case = instance["case"]
+        try:
+            reseed(torch)
+            inputs = case["inputs"](**instance["params"]) if "inputs" in case else {}
+            raw = case["call"](subject, **inputs)
+            if type(raw) is not dict:
+                raise BadOutput("the case did not produce observations")
+            arrays = {}
+            for key, value in raw.items():
+                try:
+                    arrays[str(key)] = np.ascontiguousarray(to_array(value, np, torch))
+                except BadOutput as exc:
+                    raise BadOutput(f"{key}: {exc}") from None
+            breaches = run.check_integrity()  # before the observations leave this rank
+            if not breaches:
+                save_file(arrays, f"{command['base']}-rank{rank}.safetensors")
+            record: dict[str, Any] = {"status": "ok", "keys": list(arrays)}
+        except BadOutput as exc:
+            record = {"status": "bad_output", "message": str(exc)}
+        except BaseException as exc:  # noqa: BLE001 - a learner's exception is data
+            record = {"status": "error", "error": describe_exception(exc, filename)}
+        run.check_integrity()
+        record["forbidden"] = list(run.guards.hits) if run.guards else []
+        return record
+
+    return body
+
+
+def close_rank_pools(run: _Run, subject_id: str | None = None) -> None:
+    """Kill the ranks kept for ``subject_id`` (every subject's when None)."""
+    for key in [k for k in run.rank_pools if subject_id is None or k[0] == subject_id]:
+        run.rank_pools.pop(key).close()
+
+
+def observe_ranks(run: _Run, subject_id: str, subject: Any, name: str, case: dict[str, Any], filename: str) -> Any:
+    """One distributed case (see ranks.py): the case's call on every rank of the subject's rank
+    pool (made at its first distributed case, kept for the next ones), each rank's observations
+    kept as "rank r: key". A rank that raised makes the case's error (the lowest such rank, named);
+    a rank that died or ranks that deadlocked make an error saying where every rank was."""
+    from safetensors.numpy import load_file
+
+    torch = run.torch
+    world = int(case["world_size"])
+    run.distributed_cases += 1
+    base = os.path.join(run.job["out_dir"], f"ranks-{run.distributed_cases}")
+    pool = run.rank_pools.get((subject_id, world))
+    if pool is None or not pool.healthy():
+        pool = _ranks.RankPool(torch.distributed, world, base + ".store", _rank_body(run, subject, filename))
+        run.rank_pools[(subject_id, world)] = pool
+    outcome = pool.run({"name": name, "base": base})
+    records = outcome.get("ranks") or outcome.get("records") or {}
+    if isinstance(records, list):
+        records = dict(enumerate(records))
+    for record in records.values():
+        if run.guards:
+            run.guards.hits.extend(h for h in record.get("forbidden", []) if h not in run.guards.hits)
+    failure = outcome.get("failure")
+    raised = [r for r in sorted(records) if records[r]["status"] == "error"]
+    if failure and failure["type"] == "deadlock":
+        # A rank's own exception explains a deadlock better than the deadlock does; gloo's timeout
+        # or a reset connection on a rank is only its consequence.
+        raised = [r for r in raised if "gloo" not in str(records[r]["error"].get("message", ""))]
+    if raised and (not failure or failure["type"] == "deadlock"):
+        error = dict(records[raised[0]]["error"])
+        error["message"] = f"rank {raised[0]}: {error['message']}"
+        if failure:
+            error["message"] += f" ({failure['type']}: {failure['message']})"
+        return _protocol.CaseRecord("error", error=_protocol.ErrorInfo(**error))
+    if failure:
+        return _protocol.CaseRecord("error", error=_protocol.ErrorInfo(str(failure["type"]), str(failure["message"])))
+    for rank in sorted(records):
+        if records[rank]["status"] != "ok":
+            return _protocol.CaseRecord("bad_output", message=f"rank {rank}: {records[rank].get('message', '')}")
+    keys = []
+    for rank in sorted(records):
+        path = f"{base}-rank{rank}.safetensors"
+        try:
+            arrays = load_file(path)
+        except Exception:  # noqa: BLE001 - the rank's file is the learner's bytes
+            return _protocol.CaseRecord("bad_output", message=f"rank {rank}: its observations could not be read")
+        finally:
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+        if sorted(arrays) != sorted(records[rank]["keys"]):
+            return _protocol.CaseRecord("bad_output", message=f"rank {rank}: its observations do not match its record")
+        for key in records[rank]["keys"]:
+            run.observed[_protocol.obs_name(subject_id, name, f"rank {rank}: {key}")] = arrays[key]
+            keys.append(f"rank {rank}: {key}")
+    return _protocol.CaseRecord("ok", keys=keys)

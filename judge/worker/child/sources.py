@@ -1,0 +1,137 @@
+"""Code the child runs from text: an exercise's trusted files (compiled once by a warm server and
+reused by its forks), the author kit served as the package ``grind_kit``, a learner's file, and
+the import seal that keeps ``judge`` and ``solutions`` out of a submission's reach.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import types
+from typing import Any
+
+
+def load_source(source: str, filename: str, name: str, guards: Any = None) -> types.ModuleType:
+    """Run ``source`` (text, decoded by the parent) as a fresh module. With ``guards`` it is the
+    learner's file: its code objects and globals are the learner's before a line of it runs (the
+    guards know learner code by identity), and so are the classes it defines."""
+    module = types.ModuleType(name)
+    module.__file__ = filename
+    sys.modules[name] = module
+    import linecache
+
+    # The file itself may be out of reach in the child: the error line shows the code from here.
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    code = compile(source, filename, "exec") if guards is not None else compile_trusted(source, filename)
+    if guards is not None:
+        guards.adopt_code(code, from_file=True)
+        guards.adopt_namespace(module.__dict__)
+    exec(code, module.__dict__)
+    if guards is not None:
+        guards.adopt_classes(module.__dict__)
+    return module
+
+
+# Trusted sources (an exercise's checks, the author kit) compiled by the warm server, which its
+# forks inherit: a job then execs them instead of compiling them again (about 10 ms of a re-grade
+# of clipping). Keyed by the whole text and filename, so a source is only ever matched by itself.
+_COMPILED: dict[tuple[str, str], types.CodeType] = {}
+
+
+_COMPILED_CAP = 64
+
+
+def precompile(job: dict[str, Any]) -> None:
+    """In the warm server, after a job: compile its checks and kit for the jobs that follow (a
+    learner's source is never compiled here: compile() of hostile text can exhaust the server)."""
+    sources = [(str(job.get("checks_filename", "")), job.get("checks_source"))]
+    kit = job.get("kit")
+    if isinstance(kit, dict):
+        sources += [tuple(entry) for entry in kit.values() if isinstance(entry, list) and len(entry) == 2]
+    for filename, source in sources:
+        if not isinstance(source, str) or not isinstance(filename, str) or (filename, source) in _COMPILED:
+            continue
+        if len(_COMPILED) >= _COMPILED_CAP:
+            _COMPILED.clear()
+        try:
+            _COMPILED[(filename, source)] = compile(source, filename, "exec")
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            pass  # the job compiles it itself and reports the author's mistake
+
+
+def compile_trusted(source: str, filename: str) -> types.CodeType:
+    """The code of a trusted source: the warm server's copy when it has one."""
+    code = _COMPILED.get((filename, source))
+    return code if code is not None else compile(source, filename, "exec")
+
+
+class _NoJudgeImports:
+    """A meta-path finder refusing ``judge`` and ``solutions``: an editable install puts the
+    repository on sys.path, which would make ``from solutions.clipping.reference import ...``
+    work. Nothing in the child needs either (sources arrive on stdin)."""
+
+    BLOCKED = ("judge", "solutions")
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> None:
+        if name.split(".", 1)[0] in self.BLOCKED:
+            raise ImportError(f"{name} cannot be imported from a submission")
+        return None
+
+
+def seal_imports() -> None:
+    sys.path[:] = [p for p in sys.path if not os.path.isdir(os.path.join(p or ".", "solutions"))]
+    for name in [m for m in sys.modules if m.split(".", 1)[0] in _NoJudgeImports.BLOCKED]:
+        del sys.modules[name]
+    sys.meta_path.insert(0, _NoJudgeImports())
+
+
+class _Kit:
+    """A meta-path finder serving the author kit, shipped in the job as text, as the package
+    ``grind_kit``: ``{"grind_kit": [filename, source], "grind_kit.optim": [...], ...}``. The
+    checks and pitfalls import it. A learner's file may import it too: it is trusted code that
+    holds no exercise's answer (validate refuses a kit defining an entry point), and what a
+    learner patches in it only changes the learner's own observations."""
+
+    def __init__(self, modules: dict[str, list[str]]) -> None:
+        self.modules = modules
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
+        if name not in self.modules:
+            return None
+        import importlib.util
+
+        return importlib.util.spec_from_loader(name, self, origin=self.modules[name][0],
+                                               is_package="." not in name)
+
+    def create_module(self, spec: Any) -> None:
+        return None
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        import linecache
+
+        filename, source = self.modules[module.__name__]
+        module.__file__ = filename
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)  # tracebacks show lines
+        exec(compile_trusted(source, filename), module.__dict__)
+
+
+def install_kit(modules: dict[str, list[str]] | None) -> None:
+    if modules:
+        sys.meta_path.insert(0, _Kit(modules))
+
+
+def _unlink(path: str | None) -> None:
+    if path:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+
+
+def _read_staged(path: str) -> str:
+    """A subject's source, staged by grind as a file of this job's folder (see sandbox.stage_job):
+    read once, then deleted."""
+    with open(path, encoding="utf-8") as handle:
+        text = handle.read()
+    _unlink(path)
+    return text
