@@ -118,18 +118,13 @@ def pitfall_combinations(bundle: Any, path: str, wanted_pairs: list[str]) -> lis
     automatically), and a module-level ``combine(a, b)`` builds pairs the module's own way.
     Only the pairs grind asks for (``wanted_pairs``, "a+b") are built: grind asks when no single
     mistake explains a submission, and caches each pair's observations."""
-    import itertools
-
     impls = {p["slug"]: p["impl"] for p in bundle.PITFALLS}
     explicit = {tuple(c["of"]): c["impl"] for c in getattr(bundle, "COMBINATIONS", [])}
-    wanted = getattr(bundle, "COMBINE", None)
-    pairs = list(itertools.combinations(impls, 2)) if wanted == "all" else [tuple(p) for p in wanted or []]
-    pairs += [pair for pair in explicit if pair not in pairs]
     # The module's own combine(a, b) knows its deltas best (adam's merges method overrides).
     maker = getattr(bundle, "combine", None)
     asked = set(wanted_pairs)
     found = []
-    for a, b in pairs:
+    for a, b in _pairs(bundle, impls, explicit):
         if f"{a}+{b}" not in asked and f"{b}+{a}" not in asked:
             continue
         impl = explicit.get((a, b))
@@ -138,3 +133,13 @@ def pitfall_combinations(bundle: Any, path: str, wanted_pairs: list[str]) -> lis
         if impl is not None:
             found.append((_protocol.pitfall_subject(f"{a}+{b}"), {"kind": "impl", "impl": impl, "path": path}))
     return found
+
+
+def _pairs(bundle: Any, impls: dict[str, Any], explicit: dict[tuple[Any, ...], Any]) -> list[tuple[Any, ...]]:
+    """The pairs the pitfalls module offers: every pair (``COMBINE = "all"``) or those it lists,
+    then the ones it gives explicitly."""
+    import itertools
+
+    wanted = getattr(bundle, "COMBINE", None)
+    pairs = list(itertools.combinations(impls, 2)) if wanted == "all" else [tuple(p) for p in wanted or []]
+    return pairs + [pair for pair in explicit if pair not in pairs]

@@ -178,7 +178,8 @@ def run_subject(run: _Run, subject_id: str, spec: dict[str, Any], record_inputs:
     finally:
         close_rank_pools(run, subject_id)  # its ranks reaped: their writes are folded into ours
     if before is not None:
-        record_witnessed(run, subject_id, str(witness.get("case")), _witness.since(before))
+        record_witnessed(run, subject_id, str(witness.get("case") if isinstance(witness, dict) else None),
+                         _witness.since(before))
     run.check_integrity()  # marks: once per subject (every case would cost 0.03 s each, on the clock)
     record.forbidden = run.hits()
     record.elapsed_s = time.perf_counter() - started
@@ -218,7 +219,7 @@ def time_call(case: dict[str, Any], subject: Any, budget: float | None) -> float
     def over(signum: int, frame: Any) -> None:
         raise _OverBudget()
 
-    samples = []
+    samples: list[float] = []
     previous = signal.signal(signal.SIGALRM, over) if budget else None
     try:
         for attempt in range(10):
@@ -290,7 +291,7 @@ def flush_output() -> None:
     that closed sys.stdout is still a correct answer (it crashed on this flush before)."""
     for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
         try:
-            stream.flush()
+            stream.flush()  # type: ignore[union-attr]  # None (no console) raises, and is passed over
         except Exception:  # noqa: BLE001 - closed, detached, or a learner's object that raises
             pass
 
@@ -316,42 +317,14 @@ def execute(job: dict[str, Any], control: Any) -> None:
     torch.set_num_threads(1)
     bind_conversions(np, torch)
     run = _Run(job, control, np, torch)
-    try:
-        load_checks(run)
-        if job.get("marked"):
-            # torch._dynamo, imported on first use (an optimizer, DDP), patches torch as it loads
-            # (torch.manual_seed wrapped, properties registered): imported before the integrity
-            # record, and before "ready", so not on the learner's clock (a warm server imports it
-            # once, before it forks the first marks job: see serve).
-            import torch._dynamo  # noqa: F401
-            if job.get("guard"):
-                # The record's walk (0.2-0.4 s) before "ready": not on the learner's clock; it is
-                # refreshed once the guards' stand-ins are in place (below).
-                run.integrity = _integrity.baseline()
-        run.say("ready")
-        subjects = list_subjects(run)
-    except AuthoringError as exc:
-        sys.stderr.write(f"{_protocol.AUTHORING_PREFIX}{exc}\n")
-        sys.stderr.flush()
-        os._exit(1)
+    subjects = _ready(run)
     # Trusted runs check the manifest's forbidden names here, where torch is: a typo guards nothing.
     run.result.unresolved = [d for d in job.get("check_forbidden", []) if _guards._resolve(d) is None]
     speed_case = getattr(run.checks, "SPEED", None) if job.get("time_speed") else None
     torch.manual_seed(0)  # every generator torch has; each case instance then only reseeds (see reseed)
     start_guards(run)
     if run.integrity is not None and run.guards is not None:
-        # Taken after the checks wrapped what they watch and before the guards' profile hook
-        # (which would see every call of its walk); refreshed now that their stand-ins are in
-        # place: all before the learner's file exists in this process. From here every write to
-        # a library's attribute is logged, and looked at each time a learner call returns.
-        run.integrity.refresh()
-        learner_file, guards = str(run.job["subjects"][0].get("path", "")), run.guards
-
-        def is_learner(frame: Any) -> bool:
-            return frame.f_code.co_filename == learner_file or guards._learner_frame(frame)
-
-        run.integrity.watch_writes(is_learner)
-        guards.before_learner, guards.after_learner = run.integrity.enter, run.check_transition
+        _watch_learner_writes(run)
 
     first = None
     for index, (subject_id, spec) in enumerate(subjects):
@@ -370,3 +343,43 @@ def execute(job: dict[str, Any], control: Any) -> None:
     flush_output()
     run.say("done")  # a warm server answers now, without waiting for this process to tear down
     os._exit(0)  # skip atexit handlers and non-daemon threads the submission may have left
+
+
+def _ready(run: _Run) -> list[tuple[str, dict[str, Any]]]:
+    """The checks loaded (and, for marks, the integrity record's baseline), "ready" said, and the
+    subjects listed. A mistake in the exercise's own files ends the job here: one line on stderr."""
+    job = run.job
+    try:
+        load_checks(run)
+        if job.get("marked"):
+            # torch._dynamo, imported on first use (an optimizer, DDP), patches torch as it loads
+            # (torch.manual_seed wrapped, properties registered): imported before the integrity
+            # record, and before "ready", so not on the learner's clock (a warm server imports it
+            # once, before it forks the first marks job: see serve).
+            import torch._dynamo  # noqa: F401
+            if job.get("guard"):
+                # The record's walk (0.2-0.4 s) before "ready": not on the learner's clock; it is
+                # refreshed once the guards' stand-ins are in place (below).
+                run.integrity = _integrity.baseline()
+        run.say("ready")
+        return list_subjects(run)
+    except AuthoringError as exc:
+        sys.stderr.write(f"{_protocol.AUTHORING_PREFIX}{exc}\n")
+        sys.stderr.flush()
+        os._exit(1)
+
+
+def _watch_learner_writes(run: _Run) -> None:
+    """Marks runs with guards: the integrity record taken after the checks wrapped what they
+    watch and before the guards' profile hook (which would see every call of its walk), refreshed
+    now that their stand-ins are in place: all before the learner's file exists in this process.
+    From here every write to a library's attribute is logged, and looked at each time a learner
+    call returns."""
+    run.integrity.refresh()
+    learner_file, guards = str(run.job["subjects"][0].get("path", "")), run.guards
+
+    def is_learner(frame: Any) -> bool:
+        return frame.f_code.co_filename == learner_file or bool(guards._learner_frame(frame))
+
+    run.integrity.watch_writes(is_learner)
+    guards.before_learner, guards.after_learner = run.integrity.enter, run.check_transition

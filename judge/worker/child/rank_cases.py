@@ -63,15 +63,12 @@ def observe_ranks(run: _Run, subject_id: str, subject: Any, name: str, case: dic
     pool (made at its first distributed case, kept for the next ones), each rank's observations
     kept as "rank r: key". A rank that raised makes the case's error (the lowest such rank, named);
     a rank that died or ranks that deadlocked make an error saying where every rank was."""
-    from safetensors.numpy import load_file
-
-    torch = run.torch
     world = int(case["world_size"])
     run.distributed_cases += 1
     base = os.path.join(run.job["out_dir"], f"ranks-{run.distributed_cases}")
     pool = run.rank_pools.get((subject_id, world))
     if pool is None or not pool.healthy():
-        pool = _ranks.RankPool(torch.distributed, world, base + ".store", _rank_body(run, subject, filename))
+        pool = _ranks.RankPool(run.torch.distributed, world, base + ".store", _rank_body(run, subject, filename))
         run.rank_pools[(subject_id, world)] = pool
     outcome = pool.run({"name": name, "base": base})
     records = outcome.get("ranks") or outcome.get("records") or {}
@@ -80,7 +77,13 @@ def observe_ranks(run: _Run, subject_id: str, subject: Any, name: str, case: dic
     for record in records.values():
         if run.guards:
             run.guards.hits.extend(h for h in record.get("forbidden", []) if h not in run.guards.hits)
-    failure = outcome.get("failure")
+    failed = _failed(records, outcome.get("failure"))
+    return failed if failed is not None else _read_ranks(run, subject_id, name, base, records)
+
+
+def _failed(records: dict[int, Any], failure: dict[str, Any] | None) -> Any:
+    """The case's record when a rank raised, died, deadlocked or returned something that is not
+    data; None when every rank observed."""
     raised = [r for r in sorted(records) if records[r]["status"] == "error"]
     if failure and failure["type"] == "deadlock":
         # A rank's own exception explains a deadlock better than the deadlock does; gloo's timeout
@@ -97,6 +100,14 @@ def observe_ranks(run: _Run, subject_id: str, subject: Any, name: str, case: dic
     for rank in sorted(records):
         if records[rank]["status"] != "ok":
             return _protocol.CaseRecord("bad_output", message=f"rank {rank}: {records[rank].get('message', '')}")
+    return None
+
+
+def _read_ranks(run: _Run, subject_id: str, name: str, base: str, records: dict[int, Any]) -> Any:
+    """Every rank's observations, read from its file (the learner's bytes: a file that cannot be
+    read, or holds other keys than its record says, is bad output) and kept as "rank r: key"."""
+    from safetensors.numpy import load_file
+
     keys = []
     for rank in sorted(records):
         path = f"{base}-rank{rank}.safetensors"

@@ -155,20 +155,28 @@ def _runnable(pid: int | None) -> bool:
 
 def _deadlock(states: dict[int, dict[str, Any]], now: float) -> str | None:
     """The deadlock text, or None while the ranks may still make progress."""
-    waiting = [r for r, s in states.items() if s["phase"] == "in" and now - s["since"] >= GRACE_S
-               and not _runnable(s.get("pid"))]
+    waiting = [r for r, s in states.items() if _stuck(s, now)]
     if not waiting:
         return None
     others = [r for r in states if r not in waiting]
     finished = [r for r in others if states[r]["phase"] == "done"]
     if finished:
         return f"{_group_text(states, waiting)} while {_group_text(states, finished)}"
-    ops = {states[r]["op"] for r in waiting}
-    if len(ops) > 1 and not others:
-        first = [r for r in waiting if states[r]["op"] == states[waiting[0]]["op"]]
-        rest = [r for r in waiting if r not in first]
-        return f"{_group_text(states, first)} while {_group_text(states, rest)}"
-    return None
+    return _crossed(states, waiting) if not others else None
+
+
+def _crossed(states: dict[int, dict[str, Any]], waiting: list[int]) -> str | None:
+    """Every rank waiting, in collectives that are not the same one: the ranks can never meet."""
+    if len({states[r]["op"] for r in waiting}) < 2:
+        return None
+    first = [r for r in waiting if states[r]["op"] == states[waiting[0]]["op"]]
+    rest = [r for r in waiting if r not in first]
+    return f"{_group_text(states, first)} while {_group_text(states, rest)}"
+
+
+def _stuck(state: dict[str, Any], now: float) -> bool:
+    """A rank inside a collective for the grace period, and not running (only waiting)."""
+    return state["phase"] == "in" and now - state["since"] >= GRACE_S and not _runnable(state.get("pid"))
 
 
 def _status_text(status: int) -> str:
@@ -317,7 +325,7 @@ def _rank_main(dist: Any, rank: int, world_size: int, store_path: str, report_fd
     global _report_fd
     import datetime
 
-    joined = None
+    joined: dict[str, Any] | None = None
     _loopback_only()
     try:
         dist.init_process_group("gloo", store=dist.FileStore(store_path, world_size), rank=rank,
@@ -334,7 +342,7 @@ def _rank_main(dist: Any, rank: int, world_size: int, store_path: str, report_fd
                 except ValueError:
                     break
                 _report_fd = report_fd
-                record = dict(joined) if joined is not None else body(rank, command)
+                record: dict[str, Any] = dict(joined) if joined is not None else body(rank, command)
                 try:
                     record["group"] = joined is None and bool(dist.is_initialized())
                 except Exception:  # noqa: BLE001 - the learner's code broke torch.distributed itself
@@ -361,50 +369,68 @@ def _watch(children: dict[int, int], pipes: dict[int, int], states: dict[int, di
             time.sleep(0.05)
         now = time.monotonic()
         for fd in ready:
-            try:
-                chunk = os.read(fd, 65536)
-            except OSError:
-                chunk = b""
-            if not chunk:
-                open_fds.discard(fd)
-                continue
-            *lines, buffers[fd] = (buffers[fd] + chunk).split(b"\n")
-            buffers[fd] = buffers[fd][-65536:]
-            state = states[pipes[fd]]
-            for raw in lines:
-                try:
-                    message = json.loads(raw)
-                except ValueError:
-                    continue
-                if not isinstance(message, dict) or state["phase"] == "done":
-                    continue
-                if "in" in message:
-                    state.update(phase="in", op=str(message["in"])[:80], since=now)
-                elif "out" in message:
-                    state.update(phase="running", since=now)
-                elif "done" in message and isinstance(message["done"], dict):
-                    state.update(phase="done", record=message["done"], since=now)
-        for pid, rank in children.items():
-            if rank in exited:
-                continue
-            try:
-                done, status = os.waitpid(pid, os.WNOHANG)
-            except ChildProcessError:
-                done, status = pid, 0
-            if done:
-                exited[rank] = status
-        for rank, status in sorted(exited.items()):
-            if states[rank]["phase"] != "done":
-                others = [r for r in states if r != rank]
-                text = f"rank {rank} {_status_text(status)}"
-                if others:
-                    text += f" while {_group_text(states, others)}"
-                return {"failure": {"type": "RankDied", "message": text}, "records": _finished(states)}
-        if all(s["phase"] == "done" for s in states.values()):
-            return {"ranks": [states[r]["record"] for r in sorted(states)]}
-        text = _deadlock(states, now)
-        if text:
-            return {"failure": {"type": "deadlock", "message": text}, "records": _finished(states)}
+            _read_reports(fd, states[pipes[fd]], buffers, open_fds, now)
+        _reap(children, exited)
+        outcome = _settled(states, exited, now)
+        if outcome is not None:
+            return outcome
+
+
+def _read_reports(fd: int, state: dict[str, Any], buffers: dict[int, bytes], open_fds: set[int], now: float) -> None:
+    """One rank's report lines so far: where it waits ("in"), that it runs again ("out"), its record ("done")."""
+    try:
+        chunk = os.read(fd, 65536)
+    except OSError:
+        chunk = b""
+    if not chunk:
+        open_fds.discard(fd)
+        return
+    *lines, buffers[fd] = (buffers[fd] + chunk).split(b"\n")
+    buffers[fd] = buffers[fd][-65536:]
+    for raw in lines:
+        try:
+            message = json.loads(raw)
+        except ValueError:
+            continue
+        if not isinstance(message, dict) or state["phase"] == "done":
+            continue
+        if "in" in message:
+            state.update(phase="in", op=str(message["in"])[:80], since=now)
+        elif "out" in message:
+            state.update(phase="running", since=now)
+        elif "done" in message and isinstance(message["done"], dict):
+            state.update(phase="done", record=message["done"], since=now)
+
+
+def _reap(children: dict[int, int], exited: dict[int, int]) -> None:
+    """The wait status of every rank that has exited since, by rank."""
+    for pid, rank in children.items():
+        if rank in exited:
+            continue
+        try:
+            done, status = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            done, status = pid, 0
+        if done:
+            exited[rank] = status
+
+
+def _settled(states: dict[int, dict[str, Any]], exited: dict[int, int], now: float) -> dict[str, Any] | None:
+    """The case's outcome once it is known (a rank died before its record, every rank is done,
+    or the ranks deadlocked); None while it may still make progress."""
+    for rank, status in sorted(exited.items()):
+        if states[rank]["phase"] != "done":
+            others = [r for r in states if r != rank]
+            text = f"rank {rank} {_status_text(status)}"
+            if others:
+                text += f" while {_group_text(states, others)}"
+            return {"failure": {"type": "RankDied", "message": text}, "records": _finished(states)}
+    if all(s["phase"] == "done" for s in states.values()):
+        return {"ranks": [states[r]["record"] for r in sorted(states)]}
+    deadlock = _deadlock(states, now)
+    if deadlock:
+        return {"failure": {"type": "deadlock", "message": deadlock}, "records": _finished(states)}
+    return None
 
 
 def _finished(states: dict[int, dict[str, Any]]) -> dict[int, dict[str, Any]]:

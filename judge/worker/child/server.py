@@ -78,13 +78,7 @@ def serve() -> None:
     # holds the only write end): the loop below ends at EOF when idle, and _supervise watches fd 0
     # for the hang-up while a job is in flight, so a SIGKILLed grind does not leave us running
     # until that job's wall clock (minutes, with a long --time-limit).
-    passed = os.environ.pop("GRIND_SERVE_FDS", "")
-    if passed:  # grind's pipes, passed as fds of their own (see sandbox.WarmWorker._start): fd 0 is
-        requests, replies = (int(fd) for fd in passed.split(","))  # still the one watched for the hang-up
-        os.dup2(requests, 0)
-        os.dup2(replies, 1)
-        os.close(requests)
-        os.close(replies)
+    _take_grinds_pipes()
     config = json.loads(sys.stdin.readline())
     become_subreaper()
     confine(config.get("confine"))
@@ -93,43 +87,52 @@ def serve() -> None:
     import torch
 
     torch.set_num_threads(1)
-    optimizers_ready = False
-    out = sys.stdout
-    cgroup = config.get("cgroup")
     # Jobs confine themselves with Landlock exactly when the server does (WarmWorker sends both
     # or neither); from ABI 6 that layer also keeps them from signalling the server.
     scoped = bool(config.get("confine")) and min(_landlock.abi(), _landlock.KNOWN_ABI) >= 6
     _guards.freeze_functions()  # torch's heap, indexed before the first job rather than during it
-    print(json.dumps({"ready": True}), file=out, flush=True)
-    spare: _Spare | None = None
+    server = _Server(sys.stdout, config.get("cgroup"), scoped)
+    print(json.dumps({"ready": True}), file=server.out, flush=True)
     while True:
-        if spare is None:
-            spare = _Spare(cgroup, scoped)
+        if server.spare is None:
+            server.spare = _Spare(server.cgroup, scoped)
         line = sys.stdin.readline()
         if not line:
             break
-        if not line.strip():
-            continue
+        if line.strip() and not server.answer(line):
+            break
+    if server.spare is not None:
+        server.spare.finish()
+    reap_children()
+    os._exit(0)
+
+
+def _take_grinds_pipes() -> None:
+    """grind's pipes, passed as fds of their own (see sandbox.WarmWorker._start), made our stdin
+    and stdout: fd 0 is still the one watched for the hang-up."""
+    passed = os.environ.pop("GRIND_SERVE_FDS", "")
+    if passed:
+        requests, replies = (int(fd) for fd in passed.split(","))
+        os.dup2(requests, 0)
+        os.dup2(replies, 1)
+        os.close(requests)
+        os.close(replies)
+
+
+class _Server:
+    """The warm server's state between jobs: its reply stream, its cgroup, the spare waiting for
+    the next job, and whether torch._dynamo is imported yet."""
+
+    def __init__(self, out: Any, cgroup: str | None, scoped: bool) -> None:
+        self.out, self.cgroup, self.scoped = out, cgroup, scoped
+        self.spare: _Spare | None = None
+        self.optimizers_ready = False
+
+    def answer(self, line: str) -> bool:
+        """Run the job of one request line in the spare and answer it; False when grind is gone."""
         request = json.loads(line)
         job = request["job"]
-        fresh = False
-        if not optimizers_ready and (uses_torch_optim(job) or job.get("marked")):
-            # The first torch optimizer built in a process imports torch._dynamo, which costs
-            # about as much as importing torch, and every forked job paid it again: lr-schedule
-            # graded at 1.0 submission/s against clipping's 8.1. Imported here once, in the
-            # server, before this job's fork (the job's clock has not started), every later job
-            # inherits it; an exercise whose checks never name torch.optim does not pay for it.
-            # Only the import: building an optimizer here would also patch its class (torch
-            # wraps Optimizer.step in a profiling hook on first use), which changed what the
-            # forbidden-API guard saw of torch.optim.SGD.step in every later job.
-            import torch._dynamo  # noqa: F401
-            optimizers_ready = fresh = True  # the spare was forked without it
-        if spare.scoped and not job.get("confine"):
-            fresh = True  # a job without its own Landlock layer runs behind the shielding fork
-        if fresh or not spare.send(line):  # (send fails when the spare died waiting)
-            spare.finish()
-            spare = _Spare(cgroup, scoped and bool(job.get("confine")))
-            spare.send(line)
+        spare = self._spare_for(job, line)
         before = _witness.sample() if job.get("witness") else None
         # The job's processes are forks of this one, with its user: closed out of our /proc
         # files (our pipes to grind) while any of them may run (see set_dumpable). The spare was
@@ -141,24 +144,44 @@ def serve() -> None:
             # The server is this job's witness (see witness.py): everything the job started is
             # reaped first, so that its writes are folded into the server's own count.
             spare.finish()
-            spare = None
+            self.spare = None
             set_dumpable(True)  # nothing of the job is left; our own /proc/self/io is read next
             # What the job printed counts among its writes here: grind, which reads the job's
             # stdout and stderr (the server never does), takes it off (sandbox.WarmWorker.run_job).
             reply["witness"] = _witness.since(before)
         try:
-            print(json.dumps(reply), file=out, flush=True)
+            print(json.dumps(reply), file=self.out, flush=True)
         except BrokenPipeError:
-            break
-        if spare is not None:
-            spare.finish()  # the verdict is on its way; the next job waits for this one to be gone
-        spare = None
+            return False
+        if self.spare is not None:
+            self.spare.finish()  # the verdict is on its way; the next job waits for this one to be gone
+        self.spare = None
         set_dumpable(True)  # every process of the job is gone (finish reaped them)
         precompile(job)
-    if spare is not None:
-        spare.finish()
-    reap_children()
-    os._exit(0)
+        return True
+
+    def _spare_for(self, job: dict[str, Any], line: str) -> _Spare:
+        """The spare, handed this job's line; a fresh one when the spare cannot run it as forked."""
+        assert self.spare is not None
+        fresh = False
+        if not self.optimizers_ready and (uses_torch_optim(job) or job.get("marked")):
+            # The first torch optimizer built in a process imports torch._dynamo, which costs
+            # about as much as importing torch, and every forked job paid it again: lr-schedule
+            # graded at 1.0 submission/s against clipping's 8.1. Imported here once, in the
+            # server, before this job's fork (the job's clock has not started), every later job
+            # inherits it; an exercise whose checks never name torch.optim does not pay for it.
+            # Only the import: building an optimizer here would also patch its class (torch
+            # wraps Optimizer.step in a profiling hook on first use), which changed what the
+            # forbidden-API guard saw of torch.optim.SGD.step in every later job.
+            import torch._dynamo  # noqa: F401
+            self.optimizers_ready = fresh = True  # the spare was forked without it
+        if self.spare.scoped and not job.get("confine"):
+            fresh = True  # a job without its own Landlock layer runs behind the shielding fork
+        if fresh or not self.spare.send(line):  # (send fails when the spare died waiting)
+            self.spare.finish()
+            self.spare = _Spare(self.cgroup, self.scoped and bool(job.get("confine")))
+            self.spare.send(line)
+        return self.spare
 
 
 class _Spare:
@@ -312,11 +335,12 @@ def job_stdio() -> None:
     # one in the child would close its fd; and the job's streams leave their fds open when
     # collected (closefd=False), whatever a submission does with its references to them.
     _SERVER_STREAMS.extend((sys.stdin, sys.stdout, sys.stderr, sys.__stdin__, sys.__stdout__, sys.__stderr__))
-    sys.stdin = sys.__stdin__ = open(os.devnull)
-    sys.stdout = sys.__stdout__ = os.fdopen(1, "w", encoding=sys.stdout.encoding, errors=sys.stdout.errors,
-                                            closefd=False)
-    sys.stderr = sys.__stderr__ = os.fdopen(2, "w", buffering=1, encoding=sys.stderr.encoding,
-                                            errors=sys.stderr.errors, closefd=False)
+    # (typeshed marks sys.__stdin__ and friends Final: replacing them here is the point.)
+    sys.stdin = sys.__stdin__ = open(os.devnull)  # type: ignore[misc]
+    sys.stdout = sys.__stdout__ = os.fdopen(  # type: ignore[misc]
+        1, "w", encoding=sys.stdout.encoding, errors=sys.stdout.errors, closefd=False)
+    sys.stderr = sys.__stderr__ = os.fdopen(  # type: ignore[misc]
+        2, "w", buffering=1, encoding=sys.stderr.encoding, errors=sys.stderr.errors, closefd=False)
 
 
 def take_streams(job: dict[str, Any]) -> None:
@@ -366,68 +390,10 @@ def _supervise(pid: int, fds: list[int], wall_s: float, startup_s: float,
 
     ``hangup_fd`` (the warm server's stdin, whose only write end grind holds): when it hangs up,
     grind is gone, nobody will read the reply, and the job and this server end at once."""
-    import select
-    import selectors
     import signal
 
-    started = time.monotonic()
-    ready_at: float | None = None
-    done = False
-    timed_out = False
-    status: int | None = None
-    control = b""
-    last_case: str | None = None
-    selector = selectors.DefaultSelector()
-    for fd in fds:
-        os.set_blocking(fd, False)
-        selector.register(fd, selectors.EVENT_READ)
-
-    def drain(timeout: float) -> int:
-        nonlocal control, ready_at, last_case, done
-        events = selector.select(timeout)
-        for key, _ in events:
-            try:
-                chunk = os.read(key.fd, 4096)
-            except BlockingIOError:
-                continue
-            if not chunk:
-                selector.unregister(key.fd)
-                continue
-            *lines, control = (control + chunk).split(b"\n")
-            control = control[-512:]
-            for raw in lines:
-                if raw.startswith(b"ready") and ready_at is None:
-                    ready_at = time.monotonic()
-                elif raw.startswith(b"case "):
-                    last_case = raw[5:].strip()[:200].decode("utf-8", "replace")
-                elif raw == b"done" and ready_at is not None:
-                    done = True
-        return len(events)
-
-    # Registered with no events: poll() then reports only POLLHUP/POLLERR, which a pipe's read
-    # end gets once every write end is closed. It never reads, so the server's buffered stdin
-    # (the next job's line) is left alone.
-    hangup = None
-    if hangup_fd is not None:
-        hangup = select.poll()
-        hangup.register(hangup_fd, 0)
-    orphaned = False
-    while status is None and not done:
-        if hangup is not None and hangup.poll(0):
-            orphaned = True
-            break
-        reaped, code = os.waitpid(pid, os.WNOHANG)
-        if reaped:
-            status = code
-            break
-        now = time.monotonic()
-        deadline = ready_at + wall_s if ready_at is not None else started + startup_s
-        if now >= deadline:
-            timed_out = True
-            break
-        drain(min(0.02, max(deadline - now, 0.001)) if selector.get_map() else 0)
-        if not selector.get_map():
-            time.sleep(0.005)
+    control = _ControlPipe(fds)
+    status, timed_out, orphaned = _wait(pid, control, wall_s, startup_s, hangup_fd)
     try:
         os.killpg(pid, signal.SIGKILL)  # the job's session, then anything that left it
     except (ProcessLookupError, PermissionError):
@@ -437,7 +403,7 @@ def _supervise(pid: int, fds: list[int], wall_s: float, startup_s: float,
             empty_cgroup(job_cgroup)
         reap_children()
         os._exit(0)
-    if done:
+    if control.done:
         if job_cgroup:
             kill_cgroup(job_cgroup)
         status = 0
@@ -448,8 +414,82 @@ def _supervise(pid: int, fds: list[int], wall_s: float, startup_s: float,
         if status is None:
             status = 9  # killed at the deadline (reaped above)
         end = time.monotonic() + 0.2  # control lines still in the pipe (the last case's name)
-        while selector.get_map() and time.monotonic() < end:
-            drain(0.01)
-    selector.close()
-    return {"exit": os.waitstatus_to_exitcode(status), "timed_out": timed_out, "ready": ready_at is not None,
-            "last_case": last_case}
+        while control.open() and time.monotonic() < end:
+            control.drain(0.01)
+    control.close()
+    return {"exit": os.waitstatus_to_exitcode(status), "timed_out": timed_out, "ready": control.ready_at is not None,
+            "last_case": control.last_case}
+
+
+def _wait(pid: int, control: _ControlPipe, wall_s: float, startup_s: float,
+          hangup_fd: int | None) -> tuple[int | None, bool, bool]:
+    """Drain the control pipe until the job ends, says "done", runs out of time or grind hangs
+    up: (its wait status or None, timed out, grind gone)."""
+    import select
+
+    started = time.monotonic()
+    # Registered with no events: poll() then reports only POLLHUP/POLLERR, which a pipe's read
+    # end gets once every write end is closed. It never reads, so the server's buffered stdin
+    # (the next job's line) is left alone.
+    hangup = None
+    if hangup_fd is not None:
+        hangup = select.poll()
+        hangup.register(hangup_fd, 0)
+    while not control.done:
+        if hangup is not None and hangup.poll(0):
+            return None, False, True
+        reaped, code = os.waitpid(pid, os.WNOHANG)
+        if reaped:
+            return code, False, False
+        now = time.monotonic()
+        deadline = control.ready_at + wall_s if control.ready_at is not None else started + startup_s
+        if now >= deadline:
+            return None, True, False
+        control.drain(min(0.02, max(deadline - now, 0.001)) if control.open() else 0)
+        if not control.open():
+            time.sleep(0.005)
+    return None, False, False
+
+
+class _ControlPipe:
+    """The job's control pipe, read in small pieces: only "ready", "case NAME" and "done" are kept."""
+
+    def __init__(self, fds: list[int]) -> None:
+        import selectors
+
+        self.ready_at: float | None = None
+        self.last_case: str | None = None
+        self.done = False
+        self._partial = b""
+        self._selector = selectors.DefaultSelector()
+        for fd in fds:
+            os.set_blocking(fd, False)
+            self._selector.register(fd, selectors.EVENT_READ)
+
+    def open(self) -> bool:
+        return bool(self._selector.get_map())
+
+    def drain(self, timeout: float) -> None:
+        for key, _ in self._selector.select(timeout):
+            try:
+                chunk = os.read(key.fd, 4096)
+            except BlockingIOError:
+                continue
+            if not chunk:
+                self._selector.unregister(key.fd)
+                continue
+            *lines, partial = (self._partial + chunk).split(b"\n")
+            self._partial = partial[-512:]
+            for raw in lines:
+                self._line(raw)
+
+    def _line(self, raw: bytes) -> None:
+        if raw.startswith(b"ready") and self.ready_at is None:
+            self.ready_at = time.monotonic()
+        elif raw.startswith(b"case "):
+            self.last_case = raw[5:].strip()[:200].decode("utf-8", "replace")
+        elif raw == b"done" and self.ready_at is not None:
+            self.done = True
+
+    def close(self) -> None:
+        self._selector.close()

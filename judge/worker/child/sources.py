@@ -100,7 +100,9 @@ class _Kit:
             return None
         import importlib.util
 
-        return importlib.util.spec_from_loader(name, self, origin=self.modules[name][0],
+        # Ignored below: this finder is its own loader (create_module, exec_module), which
+        # typeshed's LoaderProtocol does not describe (it asks for the legacy load_module).
+        return importlib.util.spec_from_loader(name, self, origin=self.modules[name][0],  # type: ignore[arg-type]
                                                is_package="." not in name)
 
     def create_module(self, spec: Any) -> None:

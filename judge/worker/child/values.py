@@ -119,38 +119,55 @@ def to_array(value: Any, np: Any, torch: Any) -> Any:
     kind = type(value)
     c = _CONVERT or _conversions(np, torch)
     if kind is c["Tensor"] or kind is c["Parameter"]:
-        with c["disable"]():
-            tensor = c["cpu"](c["detach"](value))
-            if c["is_complex"](tensor):
-                raise BadOutput("got a complex tensor where a real one was expected")
-            if tensor.dtype is c["bfloat16"]:
-                tensor = c["to"](tensor, c["float32"])
-            return c["array"](c["numpy"](tensor), copy=True)
+        return _tensor_array(value, c)
     if kind is bool or kind is int or kind is float:
-        array = np.array(value)
-        if array.dtype.kind not in "biuf":  # an int too large for any integer dtype
-            raise BadOutput(f"got the integer {str(value)[:40]}, too large to be a number here")
-        return array
+        return _number_array(value, np)
     if kind is np.ndarray or kind in (np.bool_, np.float16, np.float32, np.float64, np.int8, np.int16,
                                       np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64):
-        array = np.array(value, copy=True)
-        if array.dtype.kind not in "biuf" or array.dtype.itemsize > 8:  # float128 cannot travel
-            raise BadOutput(f"got a numpy array of dtype {array.dtype} where numbers were expected")
-        return array
+        return _numpy_array(value, np)
     if kind is list or kind is tuple:
-        parts = [to_array(v, np, torch) for v in value]
-        try:
-            stacked = np.stack(parts) if parts else np.zeros((0,))
-        except ValueError:
-            raise BadOutput("got a ragged list where a rectangular tensor was expected") from None
-        if stacked.dtype.kind not in "biuf":
-            raise BadOutput(f"got a list holding {stacked.dtype} values where numbers were expected")
-        return stacked
+        return _stacked_array(value, np, torch)
     if value is None:
         raise BadOutput("got None where a value was expected (did you forget to return?)")
     if isinstance(value, torch.Tensor):
         raise BadOutput(f"got a subclass of torch.Tensor ({kind.__name__}); return a plain tensor")
     raise BadOutput(f"got an object of type {kind.__name__} where a number or tensor was expected")
+
+
+def _tensor_array(value: Any, c: dict[str, Any]) -> Any:
+    """A plain tensor's copy, through the functions bound before any learner code existed."""
+    with c["disable"]():
+        tensor = c["cpu"](c["detach"](value))
+        if c["is_complex"](tensor):
+            raise BadOutput("got a complex tensor where a real one was expected")
+        if tensor.dtype is c["bfloat16"]:
+            tensor = c["to"](tensor, c["float32"])
+        return c["array"](c["numpy"](tensor), copy=True)
+
+
+def _number_array(value: Any, np: Any) -> Any:
+    array = np.array(value)
+    if array.dtype.kind not in "biuf":  # an int too large for any integer dtype
+        raise BadOutput(f"got the integer {str(value)[:40]}, too large to be a number here")
+    return array
+
+
+def _numpy_array(value: Any, np: Any) -> Any:
+    array = np.array(value, copy=True)
+    if array.dtype.kind not in "biuf" or array.dtype.itemsize > 8:  # float128 cannot travel
+        raise BadOutput(f"got a numpy array of dtype {array.dtype} where numbers were expected")
+    return array
+
+
+def _stacked_array(value: Any, np: Any, torch: Any) -> Any:
+    parts = [to_array(v, np, torch) for v in value]
+    try:
+        stacked = np.stack(parts) if parts else np.zeros((0,))
+    except ValueError:
+        raise BadOutput("got a ragged list where a rectangular tensor was expected") from None
+    if stacked.dtype.kind not in "biuf":
+        raise BadOutput(f"got a list holding {stacked.dtype} values where numbers were expected")
+    return stacked
 
 
 def preview(value: Any, np: Any, torch: Any) -> Any:
@@ -186,6 +203,11 @@ def _preview(value: Any, np: Any, torch: Any, cap: int | None) -> Any:
     if isinstance(value, torch.nn.Module):  # what the module is, and every weight it starts from
         return {"module": " ".join(repr(value).split())[:300],
                 "parameters": {name: _preview(p.detach(), np, torch, cap) for name, p in value.named_parameters()}}
+    return _preview_value(value, np, torch, cap)
+
+
+def _preview_value(value: Any, np: Any, torch: Any, cap: int | None) -> Any:
+    """One value that is not a container, a graded tensor or a module: as itself, or its numbers."""
     if value is None or isinstance(value, (str, bool)):
         return value
     if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
