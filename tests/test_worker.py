@@ -390,7 +390,7 @@ def test_a_killed_graders_warm_folder_is_swept_by_the_next_run_and_a_live_one_is
     import subprocess
     import sys
 
-    from judge.worker import sandbox
+    from judge.worker import folders, sandbox
 
     from .conftest import ROOT
 
@@ -410,8 +410,8 @@ def test_a_killed_graders_warm_folder_is_swept_by_the_next_run_and_a_live_one_is
         graders[0].wait()
         assert killed.is_dir(), "a SIGKILLed grader removes nothing itself"
         monkeypatch.setattr(tempfile, "tempdir", str(private))
-        monkeypatch.setattr(sandbox, "STALE_AFTER_S", 0.0)
-        monkeypatch.setattr(sandbox, "_SWEPT", False)
+        monkeypatch.setattr(folders, "STALE_AFTER_S", 0.0)
+        monkeypatch.setattr(folders, "_SWEPT", False)
         verdict = grade(Catalog().get("clipping"), Path(__file__).parent / "submissions" / "clipping" / "correct_loop.py")
         assert verdict.passed, verdict.message
         assert not killed.exists(), "the killed grader's warm folder was left"
@@ -475,7 +475,7 @@ def test_a_cold_runs_folder_left_by_a_killed_grind_is_swept(tmp_path: Path, monk
     import sys
     import time
 
-    from judge.worker import sandbox
+    from judge.worker import folders, sandbox
 
     from .conftest import ROOT
 
@@ -496,7 +496,7 @@ def test_a_cold_runs_folder_left_by_a_killed_grind_is_swept(tmp_path: Path, monk
     assert runs[0].exists(), "a SIGKILLed grind removes nothing itself"
     assert os.path.ismount(runs[0]) == root, "as root the run's folder is a tmpfs of its own"
     assert sandbox.sweep_warm_folders(str(private)) == [], "a folder younger than STALE_AFTER_S is never taken"
-    monkeypatch.setattr(sandbox, "STALE_AFTER_S", 0.0)
+    monkeypatch.setattr(folders, "STALE_AFTER_S", 0.0)
     assert str(runs[0]) in sandbox.sweep_warm_folders(str(private))
     assert not runs[0].exists() and not os.path.ismount(runs[0])
 
@@ -504,18 +504,18 @@ def test_a_cold_runs_folder_left_by_a_killed_grind_is_swept(tmp_path: Path, monk
 def test_a_cold_run_folder_in_use_is_never_swept(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """The other side: a run folder whose grind is alive (it holds the folder's lock) stays,
     however old it is."""
-    from judge.worker import sandbox
+    from judge.worker import folders, sandbox
     from judge.worker.isolation import isolation
 
-    monkeypatch.setattr(sandbox.tempfile, "tempdir", str(tmp_path))
-    workdir = sandbox._make_workdir(isolation())
+    monkeypatch.setattr(folders.tempfile, "tempdir", str(tmp_path))
+    workdir = folders._make_workdir(isolation())
     try:
-        monkeypatch.setattr(sandbox, "STALE_AFTER_S", 0.0)
+        monkeypatch.setattr(folders, "STALE_AFTER_S", 0.0)
         assert sandbox.sweep_warm_folders(str(tmp_path)) == []
         assert os.path.isdir(workdir)
     finally:
         sandbox.remove_tree(workdir)
-    assert not os.path.exists(workdir) and workdir not in sandbox._HELD
+    assert not os.path.exists(workdir) and workdir not in folders._HELD
 
 
 def test_a_warm_job_may_wrap_its_stdout_buffer_as_a_cold_one_may() -> None:

@@ -543,28 +543,8 @@ def sweep_orphans() -> int:
     me, session = os.getpid(), os.getsid(0)
     for _ in range(1000):
         with _SPAWN_LOCK:
-            strays = []
-            for pid in children_of(me):
-                try:
-                    if pid not in _KNOWN and os.getsid(pid) != session:
-                        strays.append(pid)
-                except OSError:
-                    continue
-            tree: set[int] = set()
-            for _ in range(3) if strays else ():
-                for pid in _descendants(strays):
-                    if pid not in tree:
-                        tree.add(pid)
-                        try:
-                            os.kill(pid, signal.SIGSTOP)
-                        except OSError:
-                            pass
-            for pid in tree:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                    killed += pid in strays
-                except OSError:
-                    pass
+            strays = _strays(me, session)
+            killed += _kill_trees(strays)
         for pid in strays:
             try:
                 os.waitpid(pid, 0)
@@ -572,4 +552,38 @@ def sweep_orphans() -> int:
                 pass
         if not strays:
             break
+    return killed
+
+
+def _strays(me: int, session: int) -> list[int]:
+    """grind's children it did not start itself, in another session than grind's (under the lock)."""
+    strays = []
+    for pid in children_of(me):
+        try:
+            if pid not in _KNOWN and os.getsid(pid) != session:
+                strays.append(pid)
+        except OSError:
+            continue
+    return strays
+
+
+def _kill_trees(strays: list[int]) -> int:
+    """Stop every process of the strays' trees (three passes: a tree cannot grow while stopped),
+    then kill them all; returns how many of the strays themselves were killed."""
+    tree: set[int] = set()
+    for _ in range(3) if strays else ():
+        for pid in _descendants(strays):
+            if pid not in tree:
+                tree.add(pid)
+                try:
+                    os.kill(pid, signal.SIGSTOP)
+                except OSError:
+                    pass
+    killed = 0
+    for pid in tree:
+        try:
+            os.kill(pid, signal.SIGKILL)
+            killed += pid in strays
+        except OSError:
+            pass
     return killed

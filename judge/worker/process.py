@@ -13,6 +13,16 @@ import sys
 import time
 
 
+def kill_group(pid: int) -> None:
+    """SIGKILL the process group ``pid`` leads (a run's session: the child and what it forked)."""
+    import signal
+
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
 def die_with_parent() -> None:
     """SIGKILL this process when its parent dies (PR_SET_PDEATHSIG), so a run never outlives
     grind (Ctrl-C, a crash): the warm server dies with grind, each job with the server, the
