@@ -1,4 +1,4 @@
-"""The seccomp filter every sandboxed child runs under (judge/worker/landlock.py:seccomp_filter),
+"""The seccomp filter every sandboxed child runs under (judge/worker/kernel.py:seccomp_filter),
 and the side doors it keeps shut.
 
 Two kinds of test:
@@ -36,18 +36,20 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 LANDLOCK = ROOT / "judge" / "worker" / "landlock.py"
+KERNEL = ROOT / "judge" / "worker" / "kernel.py"  # the seccomp filter, beside Landlock
 SIDEDOOR = ROOT / "tests" / "adversarial" / "sidedoor"
 ATTACKS = sorted(SIDEDOOR.glob("*.py"))
 
 
-def _load():
-    spec = importlib.util.spec_from_file_location("grind_landlock_seccomp_test", LANDLOCK)
+def _load(path: Path, name: str):
+    spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
-ll = _load()
+ll = _load(LANDLOCK, "grind_landlock_seccomp_test")
+kl = _load(KERNEL, "grind_kernel_seccomp_test")
 MACHINE = platform.machine()
 linux_x86_64 = pytest.mark.skipif(
     not sys.platform.startswith("linux") or MACHINE != "x86_64",
@@ -57,23 +59,23 @@ linux_x86_64 = pytest.mark.skipif(
 # --- The program itself -------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("machine", sorted(ll._SECCOMP_ARCHES))
+@pytest.mark.parametrize("machine", sorted(kl._SECCOMP_ARCHES))
 @pytest.mark.parametrize("inet", [True, False])
 def test_the_program_assembles_for_every_known_machine(machine: str, inet: bool) -> None:
-    numbers = ll._SECCOMP_ARCHES[machine][1]
-    refused = [name for names in ll.REFUSED.values() for name in names]
+    numbers = kl._SECCOMP_ARCHES[machine][1]
+    refused = [name for names in kl.REFUSED.values() for name in names]
     assert set(refused) <= set(numbers), set(refused) - set(numbers)
     assert len(set(numbers.values())) == len(numbers), "two calls share a number"
-    assert max(numbers.values()) <= ll._NEWEST
-    program = ll.seccomp_program(machine, inet)
+    assert max(numbers.values()) <= kl._NEWEST
+    program = kl.seccomp_program(machine, inet)
     assert 0 < len(program) < 4096  # BPF_MAXINSNS
     assert all(0 <= jt < 256 and 0 <= jf < 256 for _, jt, jf, _ in program)
 
 
 def test_the_two_tables_differ_only_where_the_kernel_s_do() -> None:
-    x86, arm = ll._SECCOMP_ARCHES["x86_64"][1], ll._SECCOMP_ARCHES["aarch64"][1]
+    x86, arm = kl._SECCOMP_ARCHES["x86_64"][1], kl._SECCOMP_ARCHES["aarch64"][1]
     assert x86.keys() == arm.keys()
-    assert {name for name in x86 if x86[name] == arm[name]} == set(ll._SHARED_NUMBERS)
+    assert {name for name in x86 if x86[name] == arm[name]} == set(kl._SHARED_NUMBERS)
     # a few numbers checked against the kernel's tables by hand (arch/x86/entry/syscalls, asm-generic)
     assert (x86["socket"], arm["socket"], x86["clone"], arm["clone"], x86["unshare"], arm["unshare"]) == (
         41, 198, 56, 220, 272, 97)
@@ -81,14 +83,14 @@ def test_the_two_tables_differ_only_where_the_kernel_s_do() -> None:
 
 # --- The filter in a fresh process ----------------------------------------------------------------
 
-# Loads landlock.py by path, probes each call before and after seccomp_filter(inet=...), prints JSON.
+# Loads kernel.py by path, probes each call before and after seccomp_filter(inet=...), prints JSON.
 PROBE = r"""
 import ctypes, importlib.util, json, os, socket, subprocess, sys, threading
-spec = importlib.util.spec_from_file_location("grind_landlock", sys.argv[1])
-ll = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(ll)
+spec = importlib.util.spec_from_file_location("grind_kernel", sys.argv[1])
+kl = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(kl)
 args = json.loads(sys.argv[2])
-nr = ll._SECCOMP_ARCHES["x86_64"][1]
+nr = kl._SECCOMP_ARCHES["x86_64"][1]
 libc = ctypes.CDLL(None, use_errno=True)
 libc.syscall.restype = ctypes.c_long
 
@@ -188,7 +190,7 @@ def probes():
     return out
 
 results = {"before": probes()}
-ll.seccomp_filter(inet=args["inet"])
+kl.seccomp_filter(inet=args["inet"])
 results["after"] = probes()
 # What a child must still do: threads (glibc tries clone3, then clone), processes, subprocesses.
 done = []
@@ -247,7 +249,7 @@ def test_the_filter_refuses_every_side_door(inet: bool, udp_listener: tuple[int,
     Landlock stops TCP but not UDP, so the filter refuses every IP socket, and a datagram to a
     service on the host's 127.0.0.1 (this test's) must never arrive."""
     port, heard = udp_listener
-    proc = subprocess.run([sys.executable, "-I", "-c", PROBE, str(LANDLOCK), json.dumps({"inet": inet, "udp": port})],
+    proc = subprocess.run([sys.executable, "-I", "-c", PROBE, str(KERNEL), json.dumps({"inet": inet, "udp": port})],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-3000:]
     results = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -329,7 +331,7 @@ def test_doctor_says_which_layer_stops_the_side_doors() -> None:
     info = doctor()
     stops = {line.split(":", 1)[0]: line for line in info["stops"]}
     assert set(stops) <= set(info["layers"]), (stops, info["layers"])
-    if isolation().landlock_abi and MACHINE in ll._SECCOMP_ARCHES:
+    if isolation().landlock_abi and MACHINE in kl._SECCOMP_ARCHES:
         assert "seccomp" in info["layers"]
         assert all(word in stops["seccomp"] for word in ("unix sockets", "io_uring", "namespaces", "UDP"))
         network = "no private network" if "no private network" in info["layers"] else "private network"

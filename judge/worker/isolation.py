@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from judge.worker import landlock
+from judge.worker import kernel, landlock
 from judge.worker.protocol import Confinement
 from judge.worker.settings import PASSTHROUGH_ENV as _PASSTHROUGH_ENV
 from judge.worker.process import children_of, empty_cgroup
@@ -177,7 +177,7 @@ class Isolation:
             parts.append("bubblewrap")
         if self.landlock_abi:
             parts.append(f"landlock (ABI {self.landlock_abi})")
-        if self.confines and platform.machine() in landlock._SECCOMP_ARCHES:
+        if self.confines and platform.machine() in kernel._SECCOMP_ARCHES:
             parts.append("seccomp")  # installed by the same confine() step, after Landlock if any
         if self.landlock_abi and not self.bwrap:
             parts.append("private network")
@@ -204,10 +204,10 @@ class Isolation:
 
 def _private_network_here(drop: int | None) -> bool:
     """Can a child make the network namespace of its own that the landlock level relies on? The
-    child's own call (landlock.private_network), tried once in a throwaway interpreter as the
+    child's own call (kernel.private_network), tried once in a throwaway interpreter as the
     child's user: whether the kernel allows it depends on the machine and on the user."""
     code = ("import importlib.util as u,sys\n"
-            f"s=u.spec_from_file_location('ll',{str(Path(landlock.__file__))!r});m=u.module_from_spec(s)\n"
+            f"s=u.spec_from_file_location('kl',{str(Path(kernel.__file__))!r});m=u.module_from_spec(s)\n"
             "s.loader.exec_module(m);sys.exit(0 if m.private_network() else 3)\n")
     try:
         done = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, timeout=20,

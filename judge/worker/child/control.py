@@ -9,6 +9,7 @@ import os
 import sys
 from typing import Any
 
+from .. import kernel as _kernel
 from .. import landlock as _landlock
 from .. import witness as _witness
 from ..process import become_subreaper, die_with_parent, reap_children
@@ -95,7 +96,7 @@ def private_network(rules: dict[str, Any] | None) -> None:
     """This process tree's own network namespace, where the rules ask for one: made once."""
     global _private_net
     if rules and rules.get("private_net") and _private_net is None:
-        _private_net = _landlock.private_network()
+        _private_net = _kernel.private_network()
 
 
 def confine(rules: dict[str, Any] | None) -> None:
@@ -105,16 +106,16 @@ def confine(rules: dict[str, Any] | None) -> None:
         return
     try:
         # TCP only where it cannot leave the run: bubblewrap's network namespace, or one of our
-        # own (distributed cases need loopback TCP between their ranks; see landlock.py). Made
+        # own (distributed cases need loopback TCP between their ranks; see kernel.py). Made
         # once per process tree: a warm server makes it before its own Landlock layer (which
         # would deny writing a new namespace's uid map), and its jobs, forks run one at a time
         # and killed to the last process after each, share it.
         private_network(rules)
         tcp = bool(rules.get("loopback_tcp")) or (bool(rules.get("private_net")) and bool(_private_net))
-        _landlock.drop_capabilities()  # root in a container: a uid, not CAP_SYS_ADMIN (see there)
+        _kernel.drop_capabilities()  # root in a container: a uid, not CAP_SYS_ADMIN (see there)
         if rules.get("landlock", True):  # False: bubblewrap on a kernel without it (the filter still holds)
             _landlock.restrict(rules["read"], rules["write"], list_only=rules.get("list") or [], deny_tcp=not tcp)
-        _landlock.seccomp_filter(inet=tcp)  # doors Landlock leaves open (unix sockets, io_uring, UDP, ...)
+        _kernel.seccomp_filter(inet=tcp)  # doors Landlock leaves open (unix sockets, io_uring, UDP, ...)
     except OSError as exc:
         print(f"grind-confine: {exc}", file=sys.stderr, flush=True)
         os._exit(71)

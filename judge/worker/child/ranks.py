@@ -15,7 +15,7 @@ case wraps the model, real ``DistributedDataParallel``). Why it is built this wa
   everything else at the deadline. Nothing outside the job's folder is touched: the rendezvous
   is a ``FileStore`` in the job's private temp folder, and gloo's own traffic is TCP on the
   loopback interface of a network namespace of the run's own: bubblewrap's, or, without it, one
-  the child makes before it confines itself (landlock.private_network). ``lo`` is the only
+  the child makes before it confines itself (kernel.private_network). ``lo`` is the only
   interface there, so Landlock lets TCP through; where no such namespace could be made it keeps
   TCP denied and a distributed case cannot join, which its error says.
 - **No limit raised.** Each rank is one process with gloo's few threads (4 tasks per rank,
