@@ -25,6 +25,7 @@ from judge.speed import speed_advice
 from judge.models import CheckResult, CheckStatus, Diagnosis, Exercise, Status, Tolerance, Verdict
 from judge.worker import protocol
 from judge.worker.integrity import PREFIX as MARKS_BREACH
+from judge.worker.poison import status_name as poisoned_api
 from judge.worker.sandbox import STARTUP_FAILED, Limits, RunOutcome, WarmWorker, run_job
 
 # The front of grading (the static checks, the folders hidden from the learner, and ``grade``
@@ -597,13 +598,24 @@ def run_learner(exercise: Exercise, source: str, filename: str, limits: Limits |
                guard=True, forbidden=list(exercise.forbidden), time_speed=speed, **({"marked": True} if marked else {}))
     limits = limits or Limits(wall_s=exercise.time_limit, memory_mb=exercise.memory_mb)
     if worker is not None:
-        return worker.run_job(job, limits)
-    return run_job(job, limits, hidden_from_learners(exercise))
+        outcome = worker.run_job(job, limits)
+    else:
+        outcome = run_job(job, limits, hidden_from_learners(exercise))
+    if marked and outcome.result is None and outcome.status == "crashed":
+        # Read here, in grind's process, from the exit status alone: the learner's process has
+        # no say in it beyond calling the poisoned implementation (judge/worker/poison.py).
+        outcome.forbidden_api = poisoned_api(exercise.forbidden, outcome.returncode, outcome.stderr)
+    return outcome
 
 
 def verdict_from_outcome(exercise: Exercise, ref: Reference, outcome: RunOutcome, filename: str,
                          worker: WarmWorker | None = None, source: str | None = None) -> Verdict:
-    if outcome.status == "timeout":
+    if outcome.forbidden_api is not None:
+        verdict = _error_verdict(exercise, Status.FORBIDDEN,
+                                 f"Forbidden API: {outcome.forbidden_api}. This exercise asks you to write it "
+                                 "yourself; in a graded run its implementation is absent, and calling it ended "
+                                 "the run.")
+    elif outcome.status == "timeout":
         line = _timeout_line(outcome.timeout_trace, filename)
         case = (outcome.last_case or "").split(" ", 1)[-1]
         where = f" while running case '{case}'" if case else ""

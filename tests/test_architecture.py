@@ -64,7 +64,7 @@ def test_the_child_package_imports_nothing_of_the_judge() -> None:
     the worker's modules beside it that the child also loads stay stdlib-only the same way."""
     child_side = [*CHILD.glob("*.py"), *(PACKAGE / "worker" / name for name in (
         "runner.py", "protocol.py", "process.py", "guards.py", "integrity.py", "landlock.py", "kernel.py",
-        "witness.py"))]
+        "poison.py", "witness.py"))]
     for path in child_side:
         assert "judge" not in _imports(path), path
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from .. import guards as _guards
 from .. import integrity as _integrity
+from .. import poison as _poison
 from .. import protocol as _protocol
 from .. import witness as _witness
 from . import ranks as _ranks
@@ -90,6 +91,9 @@ def start_guards(run: _Run) -> None:
         return
     run.guards = Guards(run.job["subjects"][0].get("path", ""))
     run.guards.install(run.job.get("forbidden", []))
+    if run.job.get("marked"):  # the implementations themselves, absent (judge/worker/poison.py)
+        _poison.install(run.job.get("forbidden", []), run.checks, run.torch, _guards)
+        _ranks.POISONED = (_poison.STATUS_BASE, _poison.STATUS_BASE + _poison.STATUS_COUNT)
     dump = open(os.path.join(run.job["out_dir"], "timeout_trace.txt"), "w")
     faulthandler.dump_traceback_later(max(run.job["time_limit"] - 0.3, 0.1), file=dump)
 

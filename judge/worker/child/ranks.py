@@ -413,6 +413,7 @@ def _reap(children: dict[int, int], exited: dict[int, int]) -> None:
             done, status = pid, 0
         if done:
             exited[rank] = status
+            _pass_on_poisoned(status)
 
 
 def _settled(states: dict[int, dict[str, Any]], exited: dict[int, int], now: float) -> dict[str, Any] | None:
@@ -431,6 +432,21 @@ def _settled(states: dict[int, dict[str, Any]], exited: dict[int, int], now: flo
     if deadlock:
         return {"failure": {"type": "deadlock", "message": deadlock}, "records": _finished(states)}
     return None
+
+
+# (first, past the last) exit status of a poisoned call, set by the runner in a marked run
+POISONED: tuple[int, int] | None = None
+
+
+def _pass_on_poisoned(status: int) -> None:
+    """A rank that called a forbidden implementation in a marked run ended with the status that
+    names it (poison.py): this process ends with the same status, so that grind's own process
+    reads it and the verdict names the API (a rank that died otherwise fails its case)."""
+    if POISONED is None:
+        return
+    code = os.waitstatus_to_exitcode(status)
+    if POISONED[0] <= code < POISONED[1]:
+        os._exit(code)
 
 
 def _finished(states: dict[int, dict[str, Any]]) -> dict[int, dict[str, Any]]:
