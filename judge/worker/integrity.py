@@ -182,25 +182,32 @@ class Record:
         written, self._written = self._written, []
         found, self._caught = self._caught, []
         for holder, name in written:
-            at = self._entry.get((id(holder), name))
-            if at is None:
-                if isinstance(holder, type):
-                    found += [LIBRARY + name for name in _shadowing(holder, vars(holder), self._known_of(holder),
-                                                                    self._wrapper_codes)]
-                continue
-            record, place = self._slot[at]
-            where, namespace = self._records[record][0], self._records[record][1]
-            old = self._before[at]
-            new = namespace.get(name, _GONE) if isinstance(namespace, dict) else vars(holder).get(name, _GONE)
-            dotted = f"{where}.{name}"
-            if new is not old and dotted not in SETTABLE and _watched(old) and not _wraps(new, old, self._wrapper_codes):
-                found.append(LIBRARY + dotted)
+            found += self._breached(holder, name)
         if len(self._c[-1]()) > 1:
             found.append("thread")
         found += _modes(self._modes, self._entered.pop() if self._entered else None)
         mine = {name for name in found if not name.startswith(LIBRARY)}
         return [name for name in dict.fromkeys(found) if name.removeprefix(LIBRARY) not in mine
                 or not name.startswith(LIBRARY)][:MAX_BREACHES]
+
+    def _breached(self, holder: Any, name: str) -> list[str]:
+        """The breach one logged write made: a recorded name that no longer holds what the record
+        says (and is not settable, nor a wrapper of the original), or a new class attribute that
+        hides an inherited one."""
+        at = self._entry.get((id(holder), name))
+        if at is None:
+            if isinstance(holder, type):
+                return [LIBRARY + name for name in _shadowing(holder, vars(holder), self._known_of(holder),
+                                                              self._wrapper_codes)]
+            return []
+        record, place = self._slot[at]
+        where, namespace = self._records[record][0], self._records[record][1]
+        old = self._before[at]
+        new = namespace.get(name, _GONE) if isinstance(namespace, dict) else vars(holder).get(name, _GONE)
+        dotted = f"{where}.{name}"
+        if new is not old and dotted not in SETTABLE and _watched(old) and not _wraps(new, old, self._wrapper_codes):
+            return [LIBRARY + dotted]
+        return []
 
     def _known_of(self, cls: type) -> frozenset[Any]:
         for klass, known in zip(self._classes, self._known):
@@ -294,7 +301,9 @@ def _class_name(cls: Any) -> str:
 
 def _logging_class(kind: type, log: Any) -> type:
     """A subclass of the module type ``kind`` whose attribute writes are logged first."""
-    get_frame, set_attr, del_attr = sys._getframe, kind.__setattr__, kind.__delattr__
+    get_frame = sys._getframe
+    set_attr: Any = kind.__setattr__  # the module type's own, taken before any learner code runs
+    del_attr: Any = kind.__delattr__
 
     def __setattr__(self: Any, name: str, value: Any) -> None:
         log(self, name, value, get_frame(1))

@@ -16,6 +16,7 @@ import types
 from typing import Any
 
 from .. import guards as _guards
+from .. import heap as _heap
 from .. import integrity as _integrity
 from .. import poison as _poison
 from .. import protocol as _protocol
@@ -323,7 +324,7 @@ def execute(job: dict[str, Any], control: Any) -> None:
     run = _Run(job, control, np, torch)
     subjects = _ready(run)
     # Trusted runs check the manifest's forbidden names here, where torch is: a typo guards nothing.
-    run.result.unresolved = [d for d in job.get("check_forbidden", []) if _guards._resolve(d) is None]
+    run.result.unresolved = [d for d in job.get("check_forbidden", []) if _heap._resolve(d) is None]
     speed_case = getattr(run.checks, "SPEED", None) if job.get("time_speed") else None
     torch.manual_seed(0)  # every generator torch has; each case instance then only reseeds (see reseed)
     start_guards(run)

@@ -13,7 +13,7 @@ import time
 import traceback
 from typing import Any
 
-from .. import guards as _guards
+from .. import heap as _heap
 from .. import landlock as _landlock
 from .. import protocol as _protocol
 from .. import witness as _witness
@@ -90,7 +90,7 @@ def serve() -> None:
     # Jobs confine themselves with Landlock exactly when the server does (WarmWorker sends both
     # or neither); from ABI 6 that layer also keeps them from signalling the server.
     scoped = bool(config.get("confine")) and min(_landlock.abi(), _landlock.KNOWN_ABI) >= 6
-    _guards.freeze_functions()  # torch's heap, indexed before the first job rather than during it
+    _heap.freeze_functions()  # torch's heap, indexed before the first job rather than during it
     server = _Server(sys.stdout, config.get("cgroup"), scoped)
     print(json.dumps({"ready": True}), file=server.out, flush=True)
     while True:
@@ -195,7 +195,7 @@ class _Spare:
         job_r, self.job_w = os.pipe()
         go_r, go_w = os.pipe()
         pipes = [os.pipe()]  # control only: the job's stdout and stderr never pass through here
-        _guards.freeze_functions()  # what this server made is indexed once, not walked by every job
+        _heap.freeze_functions()  # what this server made is indexed once, not walked by every job
         pid = os.fork()
         if pid == 0:
             os.close(self.job_w)
