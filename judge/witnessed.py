@@ -19,7 +19,7 @@ Why a ratio and not the raw count: bytes depend on gloo's framing, torch's zip l
 machine, and the reference, run on the same machine with the same torch, cancels all of that.
 Why it cannot be forged: a submission can only add traffic or writes, never remove them, and
 the figure in its own observations is thrown away before the comparison (a learner's job never
-writes one: only trusted jobs do, see runner.record_witnessed).
+writes one: only trusted jobs do, see worker/child/job.record_witnessed).
 
 Where no witness could count (no private network namespace for traffic, a run killed before
 its waiter reported, the ``limits-only`` level), the figure is taken as the reference's and

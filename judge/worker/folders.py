@@ -335,7 +335,7 @@ def stage_job(job: Job, workdir: str, iso: Isolation) -> Job:
     freed memory included. With sources in the job, a submission scanning /proc/self/mem found
     the classmate graded before it, or the reference computed in the same server, and passed
     with it. The server now holds paths only. (A learner's job never holds the reference at all:
-    its speed is compared with the reference's time kept in the cache; see runner.time_speed.)"""
+    its speed is compared with the reference's time kept in the cache; see child/job.time_speed.)"""
     staged = job.copy()
     subjects: list[protocol.SubjectSpec] = []
     for index, spec in enumerate(job.get("subjects", [])):

@@ -273,7 +273,7 @@ class _JobStreams(threading.Thread):
     The warm server used to drain them and send them back in its reply; a fork of the server
     (the next job) then held them in freed memory, where a submission scanning /proc/self/mem
     found a classmate's prints. A FIFO is a pipe with a name, which is how grind hands a pipe to
-    a server already running: the job's process opens the writing end (runner.take_streams) and
+    a server already running: the job's process opens the writing end (child/server.take_streams) and
     the bytes go from it to grind, never through the server. grind holds a writing end of its
     own until the server has answered, so the reader sees no end of file before the job has
     opened its end. The server answers after the job said "done" (its output flushed, so already

@@ -121,7 +121,7 @@ class Job(TypedDict, total=False):
     witness_fd: int  # cold witnessed runs: the waiter's pipe for the run's figures (witness.py)
     shield: bool  # fork a waiter so the submission's getppid() is not the judge
     confine: Confinement | None
-    stdout_fifo: str  # warm runs: the FIFOs grind reads the job's output from (runner.take_streams)
+    stdout_fifo: str  # warm runs: the FIFOs grind reads the job's output from (child/server.take_streams)
     stderr_fifo: str
 
 
@@ -527,6 +527,6 @@ def _json_value(value: Any, depth: int = 0) -> Any:
 
 
 # A subject whose source builds or subclasses a torch optimizer: its job wants torch._dynamo
-# imported in the warm server first (see runner.uses_torch_optim). Read by the parent, which
+# imported in the warm server first (see child/server.uses_torch_optim). Read by the parent, which
 # stages the source as a file, and by the runner, for a source sent in the job.
 BUILDS_OPTIMIZER = re.compile(r"Optimizer|optim\.[A-Z]|from\s+torch\.optim\b|import\s+torch\.optim\b")
