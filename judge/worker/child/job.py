@@ -25,7 +25,7 @@ from . import ranks as _ranks
 from .checks import AuthoringError, authoring_error, check_cases, check_pitfalls, expand_cases, pitfall_combinations
 from .checks import subject_namespace
 from .rank_cases import close_rank_pools, observe_ranks
-from .run import _error, _Run, reseed
+from .run import Run, error_info, reseed
 from .sources import _read_staged, install_kit, load_source, seal_imports
 from .values import ENCODE, BadOutput, bind_conversions, entries_of, preview, rank_entries, to_array
 
@@ -33,7 +33,7 @@ ForbiddenAPI = _guards.ForbiddenAPI
 Guards = _guards.Guards
 
 
-def load_checks(run: _Run) -> None:
+def load_checks(run: Run) -> None:
     """The cases, one instance per (case, size, seed). The checks module may warm up what its cases
     need (building a torch optimizer imports torch._dynamo, over a second): this runs before
     "ready", outside the learner's clock."""
@@ -55,7 +55,7 @@ def load_checks(run: _Run) -> None:
         _ranks.install_tracer(run.torch)
 
 
-def list_subjects(run: _Run) -> list[tuple[str, dict[str, Any]]]:
+def list_subjects(run: Run) -> list[tuple[str, dict[str, Any]]]:
     """(subject id, spec) in run order. A pitfalls bundle is trusted code: it is loaded here and
     becomes one subject per pitfall, whose description (every field PitfallMeta has) goes into
     the result."""
@@ -85,7 +85,7 @@ def list_subjects(run: _Run) -> list[tuple[str, dict[str, Any]]]:
     return subjects
 
 
-def start_guards(run: _Run) -> None:
+def start_guards(run: Run) -> None:
     """Learner runs: the "from memory" guards, and a dump of every thread's stack just before the
     parent's deadline, so that a timeout can still point at the learner's line."""
     if not run.job.get("guard"):
@@ -99,7 +99,7 @@ def start_guards(run: _Run) -> None:
     faulthandler.dump_traceback_later(max(run.job["time_limit"] - 0.3, 0.1), file=dump)
 
 
-def load_subject(run: _Run, spec: dict[str, Any], module_name: str) -> tuple[Any, Any]:
+def load_subject(run: Run, spec: dict[str, Any], module_name: str) -> tuple[Any, Any]:
     """(the entry points as the case code will see them, None), or (None, why there are none).
     Whatever the learner's file raises propagates: the caller records it as a load error.
 
@@ -128,7 +128,7 @@ def load_subject(run: _Run, spec: dict[str, Any], module_name: str) -> tuple[Any
     return subject, None
 
 
-def observe_case(run: _Run, subject_id: str, subject: Any, instance: dict[str, Any], filename: str,
+def observe_case(run: Run, subject_id: str, subject: Any, instance: dict[str, Any], filename: str,
                  record_input: bool) -> Any:
     """Run one case instance on one subject and keep what it observed, as plain arrays. Whatever
     the subject does (raise, return non-data) becomes the case's record."""
@@ -155,11 +155,11 @@ def observe_case(run: _Run, subject_id: str, subject: Any, instance: dict[str, A
     except BadOutput as exc:
         return _protocol.CaseRecord("bad_output", message=str(exc))
     except BaseException as exc:  # noqa: BLE001 - a learner's exception is data
-        return _protocol.CaseRecord("error", error=_error(exc, filename))
+        return _protocol.CaseRecord("error", error=error_info(exc, filename))
     return _protocol.CaseRecord("ok", keys=[str(k) for k in raw])
 
 
-def run_subject(run: _Run, subject_id: str, spec: dict[str, Any], record_inputs: bool) -> Any:
+def run_subject(run: Run, subject_id: str, spec: dict[str, Any], record_inputs: bool) -> Any:
     """Load one subject and run it over every instance; returns its entry points (None if it
     did not load). Its record is in the result from the start, so a crash leaves no doubt."""
     record = run.result.subjects[subject_id] = _protocol.SubjectRecord()
@@ -168,7 +168,7 @@ def run_subject(run: _Run, subject_id: str, spec: dict[str, Any], record_inputs:
     try:
         subject, record.load_error = load_subject(run, spec, f"grind_subject_{len(run.result.subjects)}")
     except BaseException as exc:  # noqa: BLE001 - anything the learner's import does is data
-        record.load_error = _error(exc, filename)
+        record.load_error = error_info(exc, filename)
         record.forbidden = run.hits()
         return None
     if record.load_error is not None:
@@ -191,7 +191,7 @@ def run_subject(run: _Run, subject_id: str, spec: dict[str, Any], record_inputs:
     return subject
 
 
-def record_witnessed(run: _Run, subject_id: str, case_name: str, figures: dict[str, Any]) -> None:
+def record_witnessed(run: Run, subject_id: str, case_name: str, figures: dict[str, Any]) -> None:
     """A trusted subject's traffic and writes, kept as observations of the exercise's witnessed
     case (``WITNESSED`` keys): the parent turns them into "x the reference's" figures."""
     np = run.np
@@ -254,7 +254,7 @@ def time_call(case: dict[str, Any], subject: Any, budget: float | None) -> float
 SPEED_BUDGET_S = 1.0  # a learner's timed call stopped here is "more than N x slower", never a timeout
 
 
-def time_speed(run: _Run, subject_id: str, subject: Any, speed_case: dict[str, Any]) -> None:
+def time_speed(run: Run, subject_id: str, subject: Any, speed_case: dict[str, Any]) -> None:
     """Speed runs: the first subject, if it passed every case to the end, timed on the SPEED
     case. In a trusted job that subject is the reference, timed once with the observations the
     cache keeps (so a learner's job never carries the reference, not even to time it); in a
@@ -273,7 +273,7 @@ def time_speed(run: _Run, subject_id: str, subject: Any, speed_case: dict[str, A
             run.result.speed = _protocol.SpeedSample(seconds, 0.0, None, name)
 
 
-def write_result(run: _Run, token: str, save_file: Any) -> None:
+def write_result(run: Run, token: str, save_file: Any) -> None:
     """observations.safetensors, then result.json carrying the run's token and the observations'
     hash. O_EXCL: if the submission already created result.json, refuse to write a second one;
     the parent then sees a forged or doubled result and fails the run."""
@@ -321,7 +321,7 @@ def execute(job: dict[str, Any], control: Any) -> None:
 
     torch.set_num_threads(1)
     bind_conversions(np, torch)
-    run = _Run(job, control, np, torch)
+    run = Run(job, control, np, torch)
     subjects = _ready(run)
     # Trusted runs check the manifest's forbidden names here, where torch is: a typo guards nothing.
     run.result.unresolved = [d for d in job.get("check_forbidden", []) if _heap._resolve(d) is None]
@@ -350,7 +350,7 @@ def execute(job: dict[str, Any], control: Any) -> None:
     os._exit(0)  # skip atexit handlers and non-daemon threads the submission may have left
 
 
-def _ready(run: _Run) -> list[tuple[str, dict[str, Any]]]:
+def _ready(run: Run) -> list[tuple[str, dict[str, Any]]]:
     """The checks loaded (and, for marks, the integrity record's baseline), "ready" said, and the
     subjects listed. A mistake in the exercise's own files ends the job here: one line on stderr."""
     job = run.job
@@ -374,7 +374,7 @@ def _ready(run: _Run) -> list[tuple[str, dict[str, Any]]]:
         os._exit(1)
 
 
-def _watch_learner_writes(run: _Run) -> None:
+def _watch_learner_writes(run: Run) -> None:
     """Marks runs with guards: the integrity record taken after the checks wrapped what they
     watch and before the guards' profile hook (which would see every call of its walk), refreshed
     now that their stand-ins are in place: all before the learner's file exists in this process.

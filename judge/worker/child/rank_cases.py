@@ -9,11 +9,11 @@ from typing import Any
 
 from .. import protocol as _protocol
 from . import ranks as _ranks
-from .run import _Run, reseed
+from .run import Run, reseed
 from .values import BadOutput, describe_exception, to_array
 
 
-def _rank_body(run: _Run, subject: Any, filename: str) -> Any:
+def _rank_body(run: Run, subject: Any, filename: str) -> Any:
     """What a rank of a subject's pool does with one case: make the instance's inputs as the
     child made them (the same seed, the same factory), call the case, and write its observations
     as a safetensors file named by the command."""
@@ -52,13 +52,13 @@ def _rank_body(run: _Run, subject: Any, filename: str) -> Any:
     return body
 
 
-def close_rank_pools(run: _Run, subject_id: str | None = None) -> None:
+def close_rank_pools(run: Run, subject_id: str | None = None) -> None:
     """Kill the ranks kept for ``subject_id`` (every subject's when None)."""
     for key in [k for k in run.rank_pools if subject_id is None or k[0] == subject_id]:
         run.rank_pools.pop(key).close()
 
 
-def observe_ranks(run: _Run, subject_id: str, subject: Any, name: str, case: dict[str, Any], filename: str) -> Any:
+def observe_ranks(run: Run, subject_id: str, subject: Any, name: str, case: dict[str, Any], filename: str) -> Any:
     """One distributed case (see ranks.py): the case's call on every rank of the subject's rank
     pool (made at its first distributed case, kept for the next ones), each rank's observations
     kept as "rank r: key". A rank that raised makes the case's error (the lowest such rank, named);
@@ -103,7 +103,7 @@ def _failed(records: dict[int, Any], failure: dict[str, Any] | None) -> Any:
     return None
 
 
-def _read_ranks(run: _Run, subject_id: str, name: str, base: str, records: dict[int, Any]) -> Any:
+def _read_ranks(run: Run, subject_id: str, name: str, base: str, records: dict[int, Any]) -> Any:
     """Every rank's observations, read from its file (the learner's bytes: a file that cannot be
     read, or holds other keys than its record says, is bad output) and kept as "rank r: key"."""
     from safetensors.numpy import load_file

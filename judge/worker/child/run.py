@@ -1,4 +1,4 @@
-"""What the steps of one job share (:class:`_Run`), and the per-instance reseed that both a
+"""What the steps of one job share (:class:`Run`), and the per-instance reseed that both a
 single-process case and every rank of a distributed one start from."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from .. import protocol as _protocol
 from .values import describe_exception
 
 
-class _Run:
+class Run:
     """What the steps of one job share. numpy and torch come in as arguments because this module
     imports neither at load time (they are imported in :func:`execute`, under the limits)."""
 
@@ -60,7 +60,7 @@ class _Run:
         return found
 
 
-def _error(exc: BaseException, filename: str) -> Any:
+def error_info(exc: BaseException, filename: str) -> Any:
     return _protocol.ErrorInfo(**describe_exception(exc, filename))
 
 
