@@ -11,7 +11,7 @@ as ``grind run`` does) and warm (forks of one warm worker per exercise, as ``gri
 number of distributed case instances (each forks R ranks that join a gloo group). The issue's
 goal is a ratio of at most about 3 for R = 2. Read the ratio, not the seconds: the machine is
 shared. Measured on the 2-core development machine, idle, ``-n 3``, with each subject's ranks
-kept for all its cases of one world size (judge/worker/ranks.py, RankPool):
+kept for all its cases of one world size (judge/worker/child/ranks.py, RankPool):
 
     cold: clipping 1.03 s per grade
     cold: ddp-token-loss 2.24 s per grade, 2.18x clipping (6 distributed cases)

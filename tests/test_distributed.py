@@ -1,4 +1,4 @@
-"""Distributed cases (judge/worker/ranks.py): a case with ``world_size`` runs on real gloo ranks.
+"""Distributed cases (judge/worker/child/ranks.py): a case with ``world_size`` runs on real gloo ranks.
 
 What is proven here, cheaply: the kit refuses a bad ``world_size``; the deadlock and dead-rank
 texts say where every rank was; the reference of ``ddp-token-loss`` gives, on every rank, the
