@@ -26,8 +26,8 @@ if TYPE_CHECKING:
 
     from judge.worker import protocol
 
-# The trusted child's code (judge/worker/runner.py, its neighbours and the child/ package), found without importing
-# it: a daemon-served `grind run` hashes it for the key, and never runs a child itself.
+# The trusted child's code (judge/worker/runner.py, its neighbours and the child/ package), found
+# without importing it: a daemon-served `grind run` hashes it for the key, and never runs a child itself.
 RUNNER = Path(__file__).with_name("worker") / "runner.py"  # judge.worker.isolation.RUNNER, not imported
 
 RESULT = "result.json"
