@@ -23,7 +23,6 @@ turns every optional layer off. Both exist so tests can prove what each level gu
 
 from __future__ import annotations
 
-import ctypes
 import functools
 import os
 import platform
@@ -37,10 +36,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from judge.worker import kernel, landlock
+from judge.worker import kernel, landlock, process
 from judge.worker.protocol import Confinement
-from judge.worker.settings import PASSTHROUGH_ENV as _PASSTHROUGH_ENV
 from judge.worker.process import children_of, empty_cgroup
+from judge.worker.settings import PASSTHROUGH_ENV as _PASSTHROUGH_ENV
 
 if TYPE_CHECKING:
     from judge.worker.protocol import Limits
@@ -482,18 +481,10 @@ def command(iso: Isolation, workdir: str, hidden: list[Path], serve: bool = Fals
 
 _SPAWN_LOCK = threading.Lock()
 _KNOWN: set[int] = set()
-PR_SET_CHILD_SUBREAPER = 36
-
-
 @functools.lru_cache(maxsize=1)
 def become_subreaper() -> bool:
-    if not sys.platform.startswith("linux"):
-        return False
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        return bool(libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
-    except (OSError, AttributeError):
-        return False
+    """grind itself a subreaper, once (the same prctl the child's waiter makes: judge.worker.process)."""
+    return process.become_subreaper()
 
 
 def spawn(argv: list[str], **kwargs: Any) -> subprocess.Popen[bytes]:

@@ -57,14 +57,17 @@ def set_dumpable(dumpable: bool) -> None:
             pass
 
 
-def become_subreaper() -> None:
-    if sys.platform.startswith("linux"):
-        import ctypes
+def become_subreaper() -> bool:
+    """PR_SET_CHILD_SUBREAPER: orphans of this process's descendants are re-parented to it, not
+    to init, so it can find and kill them. True when the kernel agreed (Linux only)."""
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes
 
-        try:
-            ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
-        except (OSError, AttributeError):
-            pass
+    try:
+        return bool(ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0) == 0)  # PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):
+        return False
 
 
 def children_of(pid: int | None = None) -> list[int]:
