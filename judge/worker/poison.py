@@ -126,23 +126,27 @@ def install(forbidden: list[str], checks: Any, torch: Any, guards: Any) -> list[
     return not_poisoned
 
 
-_LIBRARIES: list[Any] = []  # kept alive: a torch.library.Library unregisters its kernels when freed
+_LIBRARIES: list[Any] = []  # the dispatcher's registration objects: the kernels live as long as they do
 
 
 def _poison_ops(ops: dict[str, tuple[int, str]], torch: Any) -> None:
-    library = torch.library.Library("aten", "IMPL")
+    """Register the poison kernels through the dispatcher's own library object, not
+    ``torch.library.Library``: that one hands its handle to a ``weakref.finalize`` whose class-wide
+    registry any code can walk and call, and an eighth review did, putting torch's fused Adam
+    back before calling it. This object is held only here, where the marks scan lets no one reach."""
+    library = torch._C._dispatch_library("IMPL", "aten", "", "<grind: forbidden in a marked run>", 0)
     _LIBRARIES.append(library)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # "Overriding a previously registered kernel": the point
-        for name, (status, api) in ops.items():
-            packet = getattr(torch.ops.aten, name, None)
-            if packet is None:
-                continue
-            kernel = types.FunctionType(_poisoned_code((), status, api), {}, name)
-            for overload in packet.overloads():
-                target = name if overload == "default" else f"{name}.{overload}"
-                for key in ("CPU", "CompositeExplicitAutograd"):
+    for name, (status, api) in ops.items():
+        packet = getattr(torch.ops.aten, name, None)
+        if packet is None:
+            continue
+        kernel = types.FunctionType(_poisoned_code((), status, api), {}, name)
+        for overload in packet.overloads():
+            target = name if overload == "default" else f"{name}.{overload}"
+            for key in ("CPU", "CompositeExplicitAutograd"):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # "Overriding a previously registered kernel": the point
                     try:
-                        library.impl(target, kernel, key)
+                        library.impl(target, key, kernel, False)
                     except RuntimeError:
-                        continue  # no kernel of that kind for this operator
+                        continue  # the dispatcher refused this key for this operator
