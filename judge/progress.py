@@ -21,7 +21,6 @@ produces is stored as the opaque JSON that ``judge.scheduling`` gives it.
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 import time
@@ -271,7 +270,7 @@ class Progress:
     def _connect(self, create: bool) -> sqlite3.Connection | None:
         if self._conn is not None:
             return self._conn
-        if not create and not self.path.exists() and not self._legacy.exists():
+        if not create and not self.path.exists():
             return None
         self._check_in_the_way()
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -363,42 +362,7 @@ class Progress:
             for statements in MIGRATIONS[version:]:
                 for statement in statements:
                     conn.execute(statement)
-            if version == 0:
-                self._import_legacy_json(conn)
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-
-    @property
-    def _legacy(self) -> Path:
-        return self.path.with_name("state.json")
-
-    def _import_legacy_json(self, conn: sqlite3.Connection) -> None:
-        """grind 0.1 kept hints shown and passes in ``state.json`` next to this file: carry them
-        over once, when the database is created, so upgrading loses nothing a learner saw."""
-        try:
-            data = json.loads(self._legacy.read_text(encoding="utf-8"))
-            exercises = data.get("exercises", {}) if isinstance(data, dict) else {}
-        except (OSError, ValueError):
-            return
-        now = self.clock()
-        for slug, slot in exercises.items():
-            if not isinstance(slot, dict):
-                continue
-            try:
-                passed_at = (time.mktime(time.strptime(slot["passed_at"], "%Y-%m-%dT%H:%M:%S"))
-                             if slot.get("passed_at") else None)
-                attempts, hints = int(slot.get("attempts", 0)), int(slot.get("hints_shown", 0))
-            except (TypeError, ValueError):
-                continue
-            when = passed_at or now
-            for i in range(attempts):
-                verdict = "passed" if passed_at is not None and i == attempts - 1 else "failed"
-                conn.execute("INSERT INTO attempts (exercise, started_at, ended_at, verdict, checks_passed, "
-                             "checks_total, pitfall, hints_used, mode, submission_hash) "
-                             "VALUES (?, ?, ?, ?, 0, 0, NULL, ?, 'imported', '')",
-                             (slug, when, when, verdict, hints))
-            # hints revealed before the pass (or still open, when not passed yet)
-            conn.executemany("INSERT INTO hints (exercise, shown_at) VALUES (?, ?)",
-                             [(slug, when - 1 if passed_at else when)] * hints)
 
     @staticmethod
     @contextmanager
