@@ -785,7 +785,7 @@ def validate(
 
 def _validate_quiz(catalog: Catalog) -> ExitStatus:
     """Check every quiz deck, print the table and problems, and say whether all are valid."""
-    from judge.quiz import validate_decks
+    from judge.decks import validate_decks
     from judge.render import show
     from judge.views.screens import quiz_validation_view
 

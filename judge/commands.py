@@ -287,7 +287,8 @@ def quiz_cards(exercises: Callable[[], list[Exercise]], topic: str | None, quiet
     """Every loadable card narrowed to ``topic`` (each broken deck handed to ``skipped`` first).
     With ``quiet_topic``, a topic no card has gives no cards instead of an error (practice: the
     topic may be an exercise topic only)."""
-    from judge.quiz import load_cards, select_topic
+    from judge.decks import load_cards
+    from judge.quiz import select_topic
 
     cards, problems = load_cards(Catalog().root)
     for problem in problems:

@@ -20,7 +20,8 @@ from judge.text import clock_text, safe, until_text
 if TYPE_CHECKING:
     from judge.practice import Recorded, Sitting
     from judge.progress import Overview
-    from judge.quiz import Answered, Card, CardProgress, DeckReport, Session
+    from judge.decks import DeckReport
+    from judge.quiz import Answered, Card, CardProgress, Session
 
 KEYS_HELP = "h hint · n next · l list · q quit"
 
