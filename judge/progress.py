@@ -574,23 +574,22 @@ class Progress:
         by_slug: dict[str, list[Attempt]] = {}
         for attempt in self.attempts():
             by_slug.setdefault(attempt.exercise, []).append(attempt)
-        rows = []
-        for slug in slugs:
-            attempts = by_slug.get(slug, [])
-            timed = [a for a in attempts if a.time_to_pass is not None]
-            times = [a.time_to_pass for a in timed]
-            interview_times = [a.time_to_pass for a in timed if a.mode == "interview"]
-            card = self.card(slug)
-            rows.append(ExerciseProgress(
-                slug=slug,
-                status="passed" if any(a.passed for a in attempts) else "attempted" if attempts else "new",
-                attempts=len(attempts),
-                best_time_s=min(times) if times else None,
-                best_interview_s=min(interview_times) if interview_times else None,  # type: ignore[type-var]
-                last_practised=max(a.ended_at for a in attempts) if attempts else None,
-                next_review=card.due if card else None,
-                hints_shown=self.hints_shown(slug),
-            ))
+        rows = [self._exercise_progress(slug, by_slug.get(slug, [])) for slug in slugs]
         days = {datetime.fromtimestamp(a.ended_at).date() for group in by_slug.values() for a in group}
         days |= {datetime.fromtimestamp(t).date() for (t,) in self._rows("SELECT answered_at FROM quiz_answers")}
         return Overview(rows, now, streak(days, datetime.fromtimestamp(now).date()))
+
+    def _exercise_progress(self, slug: str, attempts: list[Attempt]) -> ExerciseProgress:
+        times = [a.time_to_pass for a in attempts if a.time_to_pass is not None]
+        interview_times = [a.time_to_pass for a in attempts if a.time_to_pass is not None and a.mode == "interview"]
+        card = self.card(slug)
+        return ExerciseProgress(
+            slug=slug,
+            status="passed" if any(a.passed for a in attempts) else "attempted" if attempts else "new",
+            attempts=len(attempts),
+            best_time_s=min(times) if times else None,
+            best_interview_s=min(interview_times) if interview_times else None,
+            last_practised=max(a.ended_at for a in attempts) if attempts else None,
+            next_review=card.due if card else None,
+            hints_shown=self.hints_shown(slug),
+        )

@@ -183,18 +183,20 @@ def imports_used(obj: Any) -> list[str]:
         fn = getattr(fn, "__func__", fn)
         names |= _code_names(fn.__code__)
     scope = getattr(getattr(functions[0], "__func__", functions[0]), "__globals__", {}) if functions else {}
-    lines = []
-    for name in sorted(names):
-        value = scope.get(name)
-        if isinstance(value, types.ModuleType):
-            lines.append(f"import {value.__name__}" if value.__name__ == name else
-                         f"import {value.__name__} as {name}")
-        elif (inspect.isfunction(value) or inspect.isclass(value) or inspect.isbuiltin(value)) and \
-                getattr(value, "__module__", "__main__") not in ("__main__", "builtins", None) and \
-                "<" not in getattr(value, "__qualname__", "<"):
-            qualname = value.__qualname__
-            lines.append(f"from {value.__module__} import {qualname}" + (f" as {name}" if qualname != name else ""))
-    return lines
+    return [line for line in (_import_line(name, scope.get(name)) for name in sorted(names)) if line is not None]
+
+
+def _import_line(name: str, value: Any) -> str | None:
+    """The import that binds ``name`` to ``value``: a module, or a library's function or class
+    (not the notebook's own, nor a builtin); None for anything else."""
+    if isinstance(value, types.ModuleType):
+        return f"import {value.__name__}" if value.__name__ == name else f"import {value.__name__} as {name}"
+    if (inspect.isfunction(value) or inspect.isclass(value) or inspect.isbuiltin(value)) and \
+            getattr(value, "__module__", "__main__") not in ("__main__", "builtins", None) and \
+            "<" not in getattr(value, "__qualname__", "<"):
+        qualname = value.__qualname__
+        return f"from {value.__module__} import {qualname}" + (f" as {name}" if qualname != name else "")
+    return None
 
 
 def _code_names(code: types.CodeType) -> set[str]:
