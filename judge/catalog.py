@@ -168,7 +168,8 @@ def _read_manifest(path: Path) -> _Manifest:
 
 def _value(m: _Manifest, name: str, key: Key) -> Any:
     """One key's value, typed, checked and parsed as SCHEMA says."""
-    value = m.str_list(name, key.default) if key.kind == STR_LIST else m.get(name, key.kind, key.default)
+    kind = key.kind  # STR_LIST, or a TOML type (None, the keys read elsewhere, never comes here)
+    value = m.str_list(name, key.default) if isinstance(kind, str) or kind is None else m.get(name, kind, key.default)
     if key.convert is not None:
         value = key.convert(value)
     problem = key.check(value) if key.check is not None else None

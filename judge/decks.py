@@ -136,7 +136,8 @@ def _wrongs(deck: _Deck, index: int, card_id: str, kind: str, raw_wrongs: Any) -
 
 def _tolerances(deck: _Deck, index: int, card_id: str, kind: str, table: dict[str, Any]) -> dict[str, float]:
     """A number card's tolerances (non-negative numbers); the keys only number cards may have."""
-    numeric = {k: _number(deck, index, card_id, table[k], k) for k in ("tolerance", "rel_tolerance") if k in table}
+    numeric: dict[str, float] = {k: _number(deck, index, card_id, table[k], k) for k in ("tolerance", "rel_tolerance")
+                                 if k in table}
     if kind != "number":
         extra = sorted(k for k in ("formula", "tolerance", "rel_tolerance", "unit") if k in table)
         if extra:

@@ -139,9 +139,9 @@ def match(rows: list[dict[str, Any]], people: list[Person], source: str = "roste
         else:
             owner[found] = person
     for row in rows:
-        person = owner.get(row["student"])
-        row["student_id"] = person.student_id if person else ""
-        if person is None:
+        entry = owner.get(row["student"])
+        row["student_id"] = entry.student_id if entry else ""
+        if entry is None:
             problems.append(f"{source}: no line for {row['student']}; its student_id is left empty")
     return owner, problems
 

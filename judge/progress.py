@@ -529,7 +529,7 @@ class Progress:
 
     def reviews(self, slug: str) -> list[tuple[float, str, float]]:
         """(reviewed_at, rating, due) for each review of ``slug``, oldest first."""
-        return [tuple(r) for r in self._rows(  # type: ignore[misc]
+        return [(r[0], r[1], r[2]) for r in self._rows(
             "SELECT reviewed_at, rating, due FROM reviews WHERE exercise = ? ORDER BY reviewed_at, id", (slug,))]
 
     def quiz_answers(self, card_id: str | None = None) -> list[QuizAnswer]:

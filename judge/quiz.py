@@ -137,7 +137,7 @@ class Card:
             return f"{number_text(self.answer)}{unit}" + (f" (= {self.formula})" if shown else "")
         if self.kind == "choice":
             return f"{LETTERS[self.choices().index(self.answer)]}) {self.answer}"
-        return self.answer[0]
+        return str(self.answer[0])
 
     def answer_hint(self) -> str:
         """What kind of answer the prompt waits for."""

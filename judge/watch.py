@@ -411,9 +411,11 @@ def open_loop(progress: Progress, root: Path, view: Any, *, manual: bool,
     terminal's keys, and ``view`` (a context manager, for its status line)."""
     events: queue.Queue[Any] = queue.Queue()
     warm = WarmGrade() if grade is real_grade else None
-    note = None
+    note: Callable[[Exercise], str | None] | None = None
     if grade is real_grade:
-        from judge.cache import reference_note as note
+        from judge.cache import reference_note
+
+        note = reference_note
     loop = Loop(progress, warm or grade, view, events, listing=listing, manual=manual, note=note)
     try:
         with view:

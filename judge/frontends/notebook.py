@@ -176,12 +176,11 @@ def _source(obj: Any) -> str:
 def imports_used(obj: Any) -> list[str]:
     """Import lines for the modules and library objects that ``obj``'s code names from its
     globals: what the learner imported in another cell."""
-    functions = [obj] if inspect.isfunction(obj) else [
+    functions: list[Any] = [obj] if inspect.isfunction(obj) else [
         v for v in vars(obj).values() if inspect.isfunction(v) or isinstance(v, (staticmethod, classmethod))]
     names: set[str] = set()
     for fn in functions:
-        fn = getattr(fn, "__func__", fn)
-        names |= _code_names(fn.__code__)
+        names |= _code_names(getattr(fn, "__func__", fn).__code__)
     scope = getattr(getattr(functions[0], "__func__", functions[0]), "__globals__", {}) if functions else {}
     return [line for line in (_import_line(name, scope.get(name)) for name in sorted(names)) if line is not None]
 
@@ -252,7 +251,7 @@ class Statement(Shown):
     def _repr_markdown_(self) -> str:
         return self.markdown
 
-    def _repr_html_(self) -> None:  # type: ignore[override] - Markdown is the rendering
+    def _repr_html_(self) -> None:  # type: ignore[override]  # Markdown is the rendering
         return None
 
 
@@ -281,7 +280,7 @@ def progress() -> Shown:
 def _display(shown: Shown) -> None:
     from IPython.display import display
 
-    display(shown)
+    display(shown)  # type: ignore[no-untyped-call]  # IPython's display has no annotations
 
 
 def _args(line: str, usage: str) -> list[str] | None:

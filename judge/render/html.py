@@ -202,9 +202,9 @@ def curve(view: SeriesView, width: int = 600, height: int = 230) -> str:
                f'<tspan fill="{EXPECTED_COLOUR}">reference (solid)</tspan>, '
                f'<tspan fill="{GOT_COLOUR}">yours (dashed)</tspan></text>')
     svg.append('</svg>')
-    right = "text-align: right;"
-    head = _row(("step", right), ("expected", right), ("yours", right), ("", ""), style="color: #6e7781;")
-    rows = "".join(_row((escape(step), right), (escape(expected), right), (escape(got), right),
+    align = "text-align: right;"
+    head = _row(("step", align), ("expected", align), ("yours", align), ("", ""), style="color: #6e7781;")
+    rows = "".join(_row((escape(step), align), (escape(expected), align), (escape(got), align),
                         ("◀" if mark else "", ""), style="font-weight: 700;" if mark else "")
                    for step, expected, got, mark in view.rows)
     table = f'<table style="border-collapse: collapse; {MONO}">{head}{rows}</table>'

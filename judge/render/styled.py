@@ -201,7 +201,7 @@ def series(console: Console, view: SeriesView) -> Any:
     colour (NO_COLOR, or a console without colour) the two lines could not be told apart, so
     show the steps around the first divergence as a table instead."""
     if _plots(console):
-        import plotext as plt
+        import plotext as plt  # type: ignore[import-untyped]  # plotext ships no type information
 
         base = view.first_step
         plt.clear_figure()

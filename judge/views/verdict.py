@@ -339,7 +339,7 @@ def _within(e: Any, g: Any, tol: tuple[float, float]) -> bool:
     try:
         a, b = float(e), float(g)
     except (TypeError, ValueError):
-        return e == g
+        return bool(e == g)
     if a == b or (a != a and b != b):
         return True
     return abs(a - b) <= tol[1] + tol[0] * abs(a)
