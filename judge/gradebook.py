@@ -80,20 +80,32 @@ def read_people(path: Path) -> list[Person]:
         columns = _columns(lines[0][1])
     except UsageError as exc:
         raise UsageError(f"{path}:{lines[0][0]}: {exc.message}") from None
+    if columns is None:  # file or folder name, student id
+        return _named_people(path, lines)
+    return _people_by_header(path, lines, columns)
+
+
+def _named_people(path: Path, lines: list[tuple[int, list[str]]]) -> list[Person]:
+    """The two-column roster: file or folder name, student id (an optional header line first)."""
     people: list[Person] = []
     seen: dict[str, int] = {}
-    if columns is None:  # file or folder name, student id
-        for number, cells in lines:
-            if number == lines[0][0] and cells[0].lower() in LEGACY_HEADERS:
-                continue
-            if len(cells) < 2 or not cells[0] or not cells[1]:
-                raise UsageError(f"{path}:{number}: expected 'file or folder name,student id', got {','.join(cells)!r}")
-            name = cells[0].rstrip("/")
-            if name in seen:
-                raise UsageError(f"{path}:{number}: {name!r} is listed twice; keep one line per student")
-            seen[name] = number
-            people.append(Person(cells[1], keys=[name]))
-        return people
+    for number, cells in lines:
+        if number == lines[0][0] and cells[0].lower() in LEGACY_HEADERS:
+            continue
+        if len(cells) < 2 or not cells[0] or not cells[1]:
+            raise UsageError(f"{path}:{number}: expected 'file or folder name,student id', got {','.join(cells)!r}")
+        name = cells[0].rstrip("/")
+        if name in seen:
+            raise UsageError(f"{path}:{number}: {name!r} is listed twice; keep one line per student")
+        seen[name] = number
+        people.append(Person(cells[1], keys=[name]))
+    return people
+
+
+def _people_by_header(path: Path, lines: list[tuple[int, list[str]]], columns: dict[str, int]) -> list[Person]:
+    """A roster whose header names its columns (an LMS export): one person per line after it."""
+    people: list[Person] = []
+    seen: dict[str, int] = {}
     for number, cells in lines[1:]:
         def cell(what: str, cells: list[str] = cells) -> str:
             index = columns.get(what)
@@ -120,25 +132,28 @@ def match(rows: list[dict[str, Any]], people: list[Person], source: str = "roste
     owner: dict[str, Person] = {}
     problems = []
     for person in people:
-        found = None
-        for key in person.keys:
-            for candidate in (key, key[:-3] if key.endswith(".py") else None, key[:-6] if key.endswith(".ipynb") else None):
-                if candidate and candidate in students and candidate not in owner:
-                    found = candidate
-                    break
-            if found:
-                break
+        found = _entry_of(person, students, owner)
         who = f"{person.name} ({person.student_id})" if person.name else f"{person.keys[0]} ({person.student_id})"
         if found is None:
             problems.append(f"{source}: {who} has no entry in the class folder")
         else:
             owner[found] = person
     for row in rows:
-        person = owner.get(row["student"])
-        row["student_id"] = person.student_id if person else ""
-        if person is None:
+        owned = owner.get(row["student"])
+        row["student_id"] = owned.student_id if owned else ""
+        if owned is None:
             problems.append(f"{source}: no line for {row['student']}; its student_id is left empty")
     return owner, problems
+
+
+def _entry_of(person: Person, students: set[str], owner: dict[str, Person]) -> str | None:
+    """The class folder's entry for ``person``: the first of their keys (as given, or without a
+    .py or .ipynb suffix) that names an entry no one else took."""
+    for key in person.keys:
+        for candidate in (key, key[:-3] if key.endswith(".py") else None, key[:-6] if key.endswith(".ipynb") else None):
+            if candidate and candidate in students and candidate not in owner:
+                return candidate
+    return None
 
 
 def gradebook_csv(kind: str, rows: list[dict[str, Any]], people: list[Person], owner: dict[str, Person],
