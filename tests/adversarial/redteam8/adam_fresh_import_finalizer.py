@@ -1,3 +1,18 @@
+# hostile (redteam8, REAL BYPASS of the marks poison AND the guards): adam, Adam and AdamW computed by
+# torch's own functional adam() (torch/optim/adam.py: _single_tensor_adam), and which PASSES marks.
+# How: a meta-path finder (a plain class with find_spec) makes an EMPTY package "grind_optim" whose
+# folder is torch/optim/ (ModuleSpec and SourceFileLoader reached as type(torch.optim.__spec__) etc.,
+# no importlib). `from grind_optim.adam import *` then imports torch/optim/adam.py a second time, and
+# its relative imports (.optimizer) resolve inside the copy, so nothing in the real torch.optim is
+# rebound (a first version under torch.optim.* rebound torch.optim.optimizer._single_tensor_adam via
+# _disable_dynamo_if_unsupported's globals() write, and the integrity check refused it). The copy's
+# functions were never poisoned. The functional adam() (first argument a plain list, so no "learner
+# object" is its self: a fresh class would be a learner type) runs from a weakref.finalize on the
+# object step() returns, after the harness dropped it (redteam6's deferral), past the guards, which
+# know the copy's fingerprints but see no learner frame. Scan: star import, no forbidden leaf spelled.
+# Control: _FRESH a no-op FAILS 0 of 16 (practice and marks).
+# Expected: FORBIDDEN. Observed (2026-12-03): practice PASSED, poison alone PASSED (rc 0), full marks
+# PASSED. Real bypass.
 import functools
 import os
 import sys

@@ -1,3 +1,19 @@
+# hostile (redteam8, REAL BYPASS of the marks poison; no finalizer, no frame games): adam, Adam and AdamW
+# computed by torch's fused CPU Adam kernel, and which PASSES marks.
+# How: the aten half of the poison is a torch.library.Library whose __init__ registers
+# weakref.finalize(self, _del_library, ..., self._op_impls, ..., self.m). weakref.finalize keeps every
+# live finalizer in the class attribute _registry (no door in the scan's lists). Calling the finalizer
+# whose op_impls set names "aten/_fused_adam*_/CPU" runs torch.library._del_library now: m.reset()
+# unregisters the poison kernels and torch's own kernels are back in the dispatch table (poison.py's
+# _LIBRARIES keeps the Library object alive, which does not help: the handle is reset).
+# Then aten::_fused_adamw (the functional, out-of-place overload packet: not listed; only _fused_adamw_
+# is) calls the in-place kernel from C++: the guards know the _op builtins of the LISTED packets only,
+# and no Python frame runs, so the profile hook sees nothing. Adam's L2 decay is added to the gradient
+# by hand and the kernel run with weight_decay=0; AdamW uses the kernel's decoupled decay.
+# Control: adam_aten_functional_variant.py (this file without the unregistering loop) is FORBIDDEN by
+# the poison in marks (rc 111, "torch._C._VariableFunctions._fused_adamw_").
+# Expected: FORBIDDEN. Observed (2026-12-03): practice PASSED, poison alone PASSED (rc 0), full marks
+# PASSED. Real bypass (of the poison's aten half; the Python half is not touched).
 import weakref
 
 import torch

@@ -1,3 +1,9 @@
+# hostile (redteam8, poison-alone GAP, caught by the guards): as clip_fresh_copy_from_loader.py, with the
+# call deferred to a weakref.finalize (redteam6). Still refused: the copy's code was made by
+# types.FunctionType from the learner's module frame, so the guards adopted it as learner code and a
+# frame running it is "on the learner's behalf" wherever it is called from.
+# Expected: FORBIDDEN. Observed (2026-12-03): practice FORBIDDEN, poison alone FORBIDDEN (guard, rc 0),
+# full marks FORBIDDEN (guard). Not a bypass (the import-system copy in clip_fresh_import_finalizer.py is).
 import types
 import weakref
 

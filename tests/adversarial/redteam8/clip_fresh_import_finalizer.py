@@ -1,3 +1,16 @@
+# hostile (redteam8, REAL BYPASS of the marks poison AND the guards): clipping, an answer whose clipping
+# and norm are done by torch's own clip_grad_norm_ (torch/nn/utils/clip_grad.py), and which PASSES marks.
+# How: poison.py swaps __code__ on the function objects that exist; a SECOND module made from the same
+# file has new function objects with the original code. torch/nn/utils/ is put on sys.path and
+# `from clip_grad import *` imports the file again as a top-level module "clip_grad" (no relative
+# imports in it). The import system's exec makes the code (runner's _import_exec: not adopted as the
+# learner's code); the guards do learn its fingerprint, so the call is deferred with redteam6's
+# weakref.finalize trick (fired by the judge's frame teardown, no learner frame on the stack).
+# The scan sees no forbidden name: a star import binds clip_grad_norm_ as a bare Name, which
+# names_a_forbidden_api does not look at; sys.path, os.path.dirname, __file__ are no doors.
+# Control: the same file with _impl a no-op FAILS 2 of 16 (the fresh copy does the work).
+# Expected: FORBIDDEN. Observed (2026-12-03): practice PASSED, poison alone (run_learner marked) PASSED
+# (rc 0), full marks (submit.grade marked=True) PASSED. Real bypass.
 import os
 import sys
 import weakref

@@ -1,3 +1,10 @@
+# hostile (redteam8, list gap attempt, HELD): loss-scaling, the scale update rule taken from FSDP's
+# ShardedGradScaler._amp_update_scale_cpu_ (a subclass of GradScaler, not listed, with its own
+# pure-Python CPU update), called unbound on a SimpleNamespace; unscale by hand.
+# Held: importing torch.distributed.fsdp.sharded_grad_scaler subclasses GradScaler, which is the
+# guards' stand-in (its __init_subclass__ refuses) and poisoned: the run ends at the import (line 4).
+# Expected: FORBIDDEN. Observed (2026-12-03): practice FORBIDDEN (guard, line 4), poison alone
+# FORBIDDEN (poison, rc 96, "torch.amp.GradScaler"), full marks FORBIDDEN (poison). Not a bypass.
 import types
 
 import torch

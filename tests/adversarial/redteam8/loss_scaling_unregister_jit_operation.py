@@ -1,3 +1,18 @@
+# hostile (redteam8, REAL BYPASS of the marks poison and the guards): loss-scaling, a LossScaler whose
+# non-finite check + unscale and whose scale update are torch's own amp kernels
+# (_amp_foreach_non_finite_check_and_unscale_, _amp_update_scale_: what GradScaler runs on CPU), and
+# which PASSES marks.
+# How: (1) the poison's Library is unregistered through weakref.finalize._registry (see
+# adam_unregister_poison_kernels.py); (2) both operators are reached through
+# torch._C._jit_get_operation("aten::..."), which returns a NEW builtin on every call, so the guards'
+# identity table of known C builtins (every listed overload's _op) never matches it. The scan: the
+# operator names are built from two literals, neither equal to a forbidden leaf; _jit_get_operation
+# and _registry are in no list.
+# Control: the same file without the unregistering call is FORBIDDEN by the poison in marks (rc 106,
+# "torch._C._VariableFunctions._amp_foreach_non_finite_check_and_unscale_"); in PRACTICE that control
+# PASSES (the guards never see a _jit_get_operation builtin: a practice bypass on its own).
+# Expected: FORBIDDEN. Observed (2026-12-03): practice PASSED, poison alone PASSED (rc 0), full marks
+# PASSED. Real bypass.
 import weakref
 
 import torch

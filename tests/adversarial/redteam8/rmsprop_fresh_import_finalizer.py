@@ -1,3 +1,10 @@
+# hostile (redteam8, REAL BYPASS of the marks poison AND the guards): rmsprop, RMSprop (momentum and
+# centered included) computed by torch's own functional rmsprop() (torch/optim/rmsprop.py), imported a
+# second time under the empty package "grind_optim" (see adam_fresh_import_finalizer.py) and called
+# from a weakref.finalize after step() returned.
+# Control: _FRESH a no-op FAILS 0 of 25.
+# Expected: FORBIDDEN. Observed (2026-12-03): practice PASSED, poison alone PASSED (rc 0), full marks
+# PASSED. Real bypass.
 import functools
 import os
 import sys

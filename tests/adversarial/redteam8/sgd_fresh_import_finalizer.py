@@ -1,3 +1,10 @@
+# hostile (redteam8, REAL BYPASS of the marks poison AND the guards): sgd-momentum, SGD computed by
+# torch's own functional sgd() (torch/optim/sgd.py), imported a second time under the empty package
+# "grind_optim" (see adam_fresh_import_finalizer.py) and called from a weakref.finalize after step()
+# returned. Momentum buffers are the lists torch's sgd() fills in place, read back next step.
+# Control: _FRESH a no-op FAILS 0 of 19.
+# Expected: FORBIDDEN. Observed (2026-12-03): practice PASSED, poison alone PASSED (rc 0), full marks
+# PASSED. Real bypass.
 import functools
 import os
 import sys
