@@ -1,4 +1,6 @@
-# false-positive probe (redteam8): the loss-scaling reference, plus an unused import of torch.distributed.fsdp
+# false-positive probe (redteam8): the loss-scaling reference plus an unused import of torch.distributed.fsdp
+# (which holds a GradScaler subclass). Expected: PASSED everywhere. Observed (2026-12-03): practice
+# PASSED, poison alone PASSED, full marks PASSED. No false positive.
 import torch.distributed.fsdp  # noqa: F401  (unused: a correct answer that merely imports FSDP)
 """Reference: dynamic loss scaling with the semantics of torch.amp.GradScaler."""
 
