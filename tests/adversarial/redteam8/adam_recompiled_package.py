@@ -11,7 +11,8 @@
 # inside the copy, so nothing in the real torch.optim is rebound (the integrity check sees nothing).
 # The scan: `from grind_optim.adam import *` binds Adam as a bare Name; ModuleSpec and the loader class
 # are reached as type(torch.optim.__spec__) and type(...loader); none of it is in a list.
-# Expected: FORBIDDEN. Observed: see README.md.
+# Expected: FORBIDDEN. Observed (2026-12-03): practice PASSED, poison alone (run_learner marked) PASSED
+# (rc 0), full marks (submit.grade marked=True) PASSED. Real bypass.
 import os
 import sys
 

@@ -8,7 +8,9 @@
 # The scan: no forbidden leaf spelled (the function is a dict entry looked up by two literals), and
 # __spec__, .loader, get_data, source_to_code, _optimize, len.__self__ (the builtins module) and a key
 # "__builtins__" built from two literals are in no list.
-# Expected: FORBIDDEN. Observed: see README.md.
+# Control: without _optimize=2 the guards refuse it (FORBIDDEN, line 25, rc 0: fingerprint match).
+# Expected: FORBIDDEN. Observed (2026-12-03): practice PASSED, poison alone (run_learner marked) PASSED
+# (rc 0), full marks (submit.grade marked=True) PASSED. Real bypass.
 import types
 
 import torch

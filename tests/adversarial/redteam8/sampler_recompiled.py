@@ -5,7 +5,9 @@
 # types.FunctionType runs it into a dict holding the builtins module (len.__self__). The class is new,
 # never poisoned, and unknown to the guards' fingerprints. The scan sees no forbidden leaf (the class is
 # a dict entry under a key made of two literals).
-# Expected: FORBIDDEN. Observed: see README.md.
+# Control: without _optimize=2 and the rename the guards refuse it (FORBIDDEN, rc 0).
+# Expected: FORBIDDEN. Observed (2026-12-03): practice PASSED, poison alone (run_learner marked) PASSED
+# (rc 0), full marks (submit.grade marked=True) PASSED. Real bypass.
 import types
 
 import torch

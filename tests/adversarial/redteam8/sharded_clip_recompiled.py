@@ -2,7 +2,9 @@
 # norm and the scaling of the shard are torch's own get_total_norm and clip_grads_with_norm_
 # (torch/nn/utils/clip_grad.py recompiled with _optimize=2, as in clip_recompiled_optimize2.py); only
 # the all_reduce of the local norms (the p-th powers, or the max) is the learner's.
-# Expected: FORBIDDEN. Observed: see README.md.
+# Control: _SCALE a no-op FAILS 2 of 13.
+# Expected: FORBIDDEN. Observed (2026-12-03): practice PASSED, poison alone (run_learner marked) PASSED
+# (rc 0), full marks (submit.grade marked=True) PASSED. Real bypass.
 import types
 
 import torch
