@@ -10,7 +10,6 @@
 # the poison alone would not (see clip_fresh_import_finalizer.py for the import-system route).
 import types
 
-import torch
 from torch.nn.utils import clip_grad
 
 # A fresh copy of torch/nn/utils/clip_grad.py, made from its .pyc by the module's own loader,

