@@ -11,7 +11,7 @@
 # __init__ and __iter__ run. Here the guards still refuse it (a learner call is in progress), so the
 # verdict is the guards', not the poison's (rc 0): for classes, "absent" holds only for __new__.
 # The scan: a star import binds the name as a bare Name, which names_a_forbidden_api does not read.
-# Expected: FORBIDDEN by the poison. Observed (2026-12-03): practice FORBIDDEN (guard, line 21), poison
+# Expected: FORBIDDEN by the poison. Observed (2026-12-03): practice FORBIDDEN (guard, line 22), poison
 # alone FORBIDDEN by the GUARD (rc 0: the real __init__ ran unpoisoned), full marks FORBIDDEN (guard).
 # Not a bypass today (the guards hold), but the poison is not what holds it.
 from torch.utils.data.distributed import *  # noqa: F403  (binds DistributedSampler, the stand-in)
