@@ -74,7 +74,14 @@ ATTRIBUTES = frozenset({"_getframe", "_current_frames", "settrace", "setprofile"
                         # numpy's pickled arrays
                         "pickle_module", "allow_pickle",
                         # an attribute copied by a name given as text (functools' assigned=)
-                        "update_wrapper", "WRAPPER_ASSIGNMENTS", "assigned", "updated"})
+                        "update_wrapper", "WRAPPER_ASSIGNMENTS", "assigned", "updated",
+                        # a fresh copy of a module's code, or a module (builtins) from a function:
+                        # an eighth review compiled torch's own files again (poison.py refuses
+                        # reading them in the child; this says so before anything runs)
+                        "source_to_code", "meta_path", "path_hooks", "path_importer_cache", "__spec__",
+                        "__loader__", "__self__",
+                        # the finalizers of everything alive, and a dispatcher operator by name
+                        "_registry", "_jit_get_operation"})
 # Builtins that turn text into code, or a computed name into a module or an attribute: any use of
 # the name is a door (``run = exec`` is as good as a call), not only a call.
 NAMES = frozenset({"exec", "eval", "compile", "__import__", "breakpoint", "globals", "vars", "locals", "getattr",
