@@ -162,7 +162,9 @@ def grade_and_record(progress: Progress, sitting: Sitting, *, record: bool = Tru
     elif source is None:
         source, unreadable = read_source(sitting.path)  # not UTF-8: grade() reads it again and says so
     if grade is None:  # judge.submit's, not judge.grade's import: a daemon-served run never loads the pipeline
-        from judge.submit import grade
+        from judge.submit import grade as submit_grade
+
+        grade = submit_grade
     kwargs: dict[str, Any] = {"speed": speed}
     if worker is not None:
         kwargs["worker"] = worker

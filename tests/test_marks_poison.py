@@ -106,7 +106,7 @@ _PROBE = textwrap.dedent("""
     from judge.worker import guards, poison
     forbidden = sys.argv[1].split(",")
     checks = types.SimpleNamespace(**({"held": guards._resolve(sys.argv[3])} if sys.argv[3] else {}))
-    left = poison.install(forbidden, checks, torch, guards)
+    left = poison.install(poison.resolve(forbidden, guards), checks, torch, guards)
     print("left=" + ",".join(left), flush=True)
     exec(sys.argv[2])
     print("survived", flush=True)
@@ -159,3 +159,40 @@ def test_an_object_the_checks_use_keeps_its_implementation_and_is_said_to() -> N
                           capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert done.returncode == 0 and "survived" in done.stdout, done.stderr[-800:]
     assert "left=torch.optim.lr_scheduler.LambdaLR" in done.stdout
+
+
+RED8 = ROOT / "tests" / "adversarial" / "redteam8"
+_SLUGS = {"adam": "adam", "clip": "clipping", "loss_scaling": "loss-scaling", "lr_schedule": "lr-schedule",
+          "rmsprop": "rmsprop", "sgd": "sgd-momentum", "sampler": "distributed-sampler",
+          "sharded_clip": "sharded-clip"}
+
+
+def _slug(path: Path) -> str:
+    return next(_SLUGS[prefix] for prefix in sorted(_SLUGS, key=len, reverse=True) if path.stem.startswith(prefix))
+
+
+RED8_ATTACKS = sorted(p for p in RED8.glob("*.py") if p.stem != "levels" and "_fp_" not in p.stem)
+RED8_CORRECT = sorted(RED8.glob("*_fp_*.py"))
+
+
+@pytest.mark.parametrize("path", RED8_ATTACKS, ids=[p.stem for p in RED8_ATTACKS])
+def test_an_eighth_review_attack_passes_neither_the_poison_alone_nor_marks(path: Path) -> None:
+    """Torch's own forbidden code reached another way (a fresh copy compiled from its source, the
+    poison's kernels unregistered, the stand-ins' real methods): never a pass for marks, with the
+    scan and without it."""
+    from judge.submit import grade
+
+    slug = _slug(path)
+    _, alone = _marked(slug, path)
+    assert alone.status is not Status.PASSED, alone.message
+    full = grade(Catalog().get(slug), path, worker=exercise_worker(slug), marked=True)
+    assert full.status is not Status.PASSED, full.message
+
+
+@pytest.mark.parametrize("path", RED8_CORRECT, ids=[p.stem for p in RED8_CORRECT])
+def test_an_honest_answer_near_a_forbidden_api_still_passes_for_marks(path: Path) -> None:
+    from judge.submit import grade
+
+    slug = _slug(path)
+    verdict = grade(Catalog().get(slug), path, worker=exercise_worker(slug), marked=True)
+    assert verdict.status is Status.PASSED, verdict.message

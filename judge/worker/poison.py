@@ -93,56 +93,139 @@ def _aten_ops(original: Any) -> list[str]:
     return []
 
 
-def install(forbidden: list[str], checks: Any, torch: Any, guards: Any) -> list[str]:
-    """Poison every forbidden implementation that can be, in this process and every process it
-    forks. Returns the names left to the guards alone (used by the checks, or not code).
-    ``guards`` is guards.py (the child loads its siblings by path): its name resolution and its
-    notion of "the functions that do an object's work" are the ones the guards use."""
-    kept = _used_by_checks(checks)
-    done: set[int] = set()
-    not_poisoned: list[str] = []
-    ops: dict[str, tuple[int, str]] = {}
+Target = tuple[int, str, Any]  # (index in the exercise's list, dotted name, the object itself)
+
+
+def resolve(forbidden: list[str], guards: Any) -> list[Target]:
+    """The forbidden objects themselves, looked up before the guards put their stand-ins under
+    torch's names (an eighth review found the poison had hit the stand-ins, leaving torch's own
+    functions one attribute away). One entry per object: the first name listed wins."""
+    seen: set[int] = set()
+    targets: list[Target] = []
     for index, dotted in enumerate(forbidden[:STATUS_COUNT]):
         original = guards._resolve(dotted)
-        if original is None or id(original) in done:
+        if original is None or id(original) in seen:
             continue
-        done.add(id(original))
+        seen.add(id(original))
+        targets.append((index, dotted, original))
+    return targets
+
+
+def install(targets: list[Target], checks: Any, torch: Any, guards: Any) -> list[str]:
+    """Poison every forbidden implementation that can be, in this process and every process it
+    forks, and refuse reading their source files. Returns the names left to the guards alone
+    (used by the checks, or not code). ``guards`` is guards.py (the child loads its siblings by
+    path): its notion of "the functions that do an object's work" is the one the guards use."""
+    kept = _used_by_checks(checks)
+    not_poisoned: list[str] = []
+    ops: dict[str, tuple[int, str]] = {}
+    sources: dict[str, int] = {}  # a source file's path -> the status of the first API it holds
+    for index, dotted, original in targets:
         status = STATUS_BASE + index
         if id(original) in kept:
             not_poisoned.append(dotted)
             continue
-        functions = guards._functions_of(original)
+        functions = [f for f in guards._functions_of(original) if id(f) not in kept]
         names = _aten_ops(original)
         for name in names:
-            ops.setdefault(name, (status, forbidden[index]))
+            ops.setdefault(name, (status, dotted))
         for function in functions:
-            if id(function) in kept:
-                continue
-            function.__code__ = _poisoned_code(function.__code__.co_freevars, status, forbidden[index])
+            sources.setdefault(function.__code__.co_filename, status)
+            function.__code__ = _poisoned_code(function.__code__.co_freevars, status, dotted)
         if not functions and not names:
             not_poisoned.append(dotted)
     if ops:
         _poison_ops(ops, torch)
+    if sources:
+        _refuse_sources(sources)
     return not_poisoned
 
 
-_LIBRARIES: list[Any] = []  # kept alive: a torch.library.Library unregisters its kernels when freed
+# Audit events that would start a program, which could read what this process may not.
+_PROGRAMS = frozenset({"subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn"})
+_NAMING = frozenset({"open", "os.symlink", "os.link", "os.rename", "shutil.copyfile", "shutil.copytree"})
+
+
+def _refuse_sources(sources: dict[str, int]) -> None:
+    """Refuse, from now on in this process and its forks, opening (or linking, copying, or a
+    program that could read) a forbidden implementation's source or compiled file: the poison
+    replaces the functions that exist, and an eighth review compiled fresh copies of torch's
+    ``adam.py``, ``sgd.py``, ``clip_grad.py`` from disk (a path on ``sys.path``, a loader of its
+    own, ``source_to_code`` with another optimisation level). The file is known by its base name,
+    which every route to it ends with (a ``dir_fd`` open, a path through ``/proc``, a symlink's
+    target), or by its inode (a link of another name made before: none can be made now), and
+    its compiled forms in ``__pycache__`` by their prefix. An audit hook cannot be removed; the
+    refusal is a PermissionError, which linecache and tracebacks take as "no source"."""
+    # A package's __init__.py is known by its inode only: its name is every package's.
+    names = frozenset(n for n in map(os.path.basename, sources) if n.endswith(".py") and n != "__init__.py")
+    leaves = tuple(name[:-3] + "." for name in names)
+    inodes: set[tuple[int, int]] = set()
+    for path in sources:
+        for candidate in (path, *_compiled(path)):
+            try:
+                info = os.stat(candidate)
+            except OSError:
+                continue
+            inodes.add((info.st_dev, info.st_ino))
+    stat, fspath, basename, error = os.stat, os.fspath, os.path.basename, PermissionError
+
+    def forbidden_file(target: Any) -> bool:
+        try:
+            text = os.fsdecode(fspath(target))
+        except TypeError:
+            return False  # a descriptor: opening it again reaches nothing new
+        base = basename(text.rstrip("/"))
+        if base in names or (base.endswith(".pyc") and base.startswith(leaves)):
+            return True
+        try:
+            info = stat(text)
+        except (OSError, ValueError):
+            return False
+        return (info.st_dev, info.st_ino) in inodes
+
+    def hook(event: str, args: tuple[Any, ...]) -> None:
+        if event in _PROGRAMS:
+            raise error("starting a program is not available in a graded run")
+        if event in _NAMING and args and any(forbidden_file(a) for a in args[:2] if a is not None):
+            raise error("a forbidden implementation's source is not readable in a graded run")
+
+    __import__("sys").addaudithook(hook)
+    __import__("linecache").clearcache()
+
+
+def _compiled(path: str) -> list[str]:
+    import importlib.util
+
+    found = []
+    for level in ("", 1, 2):
+        try:
+            found.append(importlib.util.cache_from_source(path, optimization=level))
+        except (NotImplementedError, ValueError):
+            continue
+    return found
+
+
+_LIBRARIES: list[Any] = []  # the dispatcher's registration objects: the kernels live as long as they do
 
 
 def _poison_ops(ops: dict[str, tuple[int, str]], torch: Any) -> None:
-    library = torch.library.Library("aten", "IMPL")
+    """Register the poison kernels through the dispatcher's own library object, not
+    ``torch.library.Library``: that one hands its handle to a ``weakref.finalize`` whose class-wide
+    registry any code can walk and call, and an eighth review did, putting torch's fused Adam
+    back before calling it. This object is held only here, where the marks scan lets no one reach."""
+    library = torch._C._dispatch_library("IMPL", "aten", "", "<grind: forbidden in a marked run>", 0)
     _LIBRARIES.append(library)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # "Overriding a previously registered kernel": the point
-        for name, (status, api) in ops.items():
-            packet = getattr(torch.ops.aten, name, None)
-            if packet is None:
-                continue
-            kernel = types.FunctionType(_poisoned_code((), status, api), {}, name)
-            for overload in packet.overloads():
-                target = name if overload == "default" else f"{name}.{overload}"
-                for key in ("CPU", "CompositeExplicitAutograd"):
+    for name, (status, api) in ops.items():
+        packet = getattr(torch.ops.aten, name, None)
+        if packet is None:
+            continue
+        kernel = types.FunctionType(_poisoned_code((), status, api), {}, name)
+        for overload in packet.overloads():
+            target = name if overload == "default" else f"{name}.{overload}"
+            for key in ("CPU", "CompositeExplicitAutograd"):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # "Overriding a previously registered kernel": the point
                     try:
-                        library.impl(target, kernel, key)
+                        library.impl(target, key, kernel, False)
                     except RuntimeError:
-                        continue  # no kernel of that kind for this operator
+                        continue  # the dispatcher refused this key for this operator

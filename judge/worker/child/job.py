@@ -91,9 +91,11 @@ def start_guards(run: Run) -> None:
     if not run.job.get("guard"):
         return
     run.guards = Guards(run.job["subjects"][0].get("path", ""))
+    # the objects themselves, before the guards' stand-ins take their names
+    targets = _poison.resolve(run.job.get("forbidden", []), _guards) if run.job.get("marked") else []
     run.guards.install(run.job.get("forbidden", []))
     if run.job.get("marked"):  # the implementations themselves, absent (judge/worker/poison.py)
-        _poison.install(run.job.get("forbidden", []), run.checks, run.torch, _guards)
+        _poison.install(targets, run.checks, run.torch, _guards)
         _ranks.POISONED = (_poison.STATUS_BASE, _poison.STATUS_BASE + _poison.STATUS_COUNT)
     dump = open(os.path.join(run.job["out_dir"], "timeout_trace.txt"), "w")
     faulthandler.dump_traceback_later(max(run.job["time_limit"] - 0.3, 0.1), file=dump)
