@@ -166,20 +166,18 @@ class RunOutcome:
 
 
 class Worker(Protocol):
-    """What a worker that runs jobs offers the grading code: ``sandbox.WarmWorker`` (a fork
-    server that imported torch once) is one. A job it cannot run is an outcome (``crashed``),
-    never an exception; ``shut`` is true once its owner closed it, and then nothing starts it
-    again (grading falls back to a cold ``sandbox.run_job``, which has the same signature less
-    the object). The per-user daemon's client is not a Worker: it gives whole verdicts."""
+    """What a worker that runs jobs offers the grading code: a cold runner (a process of its own
+    per job, over ``sandbox.run_job``) and ``sandbox.WarmWorker`` (forks of a server that imported
+    torch once) are both one. A job it cannot run is an outcome (``crashed``), never an exception;
+    ``shut`` is true once its owner closed it (Ctrl-C in watch mode), and then a failed trusted job
+    is not run again. Starting and stopping a warm server (``start``, ``alive``, ``close``) is its
+    owner's business, not grading's. The per-user daemon's client is not a Worker: it gives whole
+    verdicts (an executor)."""
 
     @property
     def shut(self) -> bool: ...
 
     def run_job(self, job: Job, limits: Limits) -> RunOutcome: ...
-
-    def alive(self) -> bool: ...
-
-    def close(self) -> None: ...
 
 
 # ---------------------------------------------------------------------------------------------
