@@ -12,8 +12,8 @@ Everything that crosses the boundary is described here, once:
   values, and those still have to equal the reference's.
 - :class:`Reply` is the warm server's answer about one job (exit status, captured output).
 - :class:`Limits` and :class:`RunOutcome` are the parent's side of one run (what the child may
-  use, what became of it), and :class:`Worker` is what a warm worker offers the grading code
-  (``sandbox.WarmWorker`` is one; the cold path is ``sandbox.run_job``, a function of the same shape).
+  use, what became of it), and :class:`Worker` is what grading asks of whatever runs its jobs
+  (``sandbox.WarmWorker`` is one, and so is a cold runner over ``sandbox.run_job``).
 
 Observation names are ``subject::instance::key`` in the safetensors file; :func:`obs_name` and
 :func:`split_obs_name` are the only code that builds or splits them, and pitfalls are subjects
