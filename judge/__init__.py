@@ -6,6 +6,8 @@ Only the ``judge/worker/child`` package (which runs in the child) imports torch;
 package and ``cli.py`` import rich; only ``cli.py`` imports typer.
 """
 
+from typing import Any
+
 __version__ = "0.1.0"
 
 
@@ -14,14 +16,14 @@ __version__ = "0.1.0"
 # every `grind` command, and imports neither IPython nor anything of the notebook's.
 
 
-def load_ipython_extension(ipython):  # noqa: ANN001, ANN201 - IPython's hook, IPython's types
+def load_ipython_extension(ipython: Any) -> None:  # IPython's hook, IPython's types
     """``%load_ext judge``: the ``%%grind NAME`` cell magic and the ``%grind_*`` line magics."""
     from judge.frontends.notebook import load_ipython_extension as load
 
     load(ipython)
 
 
-def check(exercise, code):  # noqa: ANN001, ANN201
+def check(exercise: str, code: Any) -> Any:
     """Grade ``code`` (a source string, a function, a class or a module) for ``exercise``, as
     ``grind run`` would, and return a verdict a notebook displays."""
     from judge.frontends.notebook import check as run_check
@@ -29,21 +31,21 @@ def check(exercise, code):  # noqa: ANN001, ANN201
     return run_check(exercise, code)
 
 
-def hint(exercise):  # noqa: ANN001, ANN201
+def hint(exercise: str) -> Any:
     """The next hint for ``exercise`` (counted, as ``grind hint`` counts it)."""
     from judge.frontends.notebook import hint as next_hint
 
     return next_hint(exercise)
 
 
-def solution(exercise, force=False):  # noqa: ANN001, ANN201
+def solution(exercise: str, force: bool = False) -> Any:
     """The reference solution for ``exercise``: after a pass, or with ``force=True``."""
     from judge.frontends.notebook import solution as reveal
 
     return reveal(exercise, force=force)
 
 
-def show(exercise):  # noqa: ANN001, ANN201
+def show(exercise: str) -> Any:
     """The statement of ``exercise``."""
     from judge.frontends.notebook import show as statement
 

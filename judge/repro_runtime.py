@@ -15,41 +15,44 @@ import math
 import sys
 import types
 from pathlib import Path
+from typing import Any
 
 import torch
 
-S: dict = {}  # the failing check being reproduced (set by run)
+S: dict[str, Any] = {}  # the failing check being reproduced (set by run)
 
 
 class NotData(Exception):
     """An observation grind would refuse to compare, with grind's own words for it."""
 
 
-def _load(name, path):
+def _load(name: str, path: str) -> types.ModuleType:
     spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
-def _serve_kit(folder):
+def _serve_kit(folder: str) -> None:
     """The author kit (the course's solutions/_kit, on disk) as the package grind_kit, as grind's
     child serves it, for the case code that imports it."""
     init = Path(folder) / "__init__.py"
     if "grind_kit" in sys.modules or not init.is_file():
         return
     spec = importlib.util.spec_from_file_location("grind_kit", init, submodule_search_locations=[str(folder)])
+    assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules["grind_kit"] = module
     spec.loader.exec_module(module)
 
 
-def _as_tensor(value):
+def _as_tensor(value: Any) -> torch.Tensor:
     """An observation as a tensor, read as grind reads it: tensors, Python and numpy numbers,
     and lists of them. A Python float is float64 and an int int64, as in grind."""
     kind = type(value)
     if kind is torch.Tensor or kind is torch.nn.Parameter:
-        tensor = value.detach().cpu()
+        tensor: torch.Tensor = value.detach().cpu()
         if tensor.is_complex():
             raise NotData("got a complex tensor where a real one was expected")
         return tensor.to(torch.float32) if tensor.dtype == torch.bfloat16 else tensor
@@ -87,8 +90,9 @@ def _as_tensor(value):
     raise NotData(f"got an object of type {kind.__name__} where a number or tensor was expected")
 
 
-def _where(index, key):
-    words, rest = [], list(index)
+def _where(index: tuple[int, ...], key: str) -> str:
+    words: list[str] = []
+    rest = list(index)
     if "step" in key and rest:
         words.append(f"step {rest.pop(0) + S['step_base']}")
     if len(rest) == 1 and key in S['entries']:
@@ -96,7 +100,7 @@ def _where(index, key):
         for label, shape in S['entries'][key]:
             size = math.prod(shape)
             if flat < size:
-                inner = []
+                inner: list[int] = []
                 for n in reversed(shape):
                     inner.insert(0, flat % n)
                     flat //= n
@@ -107,7 +111,7 @@ def _where(index, key):
     return " at " + ", ".join(words) if words else ""
 
 
-def _text(value, dtype):
+def _text(value: Any, dtype: Any) -> str:
     """One value, exactly: the shortest decimal that reads back to it in ``dtype``."""
     if isinstance(value, bool) or dtype == torch.bool:
         return str(bool(value))
@@ -127,7 +131,7 @@ def _text(value, dtype):
     return repr(value)
 
 
-def _check(key, dtype, shape, values, observed):
+def _check(key: str, dtype: str, shape: list[int], values: list[Any], observed: dict[str, Any]) -> str | None:
     """None when the observation matches, else what differs (grind's rules and tolerances)."""
     if key not in observed:
         return "no value was produced"
@@ -151,7 +155,7 @@ def _check(key, dtype, shape, values, observed):
             f"got {_text(shown[first].item(), shown.dtype)}")
 
 
-def run(spec):
+def run(spec: dict[str, Any]) -> int:
     """Re-run the failing check that ``spec`` (the script's FAILING) names; 1 when it still fails."""
     S.update(spec)
     _serve_kit(S['kit'])
