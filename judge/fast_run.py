@@ -154,7 +154,7 @@ def _grade_and_show(args: RunArgs, exercise: Exercise, state: Any, path: Path, r
     from judge.outcome import grade_and_record
     from judge.practice import Sitting
     from judge.status import verdict_exit
-    from judge.submit import hidden_from_learners
+    from judge.paths import hidden_from_learners
 
     if sys.stderr.isatty():  # as judge.cli._say_reference_note: before a first, slow grade
         from judge.cache import reference_note

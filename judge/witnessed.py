@@ -32,10 +32,11 @@ import copy
 from typing import TYPE_CHECKING
 
 from judge.models import Exercise
+from judge.subjects import REFERENCE
 from judge.worker import protocol
 
 if TYPE_CHECKING:
-    from judge.grade import Reference, SubjectRun
+    from judge.subjects import Reference, SubjectRun
 
 FIGURES = {
     "traffic": "communication between ranks, counted by grind (x a correct answer's)",
@@ -61,7 +62,6 @@ def reference_raw(exercise: Exercise, runs: dict[str, SubjectRun], instances: li
     a figure), or None when it has none."""
     if not exercise.witness:
         return None
-    from judge.grade import REFERENCE
 
     own = runs.get(REFERENCE)
     for name in _gate_instances(exercise, instances):
@@ -124,7 +124,6 @@ def learner(exercise: Exercise, ref: Reference, run: SubjectRun, outside: dict[s
     notice = None
     import numpy as np
 
-    from judge.grade import REFERENCE
 
     run.record = copy.deepcopy(run.record)
     for name in _gate_instances(exercise, ref.instances):

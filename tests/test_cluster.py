@@ -362,11 +362,11 @@ def test_a_worker_reuses_the_clients_reference_and_never_trusts_a_tampered_one(
     """The worker writes the exercise out, parses the shipped cache entry as strictly as one read
     from disk and stores it under its own key, which equals the client's: nothing is recomputed.
     An entry whose observations do not match its hash is dropped and the reference recomputed."""
-    import judge.grade
+    import judge.reference
 
     exercise = Catalog().get("clipping")
     key = cluster.cache.exercise_key(exercise)
-    judge.grade.reference_for(exercise, key)  # the client's
+    judge.reference.reference_for(exercise, key)  # the client's
     shipped = cluster.cache.entry_bytes(exercise.slug, key)
     assert shipped is not None
 
