@@ -373,7 +373,7 @@ def test_a_worker_reuses_the_clients_reference_and_never_trusts_a_tampered_one(
     def recompute(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("recomputed")
 
-    monkeypatch.setattr(judge.grade, "_run_trusted", recompute)
+    monkeypatch.setattr(judge.reference, "_run_trusted", recompute)
     worker = type("Worker", (), {"address": "tcp://w:1", "local_directory": ""})()
     monkeypatch.setenv("GRIND_CACHE_DIR", str(tmp_path / "worker-cache"))
     plugin = cluster.GradingPlugin(exercise, key, shipped, False, ())
