@@ -18,6 +18,7 @@ from judge.worker.integrity import PREFIX as MARKS_BREACH
 
 if TYPE_CHECKING:
     from judge.compare import Observations
+    from judge.diagnose import Explanation
     from judge.reference import PairSource
 
 PAIR_SUSPECTS = 4  # pairs are tried among the mistakes that explain the most differences
@@ -60,17 +61,9 @@ def _instance_failure(ref_obs: Observations, record: protocol.CaseRecord | None,
 def judge_subject(exercise: Exercise, ref: Reference, run: SubjectRun, pairs: PairSource | None = None) -> Verdict:
     """Turn one subject's observations into checks, a status and a diagnosis. ``pairs`` fetches
     combined pitfalls (two known mistakes run together) when no single one explains it all."""
-    if run.forbidden:
-        hit = run.forbidden[0]
-        line = f" (line {hit.line})" if hit.line else ""
-        if hit.api.startswith(MARKS_BREACH):  # the marks check's own sentence (judge/worker/integrity.py)
-            return error_verdict(exercise, Status.FORBIDDEN, hit.api, hit.line)
-        return error_verdict(exercise, Status.FORBIDDEN,
-                              f"Forbidden API: {hit.api}{line}. This exercise asks you to write it yourself.",
-                              hit.line)
-    if run.load_error:
-        err = run.load_error
-        return error_verdict(exercise, Status.ERROR, "Your file could not be loaded: " + error_text(err), err.line)
+    refused = _refusal(exercise, run)
+    if refused is not None:
+        return refused
     tol = tolerance_of(exercise)
     ref_obs = ref.subjects[REFERENCE].obs
     failures: dict[str, dict[str, Any]] = {}
@@ -84,35 +77,8 @@ def judge_subject(exercise: Exercise, ref: Reference, run: SubjectRun, pairs: Pa
     diagnoses, by_instance, unexplained, closest = _diagnose(ref, run, list(failures), tol, pairs,
                                                              exercise.step_base)
     diagnosis = diagnoses[0] if diagnoses else None
-
-    checks: list[CheckResult] = []
-    for case_name, members in group_cases(ref.instances):
-        failing = [m for m in members if m.name in failures]
-        kind = members[0].kind
-        if not failing:
-            note = f"{len(members)} inputs" if len(members) > 1 else ""
-            checks.append(CheckResult(case_name, kind, CheckStatus.PASSED, note, case=case_name,
-                                      inputs=len(members)))
-            continue
-        first = failing[0]  # instances are ordered by size: the first failing is the smallest
-        failure = failures[first.name]
-        message = failure["message"]
-        name = case_name
-        if len(members) > 1:
-            params = ", ".join(f"{k}={v}" for k, v in first.params.items())
-            name = f"{case_name}[{params}]"
-            message = f"fails on {len(failing)} of {len(members)} inputs; smallest shown. {message}"
-        checks.append(CheckResult(
-            name=name, kind=kind, status=failure["status"], message=message, input=first.input,
-            expected=failure.get("expected"), got=failure.get("got"),
-            max_abs_err=failure.get("max_abs_err"), max_rel_err=failure.get("max_rel_err"),
-            pitfall=by_instance.get(first.name), observation=failure.get("key"),
-            series=failure.get("series"), instance=first.name, case=case_name,
-            inputs=len(members), inputs_failed=len(failing),
-        ))
-        if "expected" not in failure:
-            checks[-1].expected = _expected_preview(ref_obs.get(first.name, {}), failure.get("key"))
-
+    checks = [_case_check(case_name, members, failures, by_instance, ref_obs)
+              for case_name, members in group_cases(ref.instances)]
     status = Status.PASSED if not failures else Status.FAILED
     line = next((f.get("line") for f in failures.values() if f.get("line")), None)
     passed = sum(c.status is CheckStatus.PASSED for c in checks)
@@ -120,6 +86,51 @@ def judge_subject(exercise: Exercise, ref: Reference, run: SubjectRun, pairs: Pa
     return Verdict(exercise=exercise.slug, status=status, checks=checks, message=message,
                    diagnosis=diagnosis, learner_line=line, diagnoses=diagnoses, unexplained=unexplained,
                    closest=closest)
+
+
+def _refusal(exercise: Exercise, run: SubjectRun) -> Verdict | None:
+    """The verdict of a subject that used a forbidden API or did not load: nothing to compare."""
+    if run.forbidden:
+        hit = run.forbidden[0]
+        line = f" (line {hit.line})" if hit.line else ""
+        if hit.api.startswith(MARKS_BREACH):  # the marks check's own sentence (judge/worker/integrity.py)
+            return error_verdict(exercise, Status.FORBIDDEN, hit.api, hit.line)
+        return error_verdict(exercise, Status.FORBIDDEN,
+                             f"Forbidden API: {hit.api}{line}. This exercise asks you to write it yourself.",
+                             hit.line)
+    if run.load_error:
+        err = run.load_error
+        return error_verdict(exercise, Status.ERROR, "Your file could not be loaded: " + error_text(err), err.line)
+    return None
+
+
+def _case_check(case_name: str, members: list[protocol.Instance], failures: dict[str, dict[str, Any]],
+                by_instance: dict[str, str], ref_obs: dict[str, Observations]) -> CheckResult:
+    """One case's check: passed, or its smallest failing input with what went wrong there."""
+    failing = [m for m in members if m.name in failures]
+    kind = members[0].kind
+    if not failing:
+        note = f"{len(members)} inputs" if len(members) > 1 else ""
+        return CheckResult(case_name, kind, CheckStatus.PASSED, note, case=case_name, inputs=len(members))
+    first = failing[0]  # instances are ordered by size: the first failing is the smallest
+    failure = failures[first.name]
+    message = failure["message"]
+    name = case_name
+    if len(members) > 1:
+        params = ", ".join(f"{k}={v}" for k, v in first.params.items())
+        name = f"{case_name}[{params}]"
+        message = f"fails on {len(failing)} of {len(members)} inputs; smallest shown. {message}"
+    check = CheckResult(
+        name=name, kind=kind, status=failure["status"], message=message, input=first.input,
+        expected=failure.get("expected"), got=failure.get("got"),
+        max_abs_err=failure.get("max_abs_err"), max_rel_err=failure.get("max_rel_err"),
+        pitfall=by_instance.get(first.name), observation=failure.get("key"),
+        series=failure.get("series"), instance=first.name, case=case_name,
+        inputs=len(members), inputs_failed=len(failing),
+    )
+    if "expected" not in failure:
+        check.expected = _expected_preview(ref_obs.get(first.name, {}), failure.get("key"))
+    return check
 
 
 def _candidates(ref: Reference) -> list[tuple[list[protocol.PitfallMeta], dict[str, protocol.CaseRecord],
@@ -160,28 +171,11 @@ def _diagnose(ref: Reference, run: SubjectRun, failing: list[str], tol: Callable
     pairs among the strongest suspects are run together (once, then cached) and tried too."""
     from judge.diagnose import explain
 
-    candidates = _candidates(ref)
     ref_obs = {name: {k: v for k, v in obs.items() if k not in run.untrusted}
                for name, obs in ref.subjects[REFERENCE].obs.items()} if run.untrusted else ref.subjects[REFERENCE].obs
-    found = explain(failing, ref.instance_names, ref_obs, run.cases, run.obs, candidates, tol)
+    found = explain(failing, ref.instance_names, ref_obs, run.cases, run.obs, _candidates(ref), tol)
     if found is not None and not found.exact and pairs is not None and found.suspects:
-        # Two rounds of pairs, each run once per exercise and then cached: first among the
-        # strongest suspects; then the strongest with every mistake that shows where it does
-        # not explain the learner (a mask ignored only matters on masked inputs, and there the
-        # learner's k-scaling hides it from being named alone).
-        top = found.suspects[:PAIR_SUSPECTS]
-        rounds = [[f"{a}+{b}" for i, a in enumerate(top) for b in top[i + 1:]],
-                  [f"{top[0]}+{slug}" for slug in _partners(ref, top, found.unexplained, tol)]]
-        extra = Reference(ref.instances, ref.pitfalls, dict(ref.subjects))
-        for names in rounds:
-            if not names:
-                continue
-            extra.subjects.update(pairs(names))
-            paired = explain(failing, ref.instance_names, ref_obs, run.cases, run.obs,
-                             _candidates(extra), tol)
-            if paired is not None and paired.exact:
-                found = paired
-                break
+        found = _with_pairs(found, ref, run, failing, ref_obs, tol, pairs)
     if found is None:
         return [], {}, "", ""
     if not found.findings:
@@ -197,6 +191,31 @@ def _diagnose(ref: Reference, run: SubjectRun, failing: list[str], tol: Callable
         for instance, _ in finding.explains:
             by_instance.setdefault(instance, names)
     return diagnoses, by_instance, _where(found.unexplained, ref.instances), ""
+
+
+def _with_pairs(found: Explanation, ref: Reference, run: SubjectRun, failing: list[str],
+                ref_obs: dict[str, Observations], tol: Callable[[str, str], Tolerance],
+                pairs: PairSource) -> Explanation:
+    """``found``, or what pairs of pitfalls explain exactly when no single one does.
+
+    Two rounds of pairs, each run once per exercise and then cached: first among the strongest
+    suspects; then the strongest with every mistake that shows where it does not explain the
+    learner (a mask ignored only matters on masked inputs, and there the learner's k-scaling
+    hides it from being named alone)."""
+    from judge.diagnose import explain
+
+    top = found.suspects[:PAIR_SUSPECTS]
+    rounds = [[f"{a}+{b}" for i, a in enumerate(top) for b in top[i + 1:]],
+              [f"{top[0]}+{slug}" for slug in _partners(ref, top, found.unexplained, tol)]]
+    extra = Reference(ref.instances, ref.pitfalls, dict(ref.subjects))
+    for names in rounds:
+        if not names:
+            continue
+        extra.subjects.update(pairs(names))
+        paired = explain(failing, ref.instance_names, ref_obs, run.cases, run.obs, _candidates(extra), tol)
+        if paired is not None and paired.exact:
+            return paired
+    return found
 
 
 def _distinct_texts(would: float, gave: float, expected: float | None) -> tuple[str, str, str | None]:

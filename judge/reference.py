@@ -292,10 +292,17 @@ def _run_pairs(exercise: Exercise, key: str, names: list[str],
         outcome = COLD.run_job(job, limits)
     if outcome.result is None:
         return {}  # a diagnosis without pairs is still a diagnosis: never fail the verdict for it
-    result, runs = outcome.result, split_runs(outcome.result, outcome.observations)
     # A pair job records no inputs (result.instances is empty): a pair is complete when it has
     # a record for every instance of the reference.
     instances = reference_for(exercise, key).instances
+    return _store_pairs(exercise, key, names, outcome.result, outcome.observations, instances)
+
+
+def _store_pairs(exercise: Exercise, key: str, names: list[str], result: protocol.Result,
+                 observations: Observations, instances: list[protocol.Instance]) -> dict[str, SubjectRun]:
+    """Cache each pair the job ran (one that cannot be built is cached empty, so it is not run
+    again); the complete ones, by subject id."""
+    runs = split_runs(result, observations)
     expected = {i.name for i in instances}
     found: dict[str, SubjectRun] = {}
     for name in names:
@@ -306,7 +313,7 @@ def _run_pairs(exercise: Exercise, key: str, names: list[str],
         if sid and set(runs[sid].cases) != expected:
             continue
         prefix = f"{sid}{protocol.SEP}"
-        obs = {k: v for k, v in outcome.observations.items() if sid and k.startswith(prefix)}
+        obs = {k: v for k, v in observations.items() if sid and k.startswith(prefix)}
         stored = protocol.Result(token="", observations_sha256="", subjects=subject, instances=instances,
                                  pitfalls=result.pitfalls)
         cache.store(f"{exercise.slug}.pair.{name}", key, stored, obs)
