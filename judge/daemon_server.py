@@ -132,7 +132,7 @@ class Daemon:
         if now - self._code_checked < CODE_CHECK_S:
             return False
         self._code_checked = now
-        return code_fingerprint() != self.ident["code"]
+        return bool(code_fingerprint() != self.ident["code"])
 
     def serve_forever(self) -> None:
         import threading

@@ -158,14 +158,14 @@ def peer_uid(sock: socket.socket) -> int | None:
     if not hasattr(socket, "SO_PEERCRED"):
         return None
     raw = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-    return struct.unpack("3i", raw)[1]
+    return int(struct.unpack("3i", raw)[1])
 
 
 def peer_pid(sock: socket.socket) -> int | None:
     if not hasattr(socket, "SO_PEERCRED"):
         return None
     raw = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-    return struct.unpack("3i", raw)[0]
+    return int(struct.unpack("3i", raw)[0])
 
 
 def same_user(sock: socket.socket) -> bool:
@@ -249,11 +249,11 @@ class GradeRequest:
     def parse(cls, message: dict[str, Any]) -> GradeRequest:
         """The request in ``message``, field by field; ValueError for any field of the wrong kind
         (the server then answers with an error, and the client grades cold)."""
-        text = {name: message.get(name) for name in ("exercise_dir", "solutions_root", "exercise_key", "cache_root",
-                                                     "source", "filename", "key")}
-        wrong = sorted(name for name, value in text.items() if not isinstance(value, str))
+        names = ("exercise_dir", "solutions_root", "exercise_key", "cache_root", "source", "filename", "key")
+        wrong = [name for name in names if not isinstance(message.get(name), str)]
         if wrong:
             raise ValueError(f"the request's {', '.join(wrong)} must be text")
+        text: dict[str, str] = {name: message[name] for name in names}
         limits, hidden = message.get("limits"), message.get("hidden", [])
         if limits is not None and not isinstance(limits, dict):
             raise ValueError("the request's limits must be an object")

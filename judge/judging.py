@@ -157,9 +157,9 @@ def _where(diffs: list[tuple[str, str]], instances: list[protocol.Instance]) -> 
         shown = {"<not data>": "returned something that is not data"}.get(key, key.strip("<>"))
         if shown not in keys:
             keys.append(shown)
-    shown = [f"{case}: {', '.join(keys)}" for case, keys in grouped.items()]
-    more = f"; and {len(shown) - 3} more checks" if len(shown) > 4 else ""
-    return "; ".join(shown[:3] if more else shown) + more
+    lines = [f"{case}: {', '.join(keys)}" for case, keys in grouped.items()]
+    more = f"; and {len(lines) - 3} more checks" if len(lines) > 4 else ""
+    return "; ".join(lines[:3] if more else lines) + more
 
 
 def _diagnose(ref: Reference, run: SubjectRun, failing: list[str], tol: Callable[[str, str], Tolerance],

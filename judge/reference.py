@@ -190,11 +190,11 @@ def _reference_from(exercise: Exercise, result: protocol.Result, observations: O
     ref = Reference(result.instances, result.pitfalls, runs, list(result.unresolved), result.speed, raw)
     own = ref.subjects[REFERENCE]
     for name in ref.instance_names:
-        record = own.cases[name]
-        if record.status != "ok":
-            why = record.error.message if record.error else record.message or "no result"
+        case = own.cases[name]
+        if case.status != "ok":
+            why = case.error.message if case.error else case.message or "no result"
             raise JudgeError(f"{exercise.reference_path}: the reference fails its own case '{name}': {why}")
-        if not record.keys:
+        if not case.keys:
             raise JudgeError(f"{exercise.checks_path}: case '{name}' observes nothing; every case must "
                              "return at least one observation")
     return ref
