@@ -29,7 +29,7 @@ import numpy as np
 
 def dump(out: Path, slugs: list[str]) -> None:
     from judge.catalog import Catalog
-    from judge.reference import compute_reference, job_for
+    from judge.trusted import compute_reference, job_for
     from judge.subjects import split_runs
     from judge.worker.sandbox import Limits, run_job
 

@@ -36,7 +36,7 @@ from judge.catalog import content_root
 from judge.corpus import CorpusReport, corpus_files, grade_corpus, judge_corpus
 from judge.grade import grade
 from judge.judging import judge_subject
-from judge.reference import compute_reference, reference_for, reference_with_oracle
+from judge.trusted import compute_reference, reference_for, reference_with_oracle
 from judge.subjects import ORACLE, REFERENCE, Reference
 from judge.kit import kit_problems
 from judge.models import CheckStatus, Exercise, Status, Verdict

@@ -136,7 +136,7 @@ class GradingPlugin(WorkerPlugin):
             if self._exercise is not None:
                 return self._exercise
             from judge.catalog import Catalog
-            from judge.reference import reference_for, reference_problem
+            from judge.trusted import reference_for, reference_problem
 
             root = Path(tempfile.mkdtemp(prefix="grind-dask-"))  # mode 0700: this user only
             for name, data in self.files.items():
@@ -226,7 +226,7 @@ class DaskExecutor:
         from distributed import Client, as_completed
 
         from judge.environment import require_torch
-        from judge.reference import reference_for
+        from judge.trusted import reference_for
 
         require_torch()
         here = versions()

@@ -7,7 +7,7 @@ The rooms behind it, each depending one way:
 
 - judge.static_checks: what the source alone shows (empty, syntax, a forbidden API);
 - judge.pipeline: grading here (the learner's child, compare, diagnose), the local executors;
-- judge.reference and judge.subjects: the reference's observations, computed and cached;
+- judge.trusted and judge.subjects: the reference's observations, computed and cached;
 - judge.judging: one subject's observations against the reference's, as checks and a diagnosis;
 - judge.paths: the folders hidden from a learner's child.
 

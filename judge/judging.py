@@ -19,7 +19,7 @@ from judge.worker.integrity import PREFIX as MARKS_BREACH
 if TYPE_CHECKING:
     from judge.compare import Observations
     from judge.diagnose import Explanation
-    from judge.reference import PairSource
+    from judge.trusted import PairSource
 
 PAIR_SUSPECTS = 4  # pairs are tried among the mistakes that explain the most differences
 

@@ -22,7 +22,7 @@ from judge.executor import ColdRunner, Executor, Submission
 from judge.judging import judge_subject
 from judge.models import Exercise, Status, Verdict
 from judge.paths import hidden_from_learners
-from judge.reference import job_for, pair_source, reference_for
+from judge.trusted import job_for, pair_source, reference_for
 from judge.speed import speed_advice
 from judge.static_checks import error_verdict
 from judge.subjects import LEARNER, Reference, split_runs

@@ -3,7 +3,7 @@
 A run of the child reports, for each subject (the learner, the reference, the oracle, each
 pitfall or pair of pitfalls), a record per case instance and a flat mapping of observations.
 ``split_runs`` turns that into one ``SubjectRun`` per subject; a ``Reference`` is every trusted
-thing the judge knows of an exercise's cases. Data only: judge.reference computes and caches
+thing the judge knows of an exercise's cases. Data only: judge.trusted computes and caches
 these, judge.judging compares a learner's against them, judge.witnessed adds counted figures.
 """
 

@@ -21,7 +21,7 @@ import pytest
 
 from judge.catalog import Catalog
 from judge.grade import grade
-from judge.reference import reference_for
+from judge.trusted import reference_for
 from judge.worker import ranks
 from judge.worker import runner as child
 from judge.worker.sandbox import Limits, isolation

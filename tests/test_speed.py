@@ -130,7 +130,7 @@ def test_a_speed_run_carries_nothing_of_the_reference_and_is_compared_with_its_c
     import json
 
     from judge.grade import hidden_from_learners
-    from judge.reference import reference_for
+    from judge.trusted import reference_for
     from judge.worker.sandbox import run_job
 
     exercise = Catalog().get("clipping")
