@@ -26,6 +26,7 @@ from judge.trusted import job_for, pair_source, reference_for
 from judge.speed import speed_advice
 from judge.static_checks import error_verdict
 from judge.subjects import LEARNER, Reference, split_runs
+from judge.worker.poison import status_name as poisoned_api
 from judge.worker.sandbox import STARTUP_FAILED, Limits, RunOutcome
 
 if TYPE_CHECKING:
@@ -46,12 +47,22 @@ def run_learner(exercise: Exercise, source: str, filename: str, limits: Limits |
     job = job_for(exercise, [{"id": LEARNER, "kind": "file", "path": filename, "source": source}],
                guard=True, forbidden=list(exercise.forbidden), time_speed=speed, **({"marked": True} if marked else {}))
     limits = limits or Limits(wall_s=exercise.time_limit, memory_mb=exercise.memory_mb)
-    return (worker if worker is not None else ColdRunner(hidden_from_learners(exercise))).run_job(job, limits)
+    outcome = (worker if worker is not None else ColdRunner(hidden_from_learners(exercise))).run_job(job, limits)
+    if marked and outcome.result is None and outcome.status == "crashed":
+        # Read here, in grind's process, from the exit status alone: the learner's process has
+        # no say in it beyond calling the poisoned implementation (judge/worker/poison.py).
+        outcome.forbidden_api = poisoned_api(exercise.forbidden, outcome.returncode, outcome.stderr)
+    return outcome
 
 
 def verdict_from_outcome(exercise: Exercise, ref: Reference, outcome: RunOutcome, filename: str,
                          worker: JobRunner | None = None, source: str | None = None) -> Verdict:
-    if outcome.status == "timeout":
+    if outcome.forbidden_api is not None:
+        verdict = error_verdict(exercise, Status.FORBIDDEN,
+                                f"Forbidden API: {outcome.forbidden_api}. This exercise asks you to write it "
+                                "yourself; in a graded run its implementation is absent, and calling it ended "
+                                "the run.")
+    elif outcome.status == "timeout":
         line = _timeout_line(outcome.timeout_trace, filename)
         case = (outcome.last_case or "").split(" ", 1)[-1]
         where = f" while running case '{case}'" if case else ""

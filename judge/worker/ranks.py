@@ -393,6 +393,7 @@ def _watch(children: dict[int, int], pipes: dict[int, int], states: dict[int, di
                 done, status = pid, 0
             if done:
                 exited[rank] = status
+                _pass_on_poisoned(status)
         for rank, status in sorted(exited.items()):
             if states[rank]["phase"] != "done":
                 others = [r for r in states if r != rank]
@@ -405,6 +406,21 @@ def _watch(children: dict[int, int], pipes: dict[int, int], states: dict[int, di
         text = _deadlock(states, now)
         if text:
             return {"failure": {"type": "deadlock", "message": text}, "records": _finished(states)}
+
+
+# (first, past the last) exit status of a poisoned call, set by the runner in a marked run
+POISONED: tuple[int, int] | None = None
+
+
+def _pass_on_poisoned(status: int) -> None:
+    """A rank that called a forbidden implementation in a marked run ended with the status that
+    names it (poison.py): this process ends with the same status, so that grind's own process
+    reads it and the verdict names the API (a rank that died otherwise fails its case)."""
+    if POISONED is None:
+        return
+    code = os.waitstatus_to_exitcode(status)
+    if POISONED[0] <= code < POISONED[1]:
+        os._exit(code)
 
 
 def _finished(states: dict[int, dict[str, Any]]) -> dict[int, dict[str, Any]]:

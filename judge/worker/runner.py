@@ -59,6 +59,7 @@ _ENCODE = json.JSONEncoder().encode
 _guards = _sibling("guards")
 _integrity = _sibling("integrity")
 _landlock = _sibling("landlock")
+_poison = _sibling("poison")
 _protocol = _sibling("protocol")
 _ranks = _sibling("ranks")
 _witness = _sibling("witness")
@@ -1339,6 +1340,9 @@ def start_guards(run: _Run) -> None:
         return
     run.guards = Guards(run.job["subjects"][0].get("path", ""))
     run.guards.install(run.job.get("forbidden", []))
+    if run.job.get("marked"):  # the implementations themselves, absent (judge/worker/poison.py)
+        _poison.install(run.job.get("forbidden", []), run.checks, run.torch, _guards)
+        _ranks.POISONED = (_poison.STATUS_BASE, _poison.STATUS_BASE + _poison.STATUS_COUNT)
     dump = open(os.path.join(run.job["out_dir"], "timeout_trace.txt"), "w")
     faulthandler.dump_traceback_later(max(run.job["time_limit"] - 0.3, 0.1), file=dump)
 

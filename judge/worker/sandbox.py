@@ -95,6 +95,7 @@ class RunOutcome:
     timeout_trace: str = ""
     isolation: str = ""
     witness: dict[str, int | None] | None = None  # traffic and writes, counted outside (witness.py)
+    forbidden_api: str | None = None  # marks: the API whose poisoned implementation ended the run (poison.py)
 
 
 # ---------------------------------------------------------------------------------------------
