@@ -414,9 +414,10 @@ def bundle_settings() -> dict[str, Any]:
     from judge.catalog import content_root
 
     try:
-        return json.loads((content_root() / SETTINGS).read_text(encoding="utf-8"))
+        settings: dict[str, Any] = json.loads((content_root() / SETTINGS).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
+    return settings
 
 
 def isolation_line() -> tuple[str, bool]:

@@ -15,14 +15,14 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, TextIO
 
 from judge.cache import exercise_key
 from judge.errors import ManifestError, UsageError
 from judge.formats import weigh, write_atomic
-from judge.grade import grade, hidden_from_learners
 from judge.trusted import case_count, case_names, reference_for
 from judge.models import Exercise, Status, Verdict
+from judge.grade import grade, hidden_from_learners
 from judge.worker.sandbox import Limits, WarmWorker
 
 
@@ -301,70 +301,87 @@ def grade_class(
     store.mkdir(parents=True, exist_ok=True)
     # A stored result is reused only if the submission, the exercise and the limits are the same.
     exercise_hash = exercise_key(exercise, extra=repr(limits))
-    rows: dict[str, dict[str, Any]] = {}
-    todo: dict[Path, Student] = {}
-    answered: set[Path] = set()
-    lock = threading.Lock()
-    done = 0
-
     with open(out_dir / "grade.log", "a", encoding="utf-8", errors="backslashreplace") as log:
         log.write(f"{_now()} grading {len(students)} entries of {submissions} against {exercise.slug}\n")
         log.flush()
-
-        def report(name: str, row: dict[str, Any], reused: bool) -> None:
-            nonlocal done
-            with lock:
-                done += 1
-                note = " (unchanged, kept)" if reused else ""
-                log.write(f"{_now()} graded {done}/{len(students)} {name}: {row['verdict']['status']}{note}\n")
-                log.flush()
-            if on_done:
-                on_done(name, row, reused)
-
+        run = _ClassRun(exercise, store, exercise_hash, len(students), log, on_done)
         for student in students:
-            digest = _sha256(student.path)
-            saved = store / f"{student.name}.json"
-            try:
-                old = json.loads(saved.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                old = None
-            again = force or (old is not None and (old.get("verdict") or {}).get("status") in regrade)
-            if old and not again and old.get("sha256") == digest and old.get("exercise_hash") == exercise_hash:
-                rows[student.name] = old
-                report(student.name, old, True)
-            elif student.path is None:
-                verdict = Verdict(exercise=exercise.slug, status=Status.ERROR, message=student.problem)
-                rows[student.name] = _save(saved, student.name, digest, exercise_hash, verdict.to_json())
-                report(student.name, rows[student.name], False)
-            else:
-                todo[student.path] = student
-
-        def landed(path: Path, verdict: dict[str, Any]) -> None:
-            student = todo[path]
-            with lock:
-                if path in answered:  # an executor that answered twice: the first answer stands
-                    return
-                answered.add(path)
-            row = _save(store / f"{student.name}.json", student.name, _sha256(path), exercise_hash, verdict)
-            rows[student.name] = row
-            report(student.name, row, False)
-
-        if todo:
+            run.resume(student, regrade, force)
+        if run.todo:
             # The class folder and the outputs are out of every submission's reach: no copying a
             # classmate, no planting a new "student", no editing stored results.
-            run = executor or local_executor(jobs)
-            run(exercise, list(todo), limits=limits, on_done=landed,
-                hidden=(submissions.resolve(), out_dir.resolve()))
+            grade_rest = executor or local_executor(jobs)
+            grade_rest(exercise, list(run.todo), limits=limits, on_done=run.landed,
+                       hidden=(submissions.resolve(), out_dir.resolve()))
         log.write(f"{_now()} done: {len(students)} entries\n")
-    result = [rows[s.name] for s in students]
+    result = [run.rows[s.name] for s in students]
+    _mark_out_of(exercise, result)
+    return result
+
+
+class _ClassRun:
+    """One class being graded: the rows so far, the students left to grade, and the log each
+    landing student is written to (from the executor's threads, hence the lock)."""
+
+    def __init__(self, exercise: Exercise, store: Path, exercise_hash: str, total: int, log: TextIO,
+                 on_done: Callable[[str, dict[str, Any], bool], None] | None) -> None:
+        self.exercise, self.store, self.exercise_hash = exercise, store, exercise_hash
+        self.total, self.log, self.on_done = total, log, on_done
+        self.rows: dict[str, dict[str, Any]] = {}
+        self.todo: dict[Path, Student] = {}
+        self.answered: set[Path] = set()
+        self.lock = threading.Lock()
+        self.done = 0
+
+    def report(self, name: str, row: dict[str, Any], reused: bool) -> None:
+        with self.lock:
+            self.done += 1
+            note = " (unchanged, kept)" if reused else ""
+            self.log.write(f"{_now()} graded {self.done}/{self.total} {name}: {row['verdict']['status']}{note}\n")
+            self.log.flush()
+        if self.on_done:
+            self.on_done(name, row, reused)
+
+    def resume(self, student: Student, regrade: frozenset[str] | set[str], force: bool) -> None:
+        """Keep the student's stored result if it still stands, store an entry that is no
+        submission as an error, or leave the student to grade."""
+        digest = _sha256(student.path)
+        saved = self.store / f"{student.name}.json"
+        try:
+            old = json.loads(saved.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            old = None
+        again = force or (old is not None and (old.get("verdict") or {}).get("status") in regrade)
+        if old and not again and old.get("sha256") == digest and old.get("exercise_hash") == self.exercise_hash:
+            self.rows[student.name] = old
+            self.report(student.name, old, True)
+        elif student.path is None:
+            verdict = Verdict(exercise=self.exercise.slug, status=Status.ERROR, message=student.problem)
+            self.rows[student.name] = _save(saved, student.name, digest, self.exercise_hash, verdict.to_json())
+            self.report(student.name, self.rows[student.name], False)
+        else:
+            self.todo[student.path] = student
+
+    def landed(self, path: Path, verdict: dict[str, Any]) -> None:
+        student = self.todo[path]
+        with self.lock:
+            if path in self.answered:  # an executor that answered twice: the first answer stands
+                return
+            self.answered.add(path)
+        row = _save(self.store / f"{student.name}.json", student.name, _sha256(path), self.exercise_hash, verdict)
+        self.rows[student.name] = row
+        self.report(student.name, row, False)
+
+
+def _mark_out_of(exercise: Exercise, result: list[dict[str, Any]]) -> None:
+    """Every row's ``max_score``: from the weights, or the number of cases graded."""
     if exercise.weights or exercise.partial:
         weigh(result, dict(exercise.weights), case_names(exercise), exercise.partial)
-        return result
+        return
     graded = [len(r["verdict"].get("checks") or []) for r in result if r["verdict"]["status"] in ("passed", "failed")]
     max_score = max(graded) if graded else (case_count(exercise) if result else 1)
     for row in result:
         row["max_score"] = max_score
-    return result
 
 
 def weights_problem(exercise: Exercise) -> str | None:

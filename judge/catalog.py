@@ -9,8 +9,9 @@ from __future__ import annotations
 import os
 import re
 import sys
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from judge.errors import ManifestError, UsageError
 from judge.models import Exercise, Tolerance
@@ -24,10 +25,6 @@ DIFFICULTIES = ("easy", "medium", "hard")
 TOLERANCE_DTYPES = ("float16", "float32", "float64", "default")
 WITNESS_COUNTERS = ("traffic", "writes")  # what judge/worker/witness.py counts
 SLUG_RE = re.compile(r"^[a-z][a-z0-9-]*$")
-KNOWN_KEYS = {
-    "title", "topic", "difficulty", "entry", "hints", "time_limit", "tolerance", "forbidden",
-    "memory_mb", "interview_minutes", "order", "step_base", "witness", "marks",
-}
 CASE_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
 
 
@@ -83,10 +80,79 @@ class _Manifest:
         return tuple(value)
 
 
-def load_exercise(exercise_dir: Path, solutions_root: Path) -> Exercise:
-    """Load and validate one exercise folder."""
-    slug = exercise_dir.name
-    path = exercise_dir / "exercise.toml"
+STR_LIST = "a list of strings"  # a Key's kind: a list of non-empty strings, read as a tuple
+
+
+@dataclass(frozen=True)
+class Key:
+    """One manifest key: its TOML type, its default (``...``: required), and what it must hold.
+    ``check`` names the problem with a well-typed value (None: fine); ``parse`` turns a table
+    into what the Exercise holds, failing through the manifest so the line is named."""
+
+    kind: type | tuple[type, ...] | str | None  # None: known, read elsewhere (order)
+    default: Any = ...
+    convert: Callable[[Any], Any] | None = None
+    check: Callable[[Any], str | None] | None = None
+    parse: Callable[[_Manifest, Any], Any] | None = None
+
+
+def _tolerance(m: _Manifest, table: dict[str, Any]) -> dict[str, Tolerance]:
+    tolerance: dict[str, Tolerance] = {}
+    for dtype, tol in table.items():
+        if dtype not in TOLERANCE_DTYPES:
+            raise m.fail("tolerance", f"has an entry '{dtype}'; use one of {', '.join(TOLERANCE_DTYPES)}")
+        if not isinstance(tol, dict) or set(tol) != {"rtol", "atol"}:
+            raise m.fail("tolerance", f"entry '{dtype}' must be a table with exactly rtol and atol")
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0 for v in tol.values()):
+            raise m.fail("tolerance", f"entry '{dtype}' needs non-negative numbers")
+        tolerance[dtype] = Tolerance(float(tol["rtol"]), float(tol["atol"]))
+    tolerance.setdefault("default", Tolerance(1e-5, 1e-6))
+    return tolerance
+
+
+def _witness(m: _Manifest, witness: dict[str, Any]) -> tuple[str, str, tuple[str, ...]] | None:
+    if not witness:
+        return None
+    supersedes = witness.get("supersedes", [])
+    if (not {"case", "counter"} <= set(witness) <= {"case", "counter", "supersedes"}
+            or not isinstance(witness.get("case"), str) or witness.get("counter") not in WITNESS_COUNTERS
+            or not isinstance(supersedes, list) or not all(isinstance(k, str) for k in supersedes)):
+        raise m.fail("witness", "must be a table with 'case' (a case name), 'counter' "
+                     f"(one of {', '.join(WITNESS_COUNTERS)}) and optionally 'supersedes' (observation names)")
+    return witness["case"], witness["counter"], tuple(supersedes)
+
+
+def _marks(m: _Manifest, marks: dict[str, Any]) -> tuple[tuple[tuple[str, float], ...], bool]:
+    return _weights(m, marks), _partial(m, marks)
+
+
+# The manifest's schema, in the order keys are checked (the first problem is the one reported).
+SCHEMA: dict[str, Key] = {
+    "difficulty": Key(str, check=lambda v: None if v in DIFFICULTIES else
+                      f"must be one of {', '.join(DIFFICULTIES)}, got '{v}'"),
+    "entry": Key(STR_LIST, check=lambda v: None if v and all(e.isidentifier() for e in v) else
+                 "must list the Python names the learner defines"),
+    "time_limit": Key((int, float), 10, convert=float,
+                      check=lambda v: None if 0 < v <= 600 else "must be between 0 and 600 seconds"),
+    "tolerance": Key(dict, {}, parse=_tolerance),
+    "memory_mb": Key(int, 4096, check=lambda v: None if v >= 512 else
+                     "must be at least 512 (torch alone needs that much address space)"),
+    "step_base": Key(int, 1, check=lambda v: None if v in (0, 1) else
+                     "must be 0 or 1: the number the statement gives the first step"),
+    "witness": Key(dict, {}, parse=_witness),
+    "marks": Key(dict, {}, parse=_marks),
+    "title": Key(str),
+    "topic": Key(str),
+    "hints": Key(STR_LIST),
+    "forbidden": Key(STR_LIST, []),
+    "interview_minutes": Key(int, 20),
+    "order": Key(None),  # sorts the curriculum: read by Catalog._order_key
+}
+KNOWN_KEYS = set(SCHEMA)
+
+
+def _read_manifest(path: Path) -> _Manifest:
+    """The parsed manifest, or one line saying why there is none."""
     if not path.is_file():
         raise ManifestError(f"{path}: file is missing")
     try:
@@ -97,73 +163,36 @@ def load_exercise(exercise_dir: Path, solutions_root: Path) -> Exercise:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ManifestError(f"{path}: not valid TOML: {exc}") from None
-    m = _Manifest(path, text, data)
-    unknown = sorted(set(data) - KNOWN_KEYS)
+    return _Manifest(path, text, data)
+
+
+def _value(m: _Manifest, name: str, key: Key) -> Any:
+    """One key's value, typed, checked and parsed as SCHEMA says."""
+    kind = key.kind  # STR_LIST, or a TOML type (None, the keys read elsewhere, never comes here)
+    value = m.str_list(name, key.default) if isinstance(kind, str) or kind is None else m.get(name, kind, key.default)
+    if key.convert is not None:
+        value = key.convert(value)
+    problem = key.check(value) if key.check is not None else None
+    if problem is not None:
+        raise m.fail(name, problem)
+    return key.parse(m, value) if key.parse is not None else value
+
+
+def load_exercise(exercise_dir: Path, solutions_root: Path) -> Exercise:
+    """Load and validate one exercise folder."""
+    slug = exercise_dir.name
+    m = _read_manifest(exercise_dir / "exercise.toml")
+    unknown = sorted(set(m.data) - KNOWN_KEYS)
     if unknown:
         raise m.fail(unknown[0], f"is not a known key (known: {', '.join(sorted(KNOWN_KEYS))})")
     if not SLUG_RE.match(slug):
         raise ManifestError(f"{exercise_dir}: folder name must be a lowercase slug like 'loss-scaling'")
-
-    difficulty = m.get("difficulty", str)
-    if difficulty not in DIFFICULTIES:
-        raise m.fail("difficulty", f"must be one of {', '.join(DIFFICULTIES)}, got '{difficulty}'")
-    entry = m.str_list("entry")
-    if not entry or not all(e.isidentifier() for e in entry):
-        raise m.fail("entry", "must list the Python names the learner defines")
-    time_limit = float(m.get("time_limit", (int, float), 10))
-    if not 0 < time_limit <= 600:
-        raise m.fail("time_limit", "must be between 0 and 600 seconds")
-
-    tolerance: dict[str, Tolerance] = {}
-    for dtype, tol in m.get("tolerance", dict, {}).items():
-        if dtype not in TOLERANCE_DTYPES:
-            raise m.fail("tolerance", f"has an entry '{dtype}'; use one of {', '.join(TOLERANCE_DTYPES)}")
-        if not isinstance(tol, dict) or set(tol) != {"rtol", "atol"}:
-            raise m.fail("tolerance", f"entry '{dtype}' must be a table with exactly rtol and atol")
-        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0 for v in tol.values()):
-            raise m.fail("tolerance", f"entry '{dtype}' needs non-negative numbers")
-        tolerance[dtype] = Tolerance(float(tol["rtol"]), float(tol["atol"]))
-    tolerance.setdefault("default", Tolerance(1e-5, 1e-6))
-
-    memory_mb = m.get("memory_mb", int, 4096)
-    if memory_mb < 512:
-        raise m.fail("memory_mb", "must be at least 512 (torch alone needs that much address space)")
-
-    step_base = m.get("step_base", int, 1)
-    if step_base not in (0, 1):
-        raise m.fail("step_base", "must be 0 or 1: the number the statement gives the first step")
-
-    witness = m.get("witness", dict, {})
-    supersedes = witness.get("supersedes", []) if isinstance(witness, dict) else []
-    if witness and (not {"case", "counter"} <= set(witness) <= {"case", "counter", "supersedes"}
-                    or not isinstance(witness.get("case"), str) or witness.get("counter") not in WITNESS_COUNTERS
-                    or not isinstance(supersedes, list) or not all(isinstance(k, str) for k in supersedes)):
-        raise m.fail("witness", "must be a table with 'case' (a case name), 'counter' "
-                     f"(one of {', '.join(WITNESS_COUNTERS)}) and optionally 'supersedes' (observation names)")
-
-    weights = _weights(m)
+    values = {name: _value(m, name, key) for name, key in SCHEMA.items() if key.kind is not None}
+    weights, partial = values.pop("marks")
     solution_dir = solutions_root / slug
     sealed_key = _sealed_key(solution_dir)
-    exercise = Exercise(
-        slug=slug,
-        title=m.get("title", str),
-        topic=m.get("topic", str),
-        difficulty=difficulty,
-        entry=entry,
-        hints=m.str_list("hints"),
-        time_limit=time_limit,
-        tolerance=tolerance,
-        forbidden=m.str_list("forbidden", []),
-        memory_mb=memory_mb,
-        interview_minutes=m.get("interview_minutes", int, 20),
-        exercise_dir=exercise_dir,
-        solution_dir=solution_dir,
-        step_base=step_base,
-        witness=(witness["case"], witness["counter"], tuple(supersedes)) if witness else None,
-        sealed_key=sealed_key,
-        weights=weights,
-        partial=_partial(m),
-    )
+    exercise = Exercise(slug=slug, exercise_dir=exercise_dir, solution_dir=solution_dir, sealed_key=sealed_key,
+                        weights=weights, partial=partial, **values)
     for required in (exercise.statement_path, exercise.stub_path):
         if not required.is_file():
             raise ManifestError(f"{required}: file is missing")
@@ -195,21 +224,20 @@ def _sealed_key(solution_dir: Path) -> str | None:
     return key
 
 
-def _partial(m: _Manifest) -> bool:
+def _partial(m: _Manifest, marks: dict[str, Any]) -> bool:
     """``[marks] partial = true``: a case of several inputs (a random case) earns its weight's
     share of inputs passed, 3 of 4 inputs: 0.75 of its weight (judge.formats.earned)."""
-    value = m.get("marks", dict, {}).get("partial", False)
+    value = marks.get("partial", False)
     if not isinstance(value, bool):
         raise m.fail("marks", f"partial must be true or false, got {value!r}")
     return value
 
 
-def _weights(m: _Manifest) -> tuple[tuple[str, float], ...]:
+def _weights(m: _Manifest, marks: dict[str, Any]) -> tuple[tuple[str, float], ...]:
     """``[marks] weights = {case = points, ...}``: what each case is worth in a class's marks
     (every case not named is worth 1). Names are checked against the checks' cases where the
     cases are known, when a class is graded (judge.batch.weights_problem); here only the shape:
     a name like a case's, a finite number >= 0, and not every case worth nothing."""
-    marks = m.get("marks", dict, {})
     unknown = sorted(set(marks) - {"weights", "partial"})
     if unknown:
         raise m.fail("marks", f"has a key '{unknown[0]}'; the keys are weights and partial")

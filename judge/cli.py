@@ -1,18 +1,19 @@
 """The command line: a thin typer adapter over the core, and the one error boundary.
 
-Each command parses its arguments, calls one core function, renders with ``judge.render``, and
-maps the outcome to an exit code (see ``judge.status``). ``JudgeError`` (and any unexpected
-exception) becomes one line on stderr; ``--traceback`` shows the full traceback instead.
+Each command parses its arguments, calls the core (what a command decides is in
+``judge.commands`` for the learner's commands and ``judge.classroom`` for the instructor's),
+renders with ``judge.render``, and maps the outcome to an exit code (see ``judge.status``).
+``JudgeError`` (and any unexpected exception) becomes one line on stderr; ``--traceback`` shows
+the full traceback instead.
 
 Importing this module must not import torch: ``grind --help`` and ``grind list`` stay instant.
 """
 
+# size: ~900 lines, most typer's option declarations; typer stays in this one file (test_architecture, entry.py)
 from __future__ import annotations
 
 import json
 import os
-import re
-import shlex
 import sys
 import time
 from pathlib import Path
@@ -22,15 +23,14 @@ import typer
 from rich.console import Console
 from typer.core import TyperGroup
 
-from judge import __version__
+from judge import __version__, commands
 from judge.catalog import Catalog, unknown_name_message
 from judge.errors import EnvironmentProblem, JudgeError, UsageError
 from judge.models import Exercise, Status, Verdict
 from judge.progress import Progress
 from judge.status import ExitStatus, verdict_exit
 from judge.text import for_terminal
-from judge.workspace import current_exercise, find_workspace, init_workspace, learner_file, progress_path, \
-    reset_exercise
+from judge.workspace import current_exercise, find_workspace, init_workspace, learner_file, progress_path
 
 VERDICT_EXIT = {status: verdict_exit(status) for status in Status}
 
@@ -188,19 +188,28 @@ def _exercise(name: str) -> Exercise:
     return Catalog().get(name)
 
 
+def _course() -> list[Exercise]:
+    """Every loadable exercise; each broken one named in a line on stderr."""
+    exercises, problems = Catalog().load_all()
+    for problem in problems:
+        typer.echo(f"grind: skipped a broken exercise: {problem.message}", err=True)
+    return exercises
+
+
+def _json(data: Any) -> None:
+    typer.echo(json.dumps(data, indent=2))
+
+
 @app.command("list")
 def list_command(as_json: bool = typer.Option(False, "--json", help="Print the list as JSON.")) -> None:
     """List the exercises, with title, topic, difficulty and your status."""
     root, state = _state()
     if root is None:
         typer.echo(f"grind: {OUTSIDE_WORKSPACE}", err=True)
-    exercises, problems = Catalog().load_all()
-    for problem in problems:
-        typer.echo(f"grind: skipped a broken exercise: {problem.message}", err=True)
-    rows = [(exercise, state.status(exercise.slug)) for exercise in exercises]
+    rows = [(exercise, state.status(exercise.slug)) for exercise in _course()]
     if as_json:
-        typer.echo(json.dumps([{"slug": e.slug, "title": e.title, "topic": e.topic, "difficulty": e.difficulty,
-                                "status": s} for e, s in rows], indent=2))
+        _json([{"slug": e.slug, "title": e.title, "topic": e.topic, "difficulty": e.difficulty, "status": s}
+               for e, s in rows])
         return
     from judge.render import render_list
 
@@ -238,40 +247,25 @@ def run(
 ) -> None:
     """Grade your submission for an exercise (or sit it as an interview). Without a name: the
     exercise folder you are in, else the exercise you ran last."""
-    from judge.outcome import grade_and_record, pick_file
-    from judge.practice import Sitting
+    from judge.outcome import pick_file
 
     if every:
-        if name is not None or file is not None or as_json or interview or repro or minutes is not None:
-            raise UsageError("--all grades every exercise's workspace file: leave out the name, --file, --json, "
-                             "--interview and --repro")
+        commands.refuse_with_all(name, file, as_json, interview, repro, minutes)
         _run_all(no_daemon)
         return
     root, state = _state()
     exercise = _exercise(name or current_exercise(root, state.last_exercise(), Catalog().slugs()))
-    if minutes is not None and not interview:
-        raise UsageError("--minutes sets an interview's length: add --interview, or leave --minutes out")
+    commands.check_interview_options(interview, minutes, file, as_json, repro)
     if interview:
-        if file is not None or as_json or repro:
-            raise UsageError("--interview works on the workspace's file, interactively (without --file, --json "
-                             "or --repro)")
         _practice_session(_workspace_root(), state, [exercise], interview=True, minutes=minutes, manual=manual)
         return
     if repro:  # the script holds the exercise's case code, hidden cases included
-        _refuse_during_interview(state, exercise, "repro script")
+        commands.refuse_during_interview(state, exercise, "repro script")
     path, recording, notices = pick_file(exercise, root, file)
     _say_reference_note(exercise)
-    sitting = Sitting(exercise, path, "run", None, interview=state.interview(exercise.slug) if recording else None)
-    outcome = grade_and_record(state, sitting, record=recording, lead=notices, speed=True,
-                               worker=_daemon_worker(exercise, no_daemon))
-    verdict, notices = outcome.verdict, outcome.lead
-    if as_json:
-        verdict.notices += notices
-    verdict.notices += outcome.notices
-    if repro:  # beside the learner's file; the untouched stub's folder is grind's, so then here
-        folder = path.parent if recording or file is not None else Path.cwd()
-        verdict.notices.append(_write_repro(exercise, verdict, path, folder))
-    _print_verdict(verdict, exercise, state, as_json, lead=notices)
+    verdict, lead = commands.run_verdict(state, exercise, path, recording, notices, no_daemon=no_daemon,
+                                         as_json=as_json, repro=repro, file_given=file is not None)
+    _print_verdict(verdict, exercise, state, as_json, lead=lead)
     _editor_line(verdict, path, as_json)
     raise typer.Exit(int(VERDICT_EXIT[verdict.status]))
 
@@ -291,20 +285,15 @@ def _editor_line(verdict: Verdict, path: Path, as_json: bool) -> None:
 def _run_all(no_daemon: bool) -> None:
     """``grind run --all``: every exercise in order with a progress bar, stopping at the first that
     does not pass (its verdict is shown); exit 0 only if all pass."""
-    from judge.outcome import grade_and_record
-    from judge.practice import Sitting
     from judge.render import grading_progress
     from judge.verify import all_summary, grade_all
 
     root = _workspace_root()
     _, state = _state()
-    exercises, problems = Catalog().load_all()
-    for problem in problems:
-        typer.echo(f"grind: skipped a broken exercise: {problem.message}", err=True)
+    exercises = _course()
 
     def grade_one(exercise: Exercise, path: Path, record: bool) -> Any:
-        sitting = Sitting(exercise, path, "run", None, interview=state.interview(exercise.slug) if record else None)
-        return grade_and_record(state, sitting, record=record, worker=_daemon_worker(exercise, no_daemon))
+        return commands.grade_one(state, exercise, path, record, no_daemon)
 
     with grading_progress(console(stderr=True), len(exercises)) as tick:
         result = grade_all(state, root, exercises, grade_one=grade_one,
@@ -335,47 +324,14 @@ def _say(text: str) -> None:
     typer.echo(for_terminal(text, sys.stdout))
 
 
-def _daemon_worker(exercise: Exercise, opt_out: bool) -> Any:
-    """The per-user daemon's worker (which grades cold whenever the daemon cannot), or None."""
-    from judge.daemon import worker_for
-    from judge.grade import hidden_from_learners
-
-    return worker_for(lambda: hidden_from_learners(exercise), opt_out=opt_out)
-
-
-def _write_repro(exercise: Exercise, verdict: Verdict, learner: Path, folder: Path) -> str:
-    """The notice saying where the repro script is, or why there is none (never an error: the
-    verdict is still the answer)."""
-    from judge.repro import ReproUnavailable, write_repro
-
-    target = folder.resolve() / f"repro_{exercise.slug.replace('-', '_')}.py"
-    try:
-        written = write_repro(exercise, verdict, learner, target)
-    except ReproUnavailable as exc:
-        return f"No repro script written: {exc}."
-    except OSError as exc:
-        return f"No repro script written: {target}: {exc.strerror or exc}."
-    return f"Wrote {written}: python {shlex.quote(str(written))} re-runs the failing check on your code, outside grind."
-
-
 def _print_verdict(verdict: Verdict, exercise: Exercise, state: Progress, as_json: bool,
                    lead: list[str] | None = None) -> None:
     if as_json:
-        typer.echo(json.dumps(verdict.to_json(), indent=2))
+        _json(verdict.to_json())
         return
-    from judge.render import HintInfo, render_verdict
+    from judge.render import render_verdict
 
-    hints = None if state.running_interview(exercise.slug) else HintInfo(state.hints_shown(exercise.slug),
-                                                                          len(exercise.hints))
-    render_verdict(console(), verdict, exercise, hints, lead=lead)
-
-
-def _refuse_during_interview(state: Progress, exercise: Exercise, what: str) -> None:
-    from judge.interview import locked_message
-
-    running = state.running_interview(exercise.slug)
-    if running is not None:
-        raise UsageError(locked_message(running, time.time(), what))
+    render_verdict(console(), verdict, exercise, commands.hint_info(state, exercise), lead=lead)
 
 
 @app.command()
@@ -388,23 +344,13 @@ def hint(
 
     exercise = _exercise(name)
     _, state = _state()
-    _refuse_during_interview(state, exercise, "hints")
-    shown = state.hints_shown(exercise.slug)
-    total = len(exercise.hints)
+    commands.refuse_during_interview(state, exercise, "hints")
     out = console()
-    if show_all:
-        revealed = min(total, state.hints_revealed(exercise.slug))  # a pass does not take them back
-        if revealed == 0:
-            typer.echo(f"No hints revealed yet. 'grind hint {exercise.slug}' shows the first.")
-        for i in range(revealed):
-            render_text(out, f"Hint {i + 1} of {total}", exercise.hints[i])
-        return
-    if shown >= total:
-        render_text(out, f"Hint {total} of {total} (the last one)", exercise.hints[-1])
-        typer.echo(f"That was the last hint. Once you pass, 'grind solution {exercise.slug}' shows the reference.")
-        return
-    state.record_hint(exercise.slug)
-    render_text(out, f"Hint {shown + 1} of {total}", exercise.hints[shown])
+    for shown in commands.hint_screens(state, exercise, show_all):
+        if isinstance(shown, str):
+            typer.echo(shown)
+        else:
+            render_text(out, shown.title, shown.text)
 
 
 @app.command()
@@ -419,7 +365,7 @@ def solution(
 
     exercise = _exercise(name)
     _, state = _state()
-    _refuse_during_interview(state, exercise, "solution")
+    commands.refuse_during_interview(state, exercise, "solution")
     if diff:
         from judge.verify import solution_diff
 
@@ -441,37 +387,21 @@ def reset(
     yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask for confirmation."),
 ) -> None:
     """Put the stub back in your workspace (your current file is backed up first)."""
-    if every == (name is not None):
-        raise UsageError("Name one exercise ('grind reset clipping') or use --all, not both."
-                         if every else "Which exercise? 'grind reset NAME', or 'grind reset --all' for every one.")
+    commands.check_reset_args(name, every)
     if every:
-        _reset_all(yes)
+        root = _workspace_root()
+        exercises = _course()
+        if not yes:
+            _confirm(f"Replace every exercise's file in {root} with its stub "
+                     f"({len(exercises)} files; each is backed up first)?")
+        typer.echo(commands.reset_all(root, exercises))
         return
-    exercise = _exercise(name)  # type: ignore[arg-type]
+    exercise = _exercise(name)  # type: ignore[arg-type]  # check_reset_args: a name without --all
     root = _workspace_root()
-    target = learner_file(root, exercise)
     if not yes:
-        _confirm(f"Replace {target} with the stub?")
-    backup = reset_exercise(root, exercise)
-    typer.echo(f"Restored the stub in {target}." + (f" Your previous file is saved as {backup}." if backup else ""))
-    _, state = _state()
-    left_open = state.running_interview(exercise.slug)
-    if left_open is not None:  # starting over drops the interview: its hints unlock, nothing is reviewed
-        state.finish_interview(left_open.id, time.time(), "dropped")
-        typer.echo(f"Dropped the interview that was open on {exercise.slug}: its hints are unlocked.")
-
-
-def _reset_all(yes: bool) -> None:
-    root = _workspace_root()
-    exercises, problems = Catalog().load_all()
-    for problem in problems:
-        typer.echo(f"grind: skipped a broken exercise: {problem.message}", err=True)
-    if not yes:
-        _confirm(f"Replace every exercise's file in {root} with its stub "
-                 f"({len(exercises)} files; each is backed up first)?")
-    backups = [b for b in (reset_exercise(root, e) for e in exercises) if b is not None]
-    typer.echo(f"Restored {len(exercises)} stubs." +
-               (f" Your previous files are saved in {backups[0].parent}." if backups else ""))
+        _confirm(f"Replace {learner_file(root, exercise)} with the stub?")
+    for line in commands.reset_one(root, exercise, lambda: _state()[1]):
+        typer.echo(line)
 
 
 @app.command()
@@ -483,8 +413,7 @@ def progress(
                                          "(Markdown), to save or paste.", show_default=False),
 ) -> None:
     """Your progress: status, best time, attempts, last practised and next review per exercise."""
-    if export is not None and export not in ("csv", "md"):
-        raise UsageError(f"--export {export!r}: choose csv or md")
+    commands.check_export(export)
     root, state = _state()
     if root is None:
         typer.echo(f"grind: {OUTSIDE_WORKSPACE}", err=True)
@@ -494,9 +423,7 @@ def progress(
         state.reset()
         typer.echo("Progress cleared.")
         return
-    exercises, problems = Catalog().load_all()
-    for problem in problems:
-        typer.echo(f"grind: skipped a broken exercise: {problem.message}", err=True)
+    exercises = _course()
     overview = state.overview([e.slug for e in exercises])
     if export is not None:
         from judge.verify import export_progress
@@ -507,15 +434,13 @@ def progress(
 
     card_rows = card_progress(state, _quiz_cards(exercises))
     if as_json:
-        typer.echo(json.dumps({**overview.to_json(), "quiz": quiz_json(card_rows, overview.now)}, indent=2))
+        _json({**overview.to_json(), "quiz": quiz_json(card_rows, overview.now)})
         return
-    from judge.render import render_progress
+    from judge.render import render_progress, show
+    from judge.views.screens import quiz_progress_view
 
     render_progress(console(), overview)
     if card_rows:
-        from judge.render import show
-        from judge.views.screens import quiz_progress_view
-
         show(console(), quiz_progress_view(card_rows, overview.now))
 
 
@@ -527,17 +452,12 @@ def watch(
                                 "where save events do not arrive)."),
 ) -> None:
     """Re-grade on every save. Keys: h hint, n next exercise, l list, q quit."""
-    from judge.watch import watch_session
+    from judge.watch import watch_session, watch_summary
 
     root = _workspace_root()
     _, state = _state()
     exercises, _problems = Catalog().load_all()
-    first = _exercise(name).slug if name is not None else next(
-        (e.slug for e in exercises if not state.passed(e.slug)), exercises[0].slug if exercises else None)
-    if first is None:
-        raise UsageError("No exercises to practise.")
-    from judge.watch import watch_summary
-
+    first = commands.first_to_watch(state, exercises, _exercise(name) if name is not None else None)
     with _loop(root, state, manual) as loop:
         sittings = watch_session(loop, state, root, exercises, first)
     typer.echo(watch_summary(sittings))
@@ -556,47 +476,26 @@ def practice(
                               "(0: none)."),
 ) -> None:
     """A spaced-repetition session: the quiz cards and exercises due for review, then new ones."""
-    from judge import scheduling
-
-    if minutes is not None and not interview:
-        raise UsageError("--minutes sets an interview's length: add --interview, or leave --minutes out")
+    commands.check_interview_options(interview, minutes, None, False, False)
     root = _workspace_root()
     _, state = _state()
-    exercises, problems = Catalog().load_all()
-    for problem in problems:
-        typer.echo(f"grind: skipped a broken exercise: {problem.message}", err=True)
-    now = time.time()
+    exercises = _course()
     deck = _quiz_cards(exercises, topic, quiet_topic=True) if cards and not interview else []
-    try:
-        picked = scheduling.pick(state, exercises, now, count, topic)
-    except UsageError:
-        if not deck:  # a topic only cards have (--topic precision) is not an unknown topic
-            raise
-        picked = []
-    from judge.quiz import pick_cards
-
-    # of the new cards, those on this session's exercises first: the reasoning before the code
-    session_slugs = {e.slug for e in picked}
-    asked = pick_cards(state, sorted(deck, key=lambda c: c.exercise not in session_slugs), now, cards)
-    if not picked and not asked:
-        from judge.text import until_text
-
-        upcoming = scheduling.next_due(state, [e for e in exercises if topic is None or e.topic == topic])
-        typer.echo("Nothing is due and every exercise has been tried." +
-                   (f" Next review: {upcoming[0].slug}, {until_text(upcoming[1], now)}." if upcoming else ""))
+    plan = commands.plan_practice(state, exercises, deck, time.time(), count, topic, cards)
+    if plan.nothing is not None:
+        typer.echo(plan.nothing)
         return
-    if asked:
-        if picked:
+    if plan.asked:
+        if plan.picked:
             from judge.environment import require_torch
 
             require_torch()  # before the cards: a missing torch should not wait until after them
-        then = f", then {len(picked)} exercise{'s' if len(picked) != 1 else ''}" if picked else ""
-        typer.echo(f"First {len(asked)} quiz card{'s' if len(asked) != 1 else ''}{then}.")
-        session = _quiz_session(state, asked, mode="practice")
-        if session.quit_early or not picked:
+        typer.echo(plan.cards_line())
+        session = _quiz_session(state, plan.asked, mode="practice")
+        if session.quit_early or not plan.picked:
             return
-        typer.echo(f"Now the exercises: {', '.join(e.slug for e in picked)}.")
-    _practice_session(root, state, picked, interview=interview, minutes=minutes, manual=manual)
+        typer.echo(plan.exercises_line())
+    _practice_session(root, state, plan.picked, interview=interview, minutes=minutes, manual=manual)
 
 
 def _loop(root: Path, state: Progress, manual: bool) -> Any:
@@ -605,34 +504,7 @@ def _loop(root: Path, state: Progress, manual: bool) -> Any:
     from judge.watch import open_loop
 
     require_torch()  # before the screen is taken over: every check in the loop needs it
-    kept: dict[str, Any] = {}
-
-    def listing() -> list[tuple[Exercise, str]]:
-        # Asked after every verdict ("x of N passed"): parsing every manifest again took 5-20 ms
-        # of each save -> verdict, so they are parsed again only when one of them changed.
-        catalog = Catalog()
-        stamp = _manifest_stamps(catalog.exercises_root)
-        if kept.get("stamp") != stamp:
-            kept["stamp"], kept["exercises"] = stamp, catalog.load_all()[0]
-        return [(e, state.status(e.slug)) for e in kept["exercises"]]
-
-    return open_loop(state, root, WatchView(console()), manual=manual, listing=listing)
-
-
-def _manifest_stamps(folder: Path) -> list[tuple[str, int, int]]:
-    """Each exercise folder's manifest, with its modification time and size (-1 when it has none)."""
-    stamps = []
-    try:
-        names = sorted(os.listdir(folder))
-    except OSError:
-        return []
-    for name in names:
-        try:
-            info = os.stat(folder / name / "exercise.toml")
-            stamps.append((name, info.st_mtime_ns, info.st_size))
-        except OSError:
-            stamps.append((name, -1, -1))
-    return stamps
+    return open_loop(state, root, WatchView(console()), manual=manual, listing=commands.CourseListing(state))
 
 
 def _practice_session(root: Path, state: Progress, picked: list[Exercise], *, interview: bool,
@@ -652,31 +524,15 @@ def init(
                                   "(NAME/NAME.ipynb: the statement, then the stub in a %%grind NAME cell)."),
 ) -> None:
     """Create a practice workspace holding a copy of every stub."""
-    exercises, problems = Catalog().load_all()
-    for problem in problems:
-        typer.echo(f"grind: skipped a broken exercise: {problem.message}", err=True)
+    exercises = _course()
     report = init_workspace(directory, exercises)
-    _say(f"Workspace ready in {report.root}")
-    if report.created:
-        _say(f"  new stubs: {', '.join(report.created)}")
-    if report.kept:
-        _say(f"  kept your existing files: {', '.join(report.kept)}")
+    books = None
     if notebook:
         from judge.frontends.starter import write_notebooks
 
         books = write_notebooks(report.root, exercises)
-        if books.created:
-            _say(f"  new notebooks: {', '.join(p.parent.name + '/' + p.name for p in books.created)}")
-        if books.kept:
-            _say(f"  kept your existing notebooks: {', '.join(p.parent.name for p in books.kept)}")
-        first = (report.created or report.kept or ["clipping"])[0]
-        _say(f"Next: open {directory}/{first}/{first}.ipynb in Jupyter and run its cells (the notebook "
-             "extra: pip install '.[notebook]' in grind's folder).")
-        return
-    first = (report.created or report.kept or ["clipping"])[0]
-    first_file = learner_file(report.root, Catalog().get(first)).relative_to(report.root)
-    _say(f"Next: cd {directory}, read {first}/README.md, edit {first_file}, "
-         f"then run 'grind run {first}'.")
+    for line in commands.init_lines(directory, report, books):
+        _say(line)
 
 
 @app.command()
@@ -691,7 +547,7 @@ def doctor(as_json: bool = typer.Option(False, "--json", help="Print the report 
     if info["torch"] is None:
         info["torch_advice"] = install_advice()
     if as_json:
-        typer.echo(json.dumps(info, indent=2))
+        _json(info)
     else:
         from judge.render import render_doctor
 
@@ -727,27 +583,10 @@ def daemon_status(as_json: bool = typer.Option(False, "--json", help="Print the 
     info = daemon.status()
     why_not = None if info is not None else daemon.why_no_daemon()
     if as_json:
-        if info is None:
-            path = daemon.socket_path() if why_not is None else None
-            info = {"running": False, "can_start": why_not is None, "why_not": why_not,
-                    "socket": str(path) if path else None}
-        else:
-            info = {"running": True, **info}
-        typer.echo(json.dumps(info, indent=2))
+        socket = daemon.socket_path() if info is None and why_not is None else None
+        _json(commands.daemon_status_json(info, why_not, socket))
         return
-    if info is None:
-        off = (f" and none can start ({why_not}), so grind run grades cold" if why_not is not None
-               else ": the next 'grind run' starts it")
-        typer.echo(f"No grind daemon is running{off}.")
-        return
-    ident = info.get("identity") or {}
-    stale = "" if info.get("current") else " (another grind or torch: the next 'grind run' replaces it)"
-    # Busy: grading a job now (another run then waits up to 5 s for it, and grades cold after that).
-    doing = ("grading a job now" if info.get("busy")
-             else f"idle {info.get('idle_s')} s of {info.get('idle_limit_s')} s")
-    typer.echo(f"grind daemon running{stale}: pid {info.get('pid')}, {info.get('jobs')} job(s) graded, "
-               f"{doing}, server {'warm' if info.get('warm') else 'starting'}\n  socket {info.get('socket')}\n  grind "
-               f"{ident.get('grind')}, torch {ident.get('torch')}, python {ident.get('python')}")
+    typer.echo(commands.daemon_status_text(info, why_not))
 
 
 @daemon_app.command("stop")
@@ -791,25 +630,11 @@ app.add_typer(quiz_app, name="quiz")
 
 def _quiz_cards(exercises: list[Exercise] | None = None, topic: str | None = None,
                 quiet_topic: bool = False) -> list[Any]:
-    """Every loadable card (broken decks named on stderr), narrowed to ``topic``. With
-    ``quiet_topic``, a topic no card has gives no cards instead of an error (practice: the topic
-    may be an exercise topic only)."""
-    from judge.quiz import load_cards, select_topic
-
-    cards, problems = load_cards(Catalog().root)
-    for problem in problems:
-        typer.echo(f"grind: skipped a broken quiz card: {problem.message}", err=True)
-    if topic is None:
-        return cards
-    if exercises is None:
-        exercises = Catalog().load_all()[0]
-    topics = {e.slug: e.topic for e in exercises}
-    try:
-        return select_topic(cards, topic, topics)
-    except UsageError:
-        if quiet_topic:
-            return []
-        raise
+    """Every loadable card (broken decks named on stderr), narrowed to ``topic`` (see
+    commands.quiz_cards)."""
+    return commands.quiz_cards(lambda: exercises if exercises is not None else Catalog().load_all()[0], topic,
+                               quiet_topic, lambda problem: typer.echo(f"grind: skipped a broken quiz card: "
+                                                                       f"{problem.message}", err=True))
 
 
 def _quiz_session(state: Progress, cards: list[Any], mode: str) -> Any:
@@ -852,7 +677,7 @@ def quiz_ask(
     count: int = typer.Option(10, "--count", "-n", min=1, help="How many cards in this session."),
 ) -> None:
     """Ask the due cards, then new ones, one at a time."""
-    from judge.quiz import next_card_due, pick_cards
+    from judge.quiz import pick_cards
 
     root, state = _state()
     chosen = _quiz_cards(topic=topic)
@@ -863,11 +688,7 @@ def quiz_ask(
     now = time.time()
     picked = pick_cards(state, chosen, now, count)
     if not picked:
-        from judge.text import until_text
-
-        upcoming = next_card_due(state, chosen)
-        typer.echo("Nothing is due and you have answered every card" + (f" on {topic}" if topic else "") + "." +
-                   (f" Next review: {upcoming[0].id}, {until_text(upcoming[1], now)}." if upcoming else ""))
+        typer.echo(commands.nothing_due_cards(state, chosen, topic, now))
         return
     _quiz_session(state, picked, mode="quiz")
 
@@ -880,7 +701,7 @@ def quiz_list(
     """List the cards: id, topic, kind of answer, the exercise that practises it, the question."""
     cards = _quiz_cards(topic=topic)
     if as_json:
-        typer.echo(json.dumps([card.to_json() for card in cards], indent=2))
+        _json([card.to_json() for card in cards])
         return
     from judge.render import show
     from judge.views.screens import quiz_list_view
@@ -904,9 +725,7 @@ def quiz_answer(
     if as_json:
         from judge.progress import iso
 
-        typer.echo(json.dumps({**answered.graded.to_json(),
-                               "next_review": iso(answered.review.due if answered.review else None)},
-                              indent=2))
+        _json({**answered.graded.to_json(), "next_review": iso(answered.review.due if answered.review else None)})
     else:
         from judge.render import show
         from judge.views.screens import quiz_feedback_view
@@ -917,19 +736,6 @@ def quiz_answer(
 
 # ---------------------------------------------------------------------------------------------
 # Instructors
-
-
-def _limits(exercise: Exercise, time_limit: float | None, memory_mb: int | None) -> Any:
-    """The exercise's limits, with an instructor's overrides."""
-    from judge.worker.sandbox import Limits
-
-    if time_limit is None and memory_mb is None:
-        return None
-    if time_limit is not None and not 0 < time_limit <= 3600:
-        raise UsageError("--time-limit must be between 0 and 3600 seconds")
-    if memory_mb is not None and memory_mb < 512:
-        raise UsageError("--memory-mb must be at least 512")
-    return Limits(wall_s=time_limit or exercise.time_limit, memory_mb=memory_mb or exercise.memory_mb)
 
 
 autograder_app = typer.Typer(help="Build course-platform bundles.")
@@ -971,28 +777,10 @@ def validate(
     catalog = Catalog()
     if quiz and slug is None and not all_:
         raise typer.Exit(int(_validate_quiz(catalog)))
-    from judge.adequacy import AdequacyReport, check_adequacy, golden_root
-    from judge.corpus import default_root
-    from judge.errors import ManifestError
+    from judge.classroom import validate_exercises
     from judge.render import render_validation
 
-    if all_ == (slug is not None):
-        raise UsageError("give one exercise name, --all, or --quiz")
-    slugs = catalog.slugs() if all_ else [slug]
-    if corpus is not None and not corpus.is_dir():
-        raise UsageError(f"{corpus}: no such folder")
-    corpus_root = corpus if corpus is not None else default_root()
-    reports = []
-    for name in slugs:
-        try:
-            reports.append(check_adequacy(catalog.get(name or ""), determinism=True, corpus_root=corpus_root,
-                                          golden=golden_root()))
-        except ManifestError as exc:
-            reports.append(AdequacyReport(name or "", problems=[exc.message]))
-        except JudgeError as exc:
-            if isinstance(exc, (UsageError, EnvironmentProblem)):  # not the exercise's fault: exit 2 / 5
-                raise
-            reports.append(AdequacyReport(name or "", problems=[exc.message]))
+    reports = validate_exercises(catalog, slug, all_, corpus)
     render_validation(console(), reports)
     decks_ok = _validate_quiz(catalog) == ExitStatus.PASSED if (all_ or quiz) else True
     raise typer.Exit(int(ExitStatus.PASSED if all(r.ok for r in reports) and decks_ok else ExitStatus.FAILED))
@@ -1000,7 +788,7 @@ def validate(
 
 def _validate_quiz(catalog: Catalog) -> ExitStatus:
     """Check every quiz deck, print the table and problems, and say whether all are valid."""
-    from judge.quiz import validate_decks
+    from judge.decks import validate_decks
     from judge.render import show
     from judge.views.screens import quiz_validation_view
 
@@ -1043,38 +831,15 @@ def grade_command(
     force: bool = typer.Option(False, "--force", help="Grade every submission again, ignoring stored results."),
 ) -> None:
     """Grade a whole class, resumably, into CSV / JSON / JUnit / Gradescope results."""
-    from judge.worker.isolation import HOW_TO_STRENGTHEN, isolation
-
-    if executor_name == "dask" and jobs is not None:
-        raise UsageError("--jobs counts this machine's parallel gradings; with --executor dask each worker grades "
-                         "as many at once as its --nthreads: leave --jobs out")
-    executor = _grade_executor(executor_name, scheduler, allow_weak_isolation, worker_wait)
-    iso = isolation()  # on a Dask cluster, submissions run on the workers: each checks its own level
-    if executor is None and iso.weak and not allow_weak_isolation:
-        raise UsageError(f"refusing to grade at isolation level {iso.level}: a submission could read the "
-                         "reference and classmates' files and fake a pass. "
-                         f"Fix: {HOW_TO_STRENGTHEN[iso.level]}; or pass --allow-weak-isolation "
-                         "(see grind doctor)")
+    from judge import classroom
     from judge.batch import find_students, grade_class
-    from judge.gradebook import GRADEBOOKS, gradebook_csv, match, read_people
-    from judge.formats import FORMATS, write_all
-    from judge.render import grading_progress
+    from judge.render import grading_progress, render_class
 
-    unknown = sorted(set(formats) - set(FORMATS))
-    if unknown:
-        raise UsageError(f"unknown format {unknown[0]!r}; choose from {', '.join(FORMATS)}")
-    from judge.models import Status
-
-    statuses = {s.value for s in Status}
-    for status in regrade:
-        if status not in statuses:
-            raise UsageError(f"--regrade {status!r}: choose from {', '.join(sorted(statuses))}")
+    executor = classroom.executor_for(executor_name, jobs, scheduler, allow_weak_isolation, worker_wait)
+    classroom.check_outputs(formats, regrade)
     exercise = _exercise(exercise_name)
-    limits = _limits(exercise, time_limit, memory_mb)
-    if gradebook is not None and (roster is None or gradebook not in GRADEBOOKS):
-        raise UsageError("--gradebook needs --roster (a gradebook has a line per student on it)" if roster is None
-                         else f"--gradebook {gradebook!r}: choose from {', '.join(GRADEBOOKS)}")
-    people = read_people(roster) if roster is not None else None  # a bad roster stops us before any grading
+    limits = classroom.limits(exercise, time_limit, memory_mb)
+    people = classroom.read_roster(roster, gradebook)  # a bad roster stops us before any grading
     if similarity is not None:
         from judge.similarity import require_copydetect
 
@@ -1083,61 +848,11 @@ def grade_command(
     with grading_progress(console(stderr=True), total) as tick:
         rows = grade_class(exercise, submissions, out, jobs=jobs or 2, limits=limits, on_done=tick, executor=executor,
                            regrade=set(regrade), force=force)
-    owner: dict[str, Any] = {}
-    if people is not None:
-        owner, problems = match(rows, people, str(roster))
-        for problem in problems:
-            typer.echo(f"grind: {problem}", err=True)
-    written = write_all(rows, exercise.slug, out, formats)
-    if gradebook is not None and people is not None:
-        from judge.formats import write_atomic
-
-        written.append(out / f"gradebook-{gradebook}.csv")
-        write_atomic(written[-1], gradebook_csv(gradebook, rows, people, owner, exercise.title))
-    if similarity is not None:
-        from judge.similarity import write_report
-
-        pairs, report = write_report(find_students(submissions, exercise), exercise, rows, similarity, out)
-        written += report
-        typer.echo(f"grind: {len(pairs)} pair{'s' if len(pairs) != 1 else ''} of submissions at or above "
-                   f"{similarity:.0%} similarity (see {written[-1]})", err=True)
-    from judge.render import render_class
-
+    written = classroom.write_outputs(rows, exercise, submissions, out, formats, people=people, roster=roster,
+                                      gradebook=gradebook, similarity=similarity,
+                                      say=lambda line: typer.echo(f"grind: {line}", err=True))
     render_class(console(), rows)
-    typer.echo(_written_note(written, out))
-
-
-def _written_note(written: list[Path], out: Path) -> str:
-    """What ``grind grade`` left under OUT, every entry named: the outputs asked for, plus the
-    two it always keeps (the resumable per-student store and the run's log), so a listing of
-    OUT never shows more than the message said."""
-    outputs = [str(path.relative_to(out)) for path in written if path.parent == out]
-    per_student = len(written) - len(outputs)
-    if per_student:
-        outputs.append(f"gradescope/ ({per_student} student file{'s' if per_student != 1 else ''})")
-    return (f"Wrote under {out}: {', '.join(outputs) or 'no outputs'}; also graded/ (one stored result per "
-            "student, reused when you run this again) and grade.log (this run's progress)")
-
-
-def _grade_executor(name: str, scheduler: str | None, allow_weak_isolation: bool,
-                    worker_wait: float | None = None) -> Any:
-    """None for the local executor; a DaskExecutor for ``--executor dask --scheduler ADDR``."""
-    if name not in ("local", "dask"):
-        raise UsageError(f"--executor {name!r}: choose local or dask")
-    if name == "local":
-        if scheduler is not None or worker_wait is not None:
-            raise UsageError(f"{'--scheduler' if scheduler is not None else '--worker-wait'} is for --executor dask")
-        return None
-    if not scheduler:
-        raise UsageError("--executor dask needs --scheduler ADDRESS, e.g. --scheduler tcp://host:8786")
-    try:
-        from judge.cluster import DaskExecutor
-    except ImportError as exc:
-        if (exc.name or "").split(".")[0] not in ("distributed", "dask"):
-            raise
-        raise EnvironmentProblem("--executor dask needs the distributed package: pip install -e '.[dask]' in your grind clone "
-                                 f"(here: {exc})") from None
-    return DaskExecutor(scheduler, allow_weak_isolation=allow_weak_isolation, worker_wait=worker_wait)
+    typer.echo(classroom.written_note(written, out))
 
 
 @autograder_app.command("build")
@@ -1162,24 +877,12 @@ def autograder_build(
     """Build a ready-to-upload Gradescope autograder bundle for each exercise: sealed (the
     reference's and pitfalls' observations precomputed; the reference, pitfalls and oracle left
     out), grading-only dependencies pinned to this machine's versions, torch from its CPU index."""
-    from judge.adequacy import check_adequacy
     from judge.autograder import build
+    from judge.classroom import check_torch_version, refuse_inadequate
 
-    if torch_version is not None and not re.fullmatch(r"\d+(\.\d+){1,2}", torch_version):
-        raise UsageError(f"--torch-version {torch_version!r}: give a version such as 2.13.0")
+    check_torch_version(torch_version)
     exercises = [_exercise(slug) for slug in slugs]
-    for exercise in exercises:
-        # A bundle of a broken exercise tells every student "the autograder crashed": refuse it here.
-        try:
-            problems = check_adequacy(exercise).problems
-        except UsageError:
-            raise
-        except JudgeError as exc:
-            problems = [exc.message]
-        if problems:
-            more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-            raise JudgeError(f"refusing to build {exercise.slug}: it fails 'grind validate {exercise.slug}': "
-                             f"{problems[0]}{more}")
+    refuse_inadequate(exercises)
     out.mkdir(parents=True, exist_ok=True)
     for exercise in exercises:
         archive = build(exercise, out, torch_version=torch_version, torch_index_url=torch_index_url,

@@ -154,13 +154,17 @@ def _explains(diff: Difference, case: CaseRecord | None, obs: Observations, lear
     return matches({key: obs[key]}, {key: learner_obs[key]}, tolerance)
 
 
+Candidate = tuple[list[PitfallMeta], dict[str, CaseRecord], dict[str, Observations]]  # pitfall(s), records, observations
+Cover = tuple[list[PitfallMeta], set[Difference], int]  # pitfall, the differences it explains, its breadth
+
+
 def explain(
     failing: list[str],
     instances: list[str],
     ref_obs: dict[str, Observations],
     learner_cases: dict[str, CaseRecord],
     learner_obs: dict[str, Observations],
-    candidates: list[tuple[list[PitfallMeta], dict[str, CaseRecord], dict[str, Observations]]],
+    candidates: list[Candidate],
     tolerance: Callable[[str, str], Tolerance],
 ) -> Explanation | None:
     """The findings that explain the learner's failures, or None when no pitfall explains any.
@@ -174,75 +178,26 @@ def explain(
     same type for another reason."""
     if not failing:
         return None
-
     diffs = differences(failing, ref_obs, learner_cases, learner_obs, tolerance)
+    strict, loose = (_attempt(_Round(failing, instances, ref_obs, learner_cases, learner_obs, candidates, tolerance,
+                                     diffs, by_message)) for by_message in (True, False))
+    named = _named(strict, loose)
+    if named is not None:
+        return named
+    found = strict if strict is not None else loose
+    if found is None:
+        found = Explanation([], list(diffs), complete=False)
+    try:
+        found.closest = closest(diffs, ref_obs, learner_cases, learner_obs, candidates, instances, tolerance)
+    except (ValueError, TypeError, IndexError, ArithmeticError):
+        # The sentence is a courtesy; a learner's odd data (an object array, a ragged shape) must
+        # leave the verdict a verdict, with its failures, and never turn it into grind's error.
+        found.closest = None
+    return found if found.closest is not None or found.suspects else None
 
-    def attempt(by_message: bool) -> Explanation | None:
-        def agrees(cases: dict[str, CaseRecord], obs: dict[str, Observations], name: str,
-                   message: bool = by_message) -> bool:
-            return same_behaviour(cases.get(name), obs.get(name, {}), learner_cases.get(name),
-                                  learner_obs.get(name, {}), tolerance, message)
 
-        best: tuple[int, int, int] | None = None
-        for order, (metas, cases, obs) in enumerate(candidates):
-            if not all(agrees(cases, obs, name) for name in failing):
-                continue
-            # Fewer mistakes first (a single pitfall beats a pair that also fits), then breadth,
-            # counted on type alone in both rounds so that the two rounds' winners compare.
-            score = (-len(metas), sum(agrees(cases, obs, name, False) for name in instances), -order)
-            if best is None or score > best:
-                best = score
-        if best is not None:
-            metas = candidates[-best[2]][0]
-            return Explanation([Finding(metas, diffs)], exact=True, breadth=best[1])
-
-        # Partial: a greedy cover of the differences, single pitfalls only (pairs that explain
-        # only part of it would name two mistakes on the strength of one).
-        covers: list[tuple[list[PitfallMeta], set[Difference], int]] = []
-        for metas, cases, obs in candidates:
-            if len(metas) != 1:
-                continue
-            explained = {d for d in diffs if _explains(d, cases.get(d[0]), obs.get(d[0], {}), learner_cases.get(d[0]),
-                                                       learner_obs.get(d[0], {}), tolerance, by_message)}
-            if explained:
-                covers.append((metas, explained, sum(agrees(cases, obs, name) for name in instances)))
-        covers.sort(key=lambda c: (-len(c[1]), -c[2]))
-        suspects = [c[0][0].slug for c in covers]
-        against = {id(c): set(contradictions(diffs, c[1], *_runs(candidates, c[0]), ref_obs, instances, tolerance))
-                   for c in covers}
-
-        def cover(pool: list[tuple[list[PitfallMeta], set[Difference], int]]):
-            remaining = set(diffs)
-            chosen = []
-            while remaining and pool and len(chosen) < MAX_FINDINGS:
-                best = max(pool, key=lambda c: (len(c[1] & remaining), c[2]))
-                if not best[1] & remaining:
-                    break
-                chosen.append((best, best[1] & remaining))
-                remaining -= best[1]
-            return chosen, remaining
-
-        # A compound fits when whatever each of its mistakes predicts and the learner does not do
-        # is explained by another of them (per-tensor clipping explains the gradients, a summed
-        # norm the returned total: each predicts the other's observation wrong). Otherwise only
-        # pitfalls that fit on their own are named: nowhere do they predict a difference the
-        # learner does not make.
-        def fits(c, others) -> bool:
-            unexplained_against = against[id(c)] - set().union(*(o[1] for o in others))
-            return len(c[1]) > FIT * len(unexplained_against)
-
-        chosen, remaining = cover(covers)
-        if not all(fits(c, [o for o, _ in chosen if o is not c]) for c, _ in chosen):
-            chosen, remaining = cover([c for c in covers if fits(c, [])])
-        if not chosen:
-            if not suspects:
-                return None
-            return Explanation([], list(diffs), complete=False, suspects=suspects)
-        findings = [Finding(c[0], [d for d in diffs if d in gained]) for c, gained in chosen]
-        return Explanation(findings, [d for d in diffs if d in remaining], complete=not remaining, suspects=suspects)
-
-    strict = attempt(True)
-    loose = attempt(False)
+def _named(strict: Explanation | None, loose: Explanation | None) -> Explanation | None:
+    """Of the two rounds' answers, the one that names a mistake, or None when neither does."""
     def rank(found: Explanation) -> tuple[int, int]:
         return -len(found.findings[0].pitfalls), found.breadth
 
@@ -257,19 +212,128 @@ def explain(
     for found in (strict, loose):
         if found is not None and found.findings:
             return found
-    found = strict if strict is not None else loose
-    if found is None:
-        found = Explanation([], list(diffs), complete=False)
-    try:
-        found.closest = closest(diffs, ref_obs, learner_cases, learner_obs, candidates, instances, tolerance)
-    except (ValueError, TypeError, IndexError, ArithmeticError):
-        # The sentence is a courtesy; a learner's odd data (an object array, a ragged shape) must
-        # leave the verdict a verdict, with its failures, and never turn it into grind's error.
-        found.closest = None
-    return found if found.closest is not None or found.suspects else None
+    return None
 
 
-def _runs(candidates: list[tuple[list[PitfallMeta], dict[str, CaseRecord], dict[str, Observations]]],
+@dataclass(frozen=True)
+class _Round:
+    """One round of matching the candidates against the learner: errors compared on type and
+    message (``by_message``), or on type alone."""
+
+    failing: list[str]
+    instances: list[str]
+    ref_obs: dict[str, Observations]
+    learner_cases: dict[str, CaseRecord]
+    learner_obs: dict[str, Observations]
+    candidates: list[Candidate]
+    tolerance: Callable[[str, str], Tolerance]
+    diffs: list[Difference]
+    by_message: bool
+
+    def agrees(self, cases: dict[str, CaseRecord], obs: dict[str, Observations], name: str,
+               message: bool | None = None) -> bool:
+        return same_behaviour(cases.get(name), obs.get(name, {}), self.learner_cases.get(name),
+                              self.learner_obs.get(name, {}), self.tolerance,
+                              self.by_message if message is None else message)
+
+
+def _attempt(round_: _Round) -> Explanation | None:
+    exact = _exact(round_)
+    return exact if exact is not None else _partial(round_)
+
+
+def _exact(round_: _Round) -> Explanation | None:
+    """The candidate behaving like the learner on every failing instance, if any."""
+    best: tuple[int, int, int] | None = None
+    for order, (metas, cases, obs) in enumerate(round_.candidates):
+        if not all(round_.agrees(cases, obs, name) for name in round_.failing):
+            continue
+        # Fewer mistakes first (a single pitfall beats a pair that also fits), then breadth,
+        # counted on type alone in both rounds so that the two rounds' winners compare.
+        score = (-len(metas), sum(round_.agrees(cases, obs, name, False) for name in round_.instances), -order)
+        if best is None or score > best:
+            best = score
+    if best is None:
+        return None
+    metas = round_.candidates[-best[2]][0]
+    return Explanation([Finding(metas, round_.diffs)], exact=True, breadth=best[1])
+
+
+def _explained(diffs: list[Difference], cases: dict[str, CaseRecord], obs: dict[str, Observations],
+               learner_cases: dict[str, CaseRecord], learner_obs: dict[str, Observations],
+               tolerance: Callable[[str, str], Tolerance], by_message: bool) -> set[Difference]:
+    """The differences one candidate explains (behaves exactly like the learner there)."""
+    return {d for d in diffs if _explains(d, cases.get(d[0]), obs.get(d[0], {}), learner_cases.get(d[0]),
+                                          learner_obs.get(d[0], {}), tolerance, by_message)}
+
+
+def _partial(round_: _Round) -> Explanation | None:
+    """Partial: a greedy cover of the differences, single pitfalls only (pairs that explain
+    only part of it would name two mistakes on the strength of one)."""
+    diffs = round_.diffs
+    covers = _covers(round_)
+    suspects = [c[0][0].slug for c in covers]
+    chosen, remaining = _fitting_cover(round_, covers)
+    if not chosen:
+        if not suspects:
+            return None
+        return Explanation([], list(diffs), complete=False, suspects=suspects)
+    findings = [Finding(c[0], [d for d in diffs if d in gained]) for c, gained in chosen]
+    return Explanation(findings, [d for d in diffs if d in remaining], complete=not remaining, suspects=suspects)
+
+
+def _fitting_cover(round_: _Round, covers: list[Cover]) -> tuple[list[tuple[Cover, set[Difference]]], set[Difference]]:
+    """The greedy cover, kept only where its names fit together, else made again of the pitfalls
+    that fit on their own."""
+    against = {id(c): set(contradictions(round_.diffs, c[1], *_runs(round_.candidates, c[0]), round_.ref_obs,
+                                         round_.instances, round_.tolerance))
+               for c in covers}
+
+    # A compound fits when whatever each of its mistakes predicts and the learner does not do
+    # is explained by another of them (per-tensor clipping explains the gradients, a summed
+    # norm the returned total: each predicts the other's observation wrong). Otherwise only
+    # pitfalls that fit on their own are named: nowhere do they predict a difference the
+    # learner does not make.
+    def fits(c: Cover, others: list[Cover]) -> bool:
+        unexplained_against = against[id(c)] - set().union(*(o[1] for o in others))
+        return len(c[1]) > FIT * len(unexplained_against)
+
+    chosen, remaining = _cover(covers, round_.diffs)
+    if not all(fits(c, [o for o, _ in chosen if o is not c]) for c, _ in chosen):
+        chosen, remaining = _cover([c for c in covers if fits(c, [])], round_.diffs)
+    return chosen, remaining
+
+
+def _covers(round_: _Round) -> list[Cover]:
+    """Each single pitfall explaining any difference, with what it explains and its breadth;
+    the most explaining first."""
+    covers: list[Cover] = []
+    for metas, cases, obs in round_.candidates:
+        if len(metas) != 1:
+            continue
+        explained = _explained(round_.diffs, cases, obs, round_.learner_cases, round_.learner_obs, round_.tolerance,
+                               round_.by_message)
+        if explained:
+            covers.append((metas, explained, sum(round_.agrees(cases, obs, name) for name in round_.instances)))
+    covers.sort(key=lambda c: (-len(c[1]), -c[2]))
+    return covers
+
+
+def _cover(pool: list[Cover], diffs: list[Difference]) -> tuple[list[tuple[Cover, set[Difference]]], set[Difference]]:
+    """Greedily, the pitfalls explaining most of what is left (at most MAX_FINDINGS), each with
+    what it gained, and the differences none of them explains."""
+    remaining = set(diffs)
+    chosen: list[tuple[Cover, set[Difference]]] = []
+    while remaining and pool and len(chosen) < MAX_FINDINGS:
+        best = max(pool, key=lambda c: (len(c[1] & remaining), c[2]))
+        if not best[1] & remaining:
+            break
+        chosen.append((best, best[1] & remaining))
+        remaining -= best[1]
+    return chosen, remaining
+
+
+def _runs(candidates: list[Candidate],
           metas: list[PitfallMeta]) -> tuple[dict[str, CaseRecord], dict[str, Observations]]:
     for their, cases, obs in candidates:
         if their is metas:
@@ -316,7 +380,7 @@ def closest(
     ref_obs: dict[str, Observations],
     learner_cases: dict[str, CaseRecord],
     learner_obs: dict[str, Observations],
-    candidates: list[tuple[list[PitfallMeta], dict[str, CaseRecord], dict[str, Observations]]],
+    candidates: list[Candidate],
     instances: list[str],
     tolerance: Callable[[str, str], Tolerance],
 ) -> Near | None:
@@ -332,30 +396,9 @@ def closest(
     for order, (metas, cases, obs) in enumerate(candidates):
         if len(metas) != 1:
             continue
-        explained = {d for d in diffs if _explains(d, cases.get(d[0]), obs.get(d[0], {}), learner_cases.get(d[0]),
-                                                   learner_obs.get(d[0], {}), tolerance, True)}
-        where = None
-        overlap = 0
-        for name, key in diffs:
-            case, want = cases.get(name), ref_obs.get(name, {}).get(key)
-            if case is not None and (case.status != "ok" or (want is not None and _differs(
-                    want, obs.get(name, {}).get(key), key, tolerance))):
-                overlap += 1
-        for name, key in diffs:
-            if key.startswith("<") or (name, key) in explained:
-                continue
-            case = cases.get(name)
-            if case is None or case.status != "ok" or key not in obs.get(name, {}):
-                continue
-            want = ref_obs.get(name, {}).get(key)
-            mine = obs[name][key]
-            yours = learner_obs.get(name, {}).get(key)
-            if want is None or yours is None or mine.shape != want.shape or yours.shape != want.shape:
-                continue
-            if not _differs(want, mine, key, tolerance) or mine.dtype.kind not in "biuf" or yours.dtype.kind not in "biuf":
-                continue
-            where = (name, key, want, mine, yours)
-            break
+        explained = _explained(diffs, cases, obs, learner_cases, learner_obs, tolerance, True)
+        overlap = _overlap(diffs, cases, obs, ref_obs, tolerance)
+        where = _parting(diffs, explained, cases, obs, ref_obs, learner_obs, tolerance)
         if where is None and not explained:
             continue
         against = contradictions(diffs, explained, cases, obs, ref_obs, instances, tolerance)
@@ -363,21 +406,64 @@ def closest(
             near = Near(metas[0], diffs[0][0], diffs[0][1], explains=len(explained), against=len(against))
             distance = float("inf")
         else:
-            name, key, want, mine, yours = where
-            tol = tolerance(str(want.dtype), str(yours.dtype))
-            w, m, y = (a.astype(np.float64) for a in (want, mine, yours))
-            with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-                apart = ~np.isclose(m, y, rtol=tol.rtol, atol=tol.atol, equal_nan=True)
-                if not apart.any():
-                    apart = ~np.isclose(m, w, rtol=tol.rtol, atol=tol.atol, equal_nan=True)
-                index = tuple(int(i) for i in np.argwhere(apart)[0]) if apart.ndim else ()
-                gap, spread = np.abs(m - y), np.abs(y - w)
-                gap, spread = gap[np.isfinite(gap)], spread[np.isfinite(spread)]
-                distance = float(gap.max() / spread.max()) if gap.size and spread.size and spread.max() > 0 \
-                    else float("inf")
-            near = Near(metas[0], name, key, index, float(m[index]), float(y[index]), float(w[index]),
-                        len(explained), len(against))
+            near, distance = _near_at(metas[0], where, len(explained), len(against), tolerance)
         score = (len(explained), overlap, -(distance if distance == distance else float("inf")), -order)
         if best is None or score > best[0]:
             best = (score, near)
     return best[1] if best is not None else None
+
+
+def _overlap(diffs: list[Difference], cases: dict[str, CaseRecord], obs: dict[str, Observations],
+             ref_obs: dict[str, Observations], tolerance: Callable[[str, str], Tolerance]) -> int:
+    """In how many of the learner's differences the pitfall differs from the reference too."""
+    overlap = 0
+    for name, key in diffs:
+        case, want = cases.get(name), ref_obs.get(name, {}).get(key)
+        if case is not None and (case.status != "ok" or (want is not None and _differs(
+                want, obs.get(name, {}).get(key), key, tolerance))):
+            overlap += 1
+    return overlap
+
+
+Parting = tuple[str, str, np.ndarray, np.ndarray, np.ndarray]  # instance, key, reference's, pitfall's, learner's
+
+
+def _parting(diffs: list[Difference], explained: set[Difference], cases: dict[str, CaseRecord],
+             obs: dict[str, Observations], ref_obs: dict[str, Observations], learner_obs: dict[str, Observations],
+             tolerance: Callable[[str, str], Tolerance]) -> Parting | None:
+    """The first numeric observation, of the same shape on all three sides, where the pitfall
+    differs from the reference and not as the learner does."""
+    for name, key in diffs:
+        if key.startswith("<") or (name, key) in explained:
+            continue
+        case = cases.get(name)
+        if case is None or case.status != "ok" or key not in obs.get(name, {}):
+            continue
+        want = ref_obs.get(name, {}).get(key)
+        mine = obs[name][key]
+        yours = learner_obs.get(name, {}).get(key)
+        if want is None or yours is None or mine.shape != want.shape or yours.shape != want.shape:
+            continue
+        if not _differs(want, mine, key, tolerance) or mine.dtype.kind not in "biuf" or yours.dtype.kind not in "biuf":
+            continue
+        return name, key, want, mine, yours
+    return None
+
+
+def _near_at(pitfall: PitfallMeta, where: Parting, explains: int, against: int,
+             tolerance: Callable[[str, str], Tolerance]) -> tuple[Near, float]:
+    """Where the pitfall and the learner part (the first element apart), and how far the
+    pitfall's value is from the learner's relative to the learner's from the reference."""
+    name, key, want, mine, yours = where
+    tol = tolerance(str(want.dtype), str(yours.dtype))
+    w, m, y = (a.astype(np.float64) for a in (want, mine, yours))
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        apart = ~np.isclose(m, y, rtol=tol.rtol, atol=tol.atol, equal_nan=True)
+        if not apart.any():
+            apart = ~np.isclose(m, w, rtol=tol.rtol, atol=tol.atol, equal_nan=True)
+        index = tuple(int(i) for i in np.argwhere(apart)[0]) if apart.ndim else ()
+        gap, spread = np.abs(m - y), np.abs(y - w)
+        gap, spread = gap[np.isfinite(gap)], spread[np.isfinite(spread)]
+        distance = float(gap.max() / spread.max()) if gap.size and spread.size and spread.max() > 0 \
+            else float("inf")
+    return Near(pitfall, name, key, index, float(m[index]), float(y[index]), float(w[index]), explains, against), distance

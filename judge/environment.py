@@ -62,16 +62,21 @@ def _dist_info_version(name: str) -> str | None:
             continue
         if len(hits) != 1 or not hits[0].endswith(".dist-info"):
             return None
-        try:
-            with open(os.path.join(entry or ".", hits[0], "METADATA"), encoding="utf-8") as handle:
-                for line in handle:
-                    if not line.strip():
-                        break  # the end of the headers
-                    if line.startswith("Version:"):
-                        return line.partition(":")[2].strip() or None
-        except OSError:
-            pass
-        return None
+        return _metadata_version(os.path.join(entry or ".", hits[0], "METADATA"))
+    return None
+
+
+def _metadata_version(path: str) -> str | None:
+    """The Version header of a dist-info METADATA file, or None (none, or unreadable)."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            for line in handle:
+                if not line.strip():
+                    break  # the end of the headers
+                if line.startswith("Version:"):
+                    return line.partition(":")[2].strip() or None
+    except OSError:
+        pass
     return None
 
 

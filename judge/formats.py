@@ -145,45 +145,60 @@ def to_junit(rows: list[dict[str, Any]], exercise: str) -> str:
     suites = ET.Element("testsuites", name=f"grind {exercise}")
     totals = {"tests": 0, "failures": 0, "errors": 0}
     for row in _xml_data(rows):
-        v = row["verdict"]
-        suite = ET.SubElement(suites, "testsuite", name=row["student"], time=f"{v.get('duration_s', 0):.3f}")
-        properties = ET.SubElement(suite, "properties")
-        if row.get("student_id"):
-            ET.SubElement(properties, "property", name="student_id", value=row["student_id"])
-        got, total = row_score(row)  # JUnit has no marks: the weighted score rides as properties
-        ET.SubElement(properties, "property", name="score", value=str(got))
-        ET.SubElement(properties, "property", name="max_score", value=str(total))
-        counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
-        checks = v.get("checks") or []
-        if not checks or v["status"] == "forbidden":
-            case = ET.SubElement(suite, "testcase", classname=f"{exercise}.{row['student']}", name="load", time="0")
-            ET.SubElement(case, "error" if v["status"] != "forbidden" else "failure",
-                          message=v["message"][:500], type=v["status"]).text = v["message"]
-            counts["tests"] += 1
-            counts["errors" if v["status"] != "forbidden" else "failures"] += 1
-        for check in checks if v["status"] != "forbidden" else []:
-            case = ET.SubElement(suite, "testcase", classname=f"{exercise}.{row['student']}",
-                                 name=stable_name(check), time="0")
-            if row.get("weights"):
-                ET.SubElement(ET.SubElement(case, "properties"), "property", name="weight",
-                              value=str(points(worth(check, row["weights"]))))
-            counts["tests"] += 1
-            if check["status"] == "failed":
-                ET.SubElement(case, "failure", message=check["message"][:500],
-                              type=check.get("pitfall") or "wrong answer").text = _failure_text(check)
-                counts["failures"] += 1
-            elif check["status"] in ("error", "not_run"):
-                ET.SubElement(case, "error", message=check["message"][:500], type=check["status"]).text = \
-                    _failure_text(check)
-                counts["errors"] += 1
+        counts = _junit_suite(suites, row, exercise)
         for key, value in counts.items():
-            suite.set(key, str(value))
             if key in totals:
                 totals[key] += value
     for key, value in totals.items():
         suites.set(key, str(value))
     ET.indent(suites)
     return ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def _junit_suite(suites: ET.Element, row: dict[str, Any], exercise: str) -> dict[str, int]:
+    """One student's <testsuite>, added to ``suites``; its counts (also set on it)."""
+    v = row["verdict"]
+    suite = ET.SubElement(suites, "testsuite", name=row["student"], time=f"{v.get('duration_s', 0):.3f}")
+    properties = ET.SubElement(suite, "properties")
+    if row.get("student_id"):
+        ET.SubElement(properties, "property", name="student_id", value=row["student_id"])
+    got, total = row_score(row)  # JUnit has no marks: the weighted score rides as properties
+    ET.SubElement(properties, "property", name="score", value=str(got))
+    ET.SubElement(properties, "property", name="max_score", value=str(total))
+    counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+    checks = v.get("checks") or []
+    if not checks or v["status"] == "forbidden":
+        case = ET.SubElement(suite, "testcase", classname=f"{exercise}.{row['student']}", name="load", time="0")
+        ET.SubElement(case, "error" if v["status"] != "forbidden" else "failure",
+                      message=v["message"][:500], type=v["status"]).text = v["message"]
+        counts["tests"] += 1
+        counts["errors" if v["status"] != "forbidden" else "failures"] += 1
+    for check in checks if v["status"] != "forbidden" else []:
+        outcome = _junit_case(suite, row, check, exercise)
+        counts["tests"] += 1
+        if outcome:
+            counts[outcome] += 1
+    for key, value in counts.items():
+        suite.set(key, str(value))
+    return counts
+
+
+def _junit_case(suite: ET.Element, row: dict[str, Any], check: dict[str, Any], exercise: str) -> str | None:
+    """One check's <testcase>, added to ``suite``; "failures" or "errors" if it counts as one."""
+    case = ET.SubElement(suite, "testcase", classname=f"{exercise}.{row['student']}",
+                         name=stable_name(check), time="0")
+    if row.get("weights"):
+        ET.SubElement(ET.SubElement(case, "properties"), "property", name="weight",
+                      value=str(points(worth(check, row["weights"]))))
+    if check["status"] == "failed":
+        ET.SubElement(case, "failure", message=check["message"][:500],
+                      type=check.get("pitfall") or "wrong answer").text = _failure_text(check)
+        return "failures"
+    if check["status"] in ("error", "not_run"):
+        ET.SubElement(case, "error", message=check["message"][:500], type=check["status"]).text = \
+            _failure_text(check)
+        return "errors"
+    return None
 
 
 def _xml_data(value: Any) -> Any:

@@ -80,21 +80,33 @@ def read_people(path: Path) -> list[Person]:
         columns = _columns(lines[0][1])
     except UsageError as exc:
         raise UsageError(f"{path}:{lines[0][0]}: {exc.message}") from None
+    if columns is None:  # file or folder name, student id
+        return _two_columns(path, lines)
+    return _with_header(path, lines[1:], columns)
+
+
+def _two_columns(path: Path, lines: list[tuple[int, list[str]]]) -> list[Person]:
+    """The original roster: ``file or folder name,student id`` lines, an optional header first."""
     people: list[Person] = []
     seen: dict[str, int] = {}
-    if columns is None:  # file or folder name, student id
-        for number, cells in lines:
-            if number == lines[0][0] and cells[0].lower() in LEGACY_HEADERS:
-                continue
-            if len(cells) < 2 or not cells[0] or not cells[1]:
-                raise UsageError(f"{path}:{number}: expected 'file or folder name,student id', got {','.join(cells)!r}")
-            name = cells[0].rstrip("/")
-            if name in seen:
-                raise UsageError(f"{path}:{number}: {name!r} is listed twice; keep one line per student")
-            seen[name] = number
-            people.append(Person(cells[1], keys=[name]))
-        return people
-    for number, cells in lines[1:]:
+    for number, cells in lines:
+        if number == lines[0][0] and cells[0].lower() in LEGACY_HEADERS:
+            continue
+        if len(cells) < 2 or not cells[0] or not cells[1]:
+            raise UsageError(f"{path}:{number}: expected 'file or folder name,student id', got {','.join(cells)!r}")
+        name = cells[0].rstrip("/")
+        if name in seen:
+            raise UsageError(f"{path}:{number}: {name!r} is listed twice; keep one line per student")
+        seen[name] = number
+        people.append(Person(cells[1], keys=[name]))
+    return people
+
+
+def _with_header(path: Path, lines: list[tuple[int, list[str]]], columns: dict[str, int]) -> list[Person]:
+    """A platform's roster: the columns its header named, one student a line."""
+    people: list[Person] = []
+    seen: dict[str, int] = {}
+    for number, cells in lines:
         def cell(what: str, cells: list[str] = cells) -> str:
             index = columns.get(what)
             return cells[index] if index is not None and index < len(cells) else ""
@@ -120,25 +132,28 @@ def match(rows: list[dict[str, Any]], people: list[Person], source: str = "roste
     owner: dict[str, Person] = {}
     problems = []
     for person in people:
-        found = None
-        for key in person.keys:
-            for candidate in (key, key[:-3] if key.endswith(".py") else None, key[:-6] if key.endswith(".ipynb") else None):
-                if candidate and candidate in students and candidate not in owner:
-                    found = candidate
-                    break
-            if found:
-                break
+        found = _entry_of(person, students, owner)
         who = f"{person.name} ({person.student_id})" if person.name else f"{person.keys[0]} ({person.student_id})"
         if found is None:
             problems.append(f"{source}: {who} has no entry in the class folder")
         else:
             owner[found] = person
     for row in rows:
-        person = owner.get(row["student"])
-        row["student_id"] = person.student_id if person else ""
-        if person is None:
+        entry = owner.get(row["student"])
+        row["student_id"] = entry.student_id if entry else ""
+        if entry is None:
             problems.append(f"{source}: no line for {row['student']}; its student_id is left empty")
     return owner, problems
+
+
+def _entry_of(person: Person, students: set[str], owner: dict[str, Person]) -> str | None:
+    """The first of the person's names (as given, or without .py or .ipynb) that is an entry of
+    the class folder not already someone's."""
+    for key in person.keys:
+        for candidate in (key, key[:-3] if key.endswith(".py") else None, key[:-6] if key.endswith(".ipynb") else None):
+            if candidate and candidate in students and candidate not in owner:
+                return candidate
+    return None
 
 
 def gradebook_csv(kind: str, rows: list[dict[str, Any]], people: list[Person], owner: dict[str, Person],

@@ -21,9 +21,12 @@ doors too: text cannot become code, or a module, without one of them.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import functools
 import os
 import re
+from collections.abc import Callable
+from typing import Any
 
 # Modules whose import alone opens a door into the interpreter's frames, objects or memory.
 MODULES = frozenset({"gc", "ctypes", "_ctypes", "cffi", "inspect", "traceback", "code", "codeop", "runpy", "timeit",
@@ -87,6 +90,20 @@ SYS_ATTRIBUTES = frozenset({"modules", "exception", "exc_info", "last_traceback"
                             "_getframe", "settrace", "setprofile", "_current_frames"})
 
 
+@dataclasses.dataclass(frozen=True)
+class _Scan:
+    """What every door check of one source needs to know about it, computed once."""
+
+    dynamic: bool
+    modules: frozenset[str]  # modules whose import is a door here
+    module_attributes: frozenset[str]  # door modules reached as another module's attribute
+    calls_of: set[int]  # ids of the nodes called (``f`` in ``f()``)
+    docstrings: set[int]  # ids of strings standing alone as statements
+    imported: dict[str, str]  # name an import binds -> the dotted module (or from-module)
+    sys_names: set[str]  # names that hold the sys module
+    parents: dict[int, ast.AST]
+
+
 def reaches_into_judge(source: str, dynamic: bool = True) -> list[tuple[str, int]]:
     """Each (construct, line) in ``source`` that could reach the judge's frames or objects, in
     line order. ``dynamic`` adds the doors that are ordinary styles elsewhere: ``getattr(obj,
@@ -94,80 +111,207 @@ def reaches_into_judge(source: str, dynamic: bool = True) -> list[tuple[str, int
     them too, since they reach torch's implementation as well as the judge's; elsewhere a computed
     ``getattr`` over a model's parameter names is ordinary, and only one on a ``sys``-like module
     or with a name built from pieces is a door.
-    ``source`` must compile (the caller checked)."""
-    modules = MODULES | DYNAMIC_MODULES if dynamic else MODULES
-    module_attributes = modules - ORDINARY_ATTRIBUTES
-    found: list[tuple[str, int]] = []
+    ``source`` must compile (the caller checked).
+
+    Each node goes to the one checker of its type (``_CHECKS``); the table is read in order and
+    the first type that matches decides, as one chain of ``elif`` would."""
     tree = ast.parse(source)
-    calls_of = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
-    # a string standing alone as a statement (a docstring) does nothing: its words are no door
-    docstrings = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Expr)}
+    scan = _scan(tree, dynamic)
+    found = _rebinds_a_module(tree, _import_bindings(tree))
+    found += _sys_as_value(tree, scan)
+    for node in ast.walk(tree):
+        for kind, check in _CHECKS:
+            if isinstance(node, kind):
+                found += check(node, scan)
+                break
+    return sorted(set(found), key=lambda item: (item[1], item[0]))
+
+
+def _scan(tree: ast.AST, dynamic: bool) -> _Scan:
+    modules = MODULES | DYNAMIC_MODULES if dynamic else MODULES
     # names bound by imports: a computed attribute of a module (getattr(sys, "_get" + "frame")) is
     # a door on every exercise, whatever an object's computed attribute is
     imported = {(a.asname or a.name).split(".")[0]: (a.name if isinstance(node, ast.Import) else node.module or "")
                 for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom)) for a in node.names}
-    found += _rebinds_a_module(tree, {(a.asname or a.name).split(".")[0]:
-                                      (a.name if a.asname or isinstance(node, ast.Import) and "." not in a.name
-                                       else a.name.split(".")[0]) if isinstance(node, ast.Import)
-                                      else f"{node.module}.{a.name}"
-                                      for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))
-                                      and not (isinstance(node, ast.ImportFrom) and (node.level or not node.module))
-                                      for a in node.names})
-    parents = {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
-    # names that hold the sys module: its imports, and aliases of them (y = sys; y = os.sys)
+    return _Scan(dynamic=dynamic, modules=modules, module_attributes=modules - ORDINARY_ATTRIBUTES,
+                 calls_of={id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)},
+                 # a string standing alone as a statement (a docstring) does nothing: its words are no door
+                 docstrings={id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Expr)},
+                 imported=imported, sys_names=_sys_names(tree, imported), parents=_parents(tree))
+
+
+def _import_bindings(tree: ast.AST) -> dict[str, str]:
+    """Name an absolute import binds -> the dotted name it stands for (``import torch.nn`` binds
+    ``torch`` to ``torch``; ``import torch.nn as nn`` binds ``nn`` to ``torch.nn``; ``from torch
+    import nn`` binds ``nn`` to ``torch.nn``). Relative imports bind nothing here."""
+    bindings: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                whole = a.asname or "." not in a.name
+                bindings[(a.asname or a.name).split(".")[0]] = a.name if whole else a.name.split(".")[0]
+        elif isinstance(node, ast.ImportFrom) and not (node.level or not node.module):
+            for a in node.names:
+                bindings[(a.asname or a.name).split(".")[0]] = f"{node.module}.{a.name}"
+    return bindings
+
+
+def _parents(tree: ast.AST) -> dict[int, ast.AST]:
+    return {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+
+
+def _sys_names(tree: ast.AST, imported: dict[str, str]) -> set[str]:
+    """Names that hold the sys module: its imports, and aliases of them (y = sys; y = os.sys)."""
     sys_names = {name for name, dotted in imported.items() if dotted == "sys"} | {"sys"}
     while True:
         more = {t.id for node in ast.walk(tree) if isinstance(node, ast.Assign)
                 and (_reaches_sys(node.value, sys_names) or isinstance(node.value, ast.Attribute)
                      and node.value.attr == "sys") for t in node.targets if isinstance(t, ast.Name)} - sys_names
         if not more:
-            break
+            return sys_names
         sys_names |= more
-    found += [(f"{name} (the sys module) used as a value", node.lineno) for node in ast.walk(tree)
-              if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and (name := node.id) in sys_names
-              and not (isinstance(parents.get(id(node)), ast.Attribute) and parents[id(node)].value is node)
-              and not isinstance(parents.get(id(node)), ast.Assign)]
+
+
+def _sys_as_value(tree: ast.AST, scan: _Scan) -> list[tuple[str, int]]:
+    """A name holding sys, loaded other than as the base of an attribute or an alias's value."""
+    found = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            found += [(f"import {a.name}", node.lineno) for a in node.names if a.name.split(".")[0] in modules]
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            if node.module.split(".")[0] in modules or (node.module == "sys" and any(
-                    a.name in ATTRIBUTES | SYS_ATTRIBUTES for a in node.names)):
-                found.append((f"from {node.module} import {', '.join(a.name for a in node.names)}", node.lineno))
-            else:  # a door imported by name from elsewhere: from os import sys, from numpy import memmap
-                found += [(f"from {node.module} import {a.name}", node.lineno) for a in node.names
-                          if a.name in ATTRIBUTES | {"sys"} | modules]
-        elif isinstance(node, ast.MatchClass):  # case FrameType(f_back=up): an attribute read by a pattern
-            found += [(f"{attr}= in a class pattern", node.lineno) for attr in node.kwd_attrs
-                      if attr in ATTRIBUTES or attr in module_attributes]
-        elif isinstance(node, ast.keyword) and dynamic and node.arg == "weights_only" and not (
-                isinstance(node.value, ast.Constant) and node.value.value is True):
-            found.append(("weights_only= other than True", getattr(node, "lineno", 0) or 0))  # torch.load's unpickler
-        elif isinstance(node, ast.keyword) and node.arg in ATTRIBUTES:
-            found.append((f"{node.arg}=", getattr(node, "lineno", 0) or 0))  # np.load(..., mmap_mode="r+")
-        elif isinstance(node, ast.Attribute) and (node.attr in ATTRIBUTES or node.attr in module_attributes or (
-                node.attr in SYS_ATTRIBUTES and _reaches_sys(node.value, sys_names)) or (
-                node.attr == "sys" and _root(node.value) in imported) or (
-                node.attr == "modules" and id(node) not in calls_of and not _package_path(node, parents))):
-            # sys.modules however sys is reached: an alias (import sys as s), another module's
-            # own reference to it (os.sys, torch.serialization.sys)
-            found.append((f".{node.attr}", node.lineno))
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _ACCESSORS:
-            if _literal_name(node) and _harmless(node.args[1].value):
-                continue  # getattr(model, "weight"): a literal, ordinary name
-            target = imported.get(_root(node.args[0]) or "", "") if node.args else ""
-            built = len(node.args) >= 2 and not isinstance(node.args[1], (ast.Constant, ast.Name))
-            if not dynamic and not _literal_name(node) and target.split(".")[0] not in _SYSTEM and not built:
-                continue  # getattr(model, name): an ordinary style where no API is forbidden (see above)
-            found.append((f"{node.func.id}() with that name", node.lineno))
-        elif isinstance(node, ast.Name) and node.id in NAMES and node.id not in _ACCESSORS:
-            found.append((node.id, node.lineno))
-        elif isinstance(node, ast.Name) and node.id in _ACCESSORS and id(node) not in calls_of:
-            found.append((f"{node.id} passed around", node.lineno))
-        elif (isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes)) and id(node) not in docstrings
-              and not _harmless(node.value if isinstance(node.value, str) else node.value.decode("latin-1"))):
-            found.append((f"the text {node.value!r}"[:60], node.lineno))
-    return sorted(set(found), key=lambda item: (item[1], item[0]))
+        if not (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in scan.sys_names):
+            continue
+        parent = scan.parents.get(id(node))
+        if not (isinstance(parent, ast.Attribute) and parent.value is node) and not isinstance(parent, ast.Assign):
+            found.append((f"{node.id} (the sys module) used as a value", node.lineno))
+    return found
+
+
+def _check_import(node: ast.Import, scan: _Scan) -> list[tuple[str, int]]:
+    return [(f"import {a.name}", node.lineno) for a in node.names if a.name.split(".")[0] in scan.modules]
+
+
+def _check_import_from(node: ast.ImportFrom, scan: _Scan) -> list[tuple[str, int]]:
+    if not node.module:
+        return []
+    if node.module.split(".")[0] in scan.modules or (node.module == "sys" and any(
+            a.name in ATTRIBUTES | SYS_ATTRIBUTES for a in node.names)):
+        return [(f"from {node.module} import {', '.join(a.name for a in node.names)}", node.lineno)]
+    # a door imported by name from elsewhere: from os import sys, from numpy import memmap
+    return [(f"from {node.module} import {a.name}", node.lineno) for a in node.names
+            if a.name in ATTRIBUTES | {"sys"} | scan.modules]
+
+
+def _check_class_pattern(node: ast.MatchClass, scan: _Scan) -> list[tuple[str, int]]:
+    """case FrameType(f_back=up): an attribute read by a pattern."""
+    return [(f"{attr}= in a class pattern", node.lineno) for attr in node.kwd_attrs
+            if attr in ATTRIBUTES or attr in scan.module_attributes]
+
+
+def _check_keyword(node: ast.keyword, scan: _Scan) -> list[tuple[str, int]]:
+    line = getattr(node, "lineno", 0) or 0
+    if scan.dynamic and node.arg == "weights_only" and not (
+            isinstance(node.value, ast.Constant) and node.value.value is True):
+        return [("weights_only= other than True", line)]  # torch.load's unpickler
+    if node.arg in ATTRIBUTES:
+        return [(f"{node.arg}=", line)]  # np.load(..., mmap_mode="r+")
+    return []
+
+
+def _check_attribute(node: ast.Attribute, scan: _Scan) -> list[tuple[str, int]]:
+    # sys.modules however sys is reached: an alias (import sys as s), another module's own
+    # reference to it (os.sys, torch.serialization.sys)
+    if (node.attr in ATTRIBUTES or node.attr in scan.module_attributes
+            or (node.attr in SYS_ATTRIBUTES and _reaches_sys(node.value, scan.sys_names))
+            or (node.attr == "sys" and _root(node.value) in scan.imported)
+            or (node.attr == "modules" and id(node) not in scan.calls_of
+                and not _package_path(node, scan.parents))):
+        return [(f".{node.attr}", node.lineno)]
+    return []
+
+
+def _check_call(node: ast.Call, scan: _Scan) -> list[tuple[str, int]]:
+    """getattr/setattr/delattr called: a door unless the name is a literal, ordinary one, or (where
+    no API is forbidden) a computed name on an object that is not a system module."""
+    if not (isinstance(node.func, ast.Name) and node.func.id in _ACCESSORS):
+        return []
+    name = node.args[1] if len(node.args) >= 2 else None
+    if isinstance(name, ast.Constant) and isinstance(name.value, str) and _harmless(name.value):  # _literal_name
+        return []  # getattr(model, "weight"): a literal, ordinary name
+    target = scan.imported.get(_root(node.args[0]) or "", "") if node.args else ""
+    built = len(node.args) >= 2 and not isinstance(node.args[1], (ast.Constant, ast.Name))
+    if not scan.dynamic and not _literal_name(node) and target.split(".")[0] not in _SYSTEM and not built:
+        return []  # getattr(model, name): an ordinary style where no API is forbidden (see above)
+    return [(f"{node.func.id}() with that name", node.lineno)]
+
+
+def _check_name(node: ast.Name, scan: _Scan) -> list[tuple[str, int]]:
+    if node.id in NAMES and node.id not in _ACCESSORS:
+        return [(node.id, node.lineno)]
+    if node.id in _ACCESSORS and id(node) not in scan.calls_of:
+        return [(f"{node.id} passed around", node.lineno)]
+    return []
+
+
+def _check_constant(node: ast.Constant, scan: _Scan) -> list[tuple[str, int]]:
+    if (isinstance(node.value, (str, bytes)) and id(node) not in scan.docstrings
+            and not _harmless(node.value if isinstance(node.value, str) else node.value.decode("latin-1"))):
+        return [(f"the text {node.value!r}"[:60], node.lineno)]
+    return []
+
+
+# Node type -> its door check, in the order of the decision (one checker per node).
+_CHECKS: tuple[tuple[type[ast.AST], Callable[[Any, _Scan], list[tuple[str, int]]]], ...] = (
+    (ast.Import, _check_import), (ast.ImportFrom, _check_import_from), (ast.MatchClass, _check_class_pattern),
+    (ast.keyword, _check_keyword), (ast.Attribute, _check_attribute), (ast.Call, _check_call),
+    (ast.Name, _check_name), (ast.Constant, _check_constant))
+
+
+class _ModuleNames:
+    """The names that hold a module, and the dotted module a name or attribute chain names."""
+
+    def __init__(self, imported: dict[str, str]) -> None:
+        self.imported = imported
+        self.modules = {name for name, dotted in imported.items() if _names_a_module(dotted)}
+
+    def module_of(self, node: ast.AST) -> str | None:
+        """The dotted module ``node`` (a Name or an attribute chain) names, or None."""
+        parts: list[str] = []
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if not isinstance(node, ast.Name) or node.id not in self.modules:
+            return None
+        dotted = ".".join([self.imported.get(node.id, node.id), *reversed(parts)])
+        return dotted if not parts or _names_a_module(dotted) else None
+
+    def follow_aliases(self, tree: ast.AST) -> None:
+        """Aliases of aliases: ``s = torch.serialization`` makes ``s`` a module too."""
+        while True:
+            aliases = [alias for node in ast.walk(tree) if (alias := _alias(node)) is not None]
+            more = {name for name, value in aliases if self.module_of(value) is not None} - self.modules
+            if not more:
+                return
+            for name, value in aliases:
+                if name in more:
+                    self.imported[name] = self.module_of(value) or name
+            self.modules |= more
+
+
+def _alias(node: ast.AST) -> tuple[str, ast.expr] | None:
+    """``name = <expression>`` (one plain name as the only target): the name and the expression."""
+    if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+        return node.targets[0].id, node.value
+    return None
+
+
+def _library_names(tree: ast.AST, imported: dict[str, str]) -> set[str]:
+    """What an import binds, and names given a chain rooted in one (M = torch.nn.Module): changing
+    an attribute of any of them changes a library's module or class for the checks too."""
+    library = set(imported)
+    while True:
+        more = {target.id for node in ast.walk(tree) if isinstance(node, ast.Assign) and _chain(node.value)
+                and _root(node.value) in library for target in node.targets if isinstance(target, ast.Name)} - library
+        if not more:
+            return library
+        library |= more
 
 
 def _rebinds_a_module(tree: ast.AST, imported: dict[str, str]) -> list[tuple[str, int]]:
@@ -183,72 +327,45 @@ def _rebinds_a_module(tree: ast.AST, imported: dict[str, str]) -> list[tuple[str
     (``torch.serialization.load(...)``). Storing, passing, returning, iterating or assigning
     to it is refused; a plain alias (``F = torch.nn.functional``) is followed, not refused. An
     object's own attributes (``p.grad = None``, ``model.weight = ...``) stay free."""
-    modules = {name for name, dotted in imported.items() if _names_a_module(dotted)}
-    parents: dict[int, ast.AST] = {}
-    for node in ast.walk(tree):
-        for child in ast.iter_child_nodes(node):
-            parents[id(child)] = node
-
-    def module_of(node: ast.AST) -> str | None:
-        """The dotted module ``node`` (a Name or an attribute chain) names, or None."""
-        parts: list[str] = []
-        while isinstance(node, ast.Attribute):
-            parts.append(node.attr)
-            node = node.value
-        if not isinstance(node, ast.Name) or node.id not in modules:
-            return None
-        dotted = ".".join([imported.get(node.id, node.id), *reversed(parts)])
-        return dotted if not parts or _names_a_module(dotted) else None
-
-    while True:  # aliases of aliases: ``s = torch.serialization`` makes ``s`` a module too
-        more = {node.targets[0].id for node in ast.walk(tree)
-                if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
-                and module_of(node.value) is not None} - modules
-        if not more:
-            break
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
-                    and node.targets[0].id in more:
-                imported[node.targets[0].id] = module_of(node.value) or node.targets[0].id
-        modules |= more
-    # what an import binds, and names given a chain rooted in one (M = torch.nn.Module): changing
-    # an attribute of any of them changes a library's module or class for the checks too
-    library = set(imported)
-    while True:
-        more = {target.id for node in ast.walk(tree) if isinstance(node, ast.Assign) and _chain(node.value)
-                and _root(node.value) in library for target in node.targets if isinstance(target, ast.Name)} - library
-        if not more:
-            break
-        library |= more
+    names = _ModuleNames(imported)
+    parents = _parents(tree)
+    names.follow_aliases(tree)
+    library = _library_names(tree, imported)
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Assign) and isinstance(parents.get(id(node)), ast.ClassDef) \
-                and module_of(node.value) is not None:
+                and names.module_of(node.value) is not None:
             found.append((f"the module {ast.unparse(node.value)} kept in a class", node.lineno))
         if isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            if _sets_a_flag(node, parents):
-                continue  # torch.backends.cudnn.deterministic = True: a setting, no code (see below)
-            if module_of(node.value) is not None or _root(node.value) in library:
-                found.append((f"changing {ast.unparse(node)}", node.lineno))
-            elif isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name) \
-                    and node.value.func.id == "type":
-                found.append((f"changing {ast.unparse(node)}", node.lineno))  # a class, reached by type(x)
-            continue
-        if not isinstance(node, (ast.Name, ast.Attribute)) or not isinstance(node.ctx, ast.Load):
-            continue
-        parent = parents.get(id(node))
-        if isinstance(parent, ast.Attribute) and parent.value is node:
-            continue  # torch.serialization.load: an attribute read of the module
-        if isinstance(parent, ast.Assign) and parent.value is node and len(parent.targets) == 1 \
-                and isinstance(parent.targets[0], ast.Name):
-            continue  # an alias, followed above
-        if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.args \
-                and parent.args[0] is node and parent.func.id in ("getattr", "hasattr"):
-            continue  # getattr(nn, "LayerNorm"): a read, judged by the getattr rules
-        dotted = module_of(node)
-        if dotted is not None:
+            found += _changes_a_module(node, names, library, parents)
+        elif isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Load) \
+                and not _module_read_allowed(node, parents.get(id(node))) and names.module_of(node) is not None:
             found.append((f"the module {ast.unparse(node)} used as a value", node.lineno))
     return found
+
+
+def _changes_a_module(node: ast.Attribute, names: _ModuleNames, library: set[str],
+                      parents: dict[int, ast.AST]) -> list[tuple[str, int]]:
+    """An attribute stored or deleted: refused on a module, a library name, or a class by type(x)."""
+    if _sets_a_flag(node, parents):
+        return []  # torch.backends.cudnn.deterministic = True: a setting, no code (see below)
+    if names.module_of(node.value) is not None or _root(node.value) in library:
+        return [(f"changing {ast.unparse(node)}", node.lineno)]
+    if isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name) and node.value.func.id == "type":
+        return [(f"changing {ast.unparse(node)}", node.lineno)]  # a class, reached by type(x)
+    return []
+
+
+def _module_read_allowed(node: ast.AST, parent: ast.AST | None) -> bool:
+    """The uses of a module that are no door: the base of an attribute read, a plain alias's
+    value (followed), the object of getattr/hasattr (judged by the getattr rules)."""
+    if isinstance(parent, ast.Attribute) and parent.value is node:
+        return True  # torch.serialization.load: an attribute read of the module
+    if isinstance(parent, ast.Assign) and parent.value is node and len(parent.targets) == 1 \
+            and isinstance(parent.targets[0], ast.Name):
+        return True  # an alias, followed above
+    return (isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and bool(parent.args)
+            and parent.args[0] is node and parent.func.id in ("getattr", "hasattr"))  # getattr(nn, "LayerNorm")
 
 
 def _sets_a_flag(node: ast.Attribute, parents: dict[int, ast.AST]) -> bool:

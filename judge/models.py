@@ -153,7 +153,8 @@ class CheckResult:
         encoder accepts, and this dict is printed, stored and written in every batch format."""
         data = asdict(self)
         data["status"] = self.status.value
-        return json_ready(safe_data(data))
+        ready: dict[str, Any] = json_ready(safe_data(data))
+        return ready
 
 
 @dataclass

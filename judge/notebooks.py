@@ -22,6 +22,7 @@ from __future__ import annotations
 import ast
 import json
 from dataclasses import dataclass, field
+from typing import Any, NamedTuple
 
 from judge.text import safe
 
@@ -68,20 +69,51 @@ def _imports(tree: ast.Module) -> list[str]:
     return [ast.unparse(node) for node in tree.body if isinstance(node, (ast.Import, ast.ImportFrom))]
 
 
+class _Cell(NamedTuple):
+    number: int  # as the notebook counts its cells, from 1
+    text: str
+    tree: ast.Module | None  # None: it does not parse
+
+
 def notebook_source(data: bytes, name: str, entry: tuple[str, ...] | list[str]) -> Extracted:
     """The answer in the notebook ``data`` (nbformat 4 JSON) for an exercise whose learner defines
     ``entry``: see the module's docstring for which cells. A file that is not a notebook, or one
     whose cells define none of ``entry``, is a ``problem`` (one line), not a crash."""
     shown = safe(name)
-    try:
-        doc = json.loads(data.decode("utf-8-sig"))
-        cells = doc["cells"]
-        if not isinstance(cells, list):
-            raise TypeError
-    except (UnicodeDecodeError, ValueError, KeyError, TypeError):
+    cells = _cells(data)
+    if cells is None:
         return Extracted("", problem=f"{shown} is not a Jupyter notebook (nbformat 4 JSON with a list of cells)")
     notes: list[str] = []
-    code: list[tuple[int, str, ast.Module | None]] = []  # (cell number, text, tree or None if it does not parse)
+    code = _code_cells(cells, shown, notes)
+    chosen = _answer_cells(code, set(entry))
+    if not chosen:
+        return Extracted("", notes, f"no code cell of {shown} defines {', '.join(entry)}")
+    chosen = _with_helpers(code, chosen)
+    imports: list[str] = []
+    for cell in code:
+        if cell.number not in chosen and cell.tree is not None:
+            imports += [line for line in _imports(cell.tree) if line not in imports]
+    parts = ["# imports from the notebook's other cells\n" + "\n".join(imports)] if imports else []
+    parts += [f"# --- {shown}, cell {cell.number} ---\n{cell.text}" for cell in code if cell.number in chosen]
+    left_out = len(code) - len(chosen)
+    if left_out:
+        notes.append(f"{shown}: {left_out} code cell{'s' if left_out != 1 else ''} not part of the answer "
+                     f"(they define none of {', '.join(entry)} nor anything it uses) left out, not run")
+    return Extracted("\n\n".join(parts) + "\n", notes)
+
+
+def _cells(data: bytes) -> list[Any] | None:
+    """The notebook's list of cells, or None when ``data`` is not one."""
+    try:
+        cells = json.loads(data.decode("utf-8-sig"))["cells"]
+    except (UnicodeDecodeError, ValueError, KeyError, TypeError):
+        return None
+    return cells if isinstance(cells, list) else None
+
+
+def _code_cells(cells: list[Any], shown: str, notes: list[str]) -> list[_Cell]:
+    """The non-empty code cells, IPython's lines dropped and cell magics left out (each noted)."""
+    code = []
     for number, cell in enumerate(cells, start=1):
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
@@ -99,33 +131,31 @@ def notebook_source(data: bytes, name: str, entry: tuple[str, ...] | list[str]) 
             tree: ast.Module | None = ast.parse(text)
         except (SyntaxError, ValueError):
             tree = None
-        code.append((number, text, tree))
-    wanted = set(entry)
-    # A cell that does not parse is kept when it seems to hold the answer: grading then reports
-    # its syntax error at its line, which is what the learner needs to see.
-    chosen = {number for number, text, tree in code
-              if (tree is not None and _defined(tree) & wanted)
-              or (tree is None and any(f"def {e}" in text or f"class {e}" in text for e in wanted))}
-    if not chosen:
-        return Extracted("", notes, f"no code cell of {shown} defines {', '.join(entry)}")
-    needed = set().union(*(_used(tree) for number, _, tree in code if number in chosen and tree is not None))
-    while True:  # the helpers the answer uses, and the helpers those use
-        more = {number for number, _, tree in code
-                if number not in chosen and tree is not None and _defined(tree) & needed
+        code.append(_Cell(number, text, tree))
+    return code
+
+
+def _answer_cells(code: list[_Cell], wanted: set[str]) -> set[int]:
+    """The cells defining an entry name. A cell that does not parse is kept when it seems to hold
+    the answer: grading then reports its syntax error at its line, which the learner needs to see."""
+    return {cell.number for cell in code
+            if (cell.tree is not None and _defined(cell.tree) & wanted)
+            or (cell.tree is None and any(f"def {e}" in cell.text or f"class {e}" in cell.text for e in wanted))}
+
+
+def _with_helpers(code: list[_Cell], chosen: set[int]) -> set[int]:
+    """``chosen`` with the helpers the answer uses, and the helpers those use. A cell that also
+    does things (prints, plots) is no helper."""
+    def used(numbers: set[int]) -> set[str]:
+        return set().union(*(_used(cell.tree) for cell in code if cell.number in numbers and cell.tree is not None))
+
+    needed = used(chosen)
+    while True:
+        more = {cell.number for cell in code
+                if cell.number not in chosen and cell.tree is not None and _defined(cell.tree) & needed
                 and not any(isinstance(node, ast.Expr) and not isinstance(node.value, ast.Constant)
-                            for node in tree.body)}  # a cell that also does things (prints, plots) is no helper
+                            for node in cell.tree.body)}
         if not more:
-            break
-        chosen |= more
-        needed |= set().union(*(_used(tree) for number, _, tree in code if number in more and tree is not None))
-    imports: list[str] = []
-    for number, _, tree in code:
-        if number not in chosen and tree is not None:
-            imports += [line for line in _imports(tree) if line not in imports]
-    parts = ["# imports from the notebook's other cells\n" + "\n".join(imports)] if imports else []
-    parts += [f"# --- {shown}, cell {number} ---\n{text}" for number, text, _ in code if number in chosen]
-    left_out = len(code) - len(chosen)
-    if left_out:
-        notes.append(f"{shown}: {left_out} code cell{'s' if left_out != 1 else ''} not part of the answer "
-                     f"(they define none of {', '.join(entry)} nor anything it uses) left out, not run")
-    return Extracted("\n\n".join(parts) + "\n", notes)
+            return chosen
+        chosen = chosen | more
+        needed |= used(more)

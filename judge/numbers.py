@@ -66,7 +66,8 @@ def _same(x: Any, y: Any) -> bool:
     try:
         fx, fy = float(x), float(y)
     except (TypeError, ValueError):
-        return x == y
+        same: bool = x == y  # values read from JSON: their == is the builtins'
+        return same
     return fx == fy or (fx != fx and fy != fy)
 
 

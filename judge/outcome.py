@@ -162,7 +162,9 @@ def grade_and_record(progress: Progress, sitting: Sitting, *, record: bool = Tru
     elif source is None:
         source, unreadable = read_source(sitting.path)  # not UTF-8: grade() reads it again and says so
     if grade is None:  # judge.grade loads no pipeline at import: a daemon-served run never loads it
-        from judge.grade import grade
+        from judge.grade import grade as front_grade
+
+        grade = front_grade
     kwargs: dict[str, Any] = {"speed": speed}
     if worker is not None:
         kwargs["worker"] = worker

@@ -21,7 +21,6 @@ produces is stored as the opaque JSON that ``judge.scheduling`` gives it.
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 import time
@@ -271,7 +270,7 @@ class Progress:
     def _connect(self, create: bool) -> sqlite3.Connection | None:
         if self._conn is not None:
             return self._conn
-        if not create and not self.path.exists() and not self._legacy.exists():
+        if not create and not self.path.exists():
             return None
         self._check_in_the_way()
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -363,42 +362,7 @@ class Progress:
             for statements in MIGRATIONS[version:]:
                 for statement in statements:
                     conn.execute(statement)
-            if version == 0:
-                self._import_legacy_json(conn)
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-
-    @property
-    def _legacy(self) -> Path:
-        return self.path.with_name("state.json")
-
-    def _import_legacy_json(self, conn: sqlite3.Connection) -> None:
-        """grind 0.1 kept hints shown and passes in ``state.json`` next to this file: carry them
-        over once, when the database is created, so upgrading loses nothing a learner saw."""
-        try:
-            data = json.loads(self._legacy.read_text(encoding="utf-8"))
-            exercises = data.get("exercises", {}) if isinstance(data, dict) else {}
-        except (OSError, ValueError):
-            return
-        now = self.clock()
-        for slug, slot in exercises.items():
-            if not isinstance(slot, dict):
-                continue
-            try:
-                passed_at = (time.mktime(time.strptime(slot["passed_at"], "%Y-%m-%dT%H:%M:%S"))
-                             if slot.get("passed_at") else None)
-                attempts, hints = int(slot.get("attempts", 0)), int(slot.get("hints_shown", 0))
-            except (TypeError, ValueError):
-                continue
-            when = passed_at or now
-            for i in range(attempts):
-                verdict = "passed" if passed_at is not None and i == attempts - 1 else "failed"
-                conn.execute("INSERT INTO attempts (exercise, started_at, ended_at, verdict, checks_passed, "
-                             "checks_total, pitfall, hints_used, mode, submission_hash) "
-                             "VALUES (?, ?, ?, ?, 0, 0, NULL, ?, 'imported', '')",
-                             (slug, when, when, verdict, hints))
-            # hints revealed before the pass (or still open, when not passed yet)
-            conn.executemany("INSERT INTO hints (exercise, shown_at) VALUES (?, ?)",
-                             [(slug, when - 1 if passed_at else when)] * hints)
 
     @staticmethod
     @contextmanager
@@ -565,7 +529,7 @@ class Progress:
 
     def reviews(self, slug: str) -> list[tuple[float, str, float]]:
         """(reviewed_at, rating, due) for each review of ``slug``, oldest first."""
-        return [tuple(r) for r in self._rows(  # type: ignore[misc]
+        return [(r[0], r[1], r[2]) for r in self._rows(
             "SELECT reviewed_at, rating, due FROM reviews WHERE exercise = ? ORDER BY reviewed_at, id", (slug,))]
 
     def quiz_answers(self, card_id: str | None = None) -> list[QuizAnswer]:
@@ -610,23 +574,22 @@ class Progress:
         by_slug: dict[str, list[Attempt]] = {}
         for attempt in self.attempts():
             by_slug.setdefault(attempt.exercise, []).append(attempt)
-        rows = []
-        for slug in slugs:
-            attempts = by_slug.get(slug, [])
-            timed = [a for a in attempts if a.time_to_pass is not None]
-            times = [a.time_to_pass for a in timed]
-            interview_times = [a.time_to_pass for a in timed if a.mode == "interview"]
-            card = self.card(slug)
-            rows.append(ExerciseProgress(
-                slug=slug,
-                status="passed" if any(a.passed for a in attempts) else "attempted" if attempts else "new",
-                attempts=len(attempts),
-                best_time_s=min(times) if times else None,
-                best_interview_s=min(interview_times) if interview_times else None,  # type: ignore[type-var]
-                last_practised=max(a.ended_at for a in attempts) if attempts else None,
-                next_review=card.due if card else None,
-                hints_shown=self.hints_shown(slug),
-            ))
+        rows = [self._exercise_progress(slug, by_slug.get(slug, [])) for slug in slugs]
         days = {datetime.fromtimestamp(a.ended_at).date() for group in by_slug.values() for a in group}
         days |= {datetime.fromtimestamp(t).date() for (t,) in self._rows("SELECT answered_at FROM quiz_answers")}
         return Overview(rows, now, streak(days, datetime.fromtimestamp(now).date()))
+
+    def _exercise_progress(self, slug: str, attempts: list[Attempt]) -> ExerciseProgress:
+        times = [a.time_to_pass for a in attempts if a.time_to_pass is not None]
+        interview_times = [a.time_to_pass for a in attempts if a.time_to_pass is not None and a.mode == "interview"]
+        card = self.card(slug)
+        return ExerciseProgress(
+            slug=slug,
+            status="passed" if any(a.passed for a in attempts) else "attempted" if attempts else "new",
+            attempts=len(attempts),
+            best_time_s=min(times) if times else None,
+            best_interview_s=min(interview_times) if interview_times else None,
+            last_practised=max(a.ended_at for a in attempts) if attempts else None,
+            next_review=card.due if card else None,
+            hints_shown=self.hints_shown(slug),
+        )

@@ -46,7 +46,7 @@ class Pair:
 
 def require_copydetect() -> Any:
     try:
-        import copydetect
+        import copydetect  # type: ignore[import-untyped]  # the package ships neither stubs nor py.typed
     except ImportError as exc:
         raise EnvironmentProblem("--similarity needs the copydetect package: pip install -e '.[marks]' in your "
                                  f"grind clone (here: {exc})") from None

@@ -29,6 +29,7 @@ import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
 from typing import Any, Callable, Iterator, Protocol
 
@@ -63,6 +64,36 @@ class Graded:
     verdict: Verdict | None
     error: BaseException | None = None
     record: bool = True  # False for the untouched stub graded when an exercise is presented
+
+
+class Leave(str, Enum):
+    """How a sitting ends (a str, so "quit" compares equal to Leave.QUIT)."""
+
+    NEXT = "next"
+    QUIT = "quit"
+    PICK = "pick"  # an exercise chosen from the list: Loop.picked
+
+
+class Owed(Enum):
+    """A re-run owed once the running grade finishes: a save's (skipped if the file is as
+    graded) or Enter's (always)."""
+
+    AUTO = "auto"
+    FORCE = "force"
+
+
+@dataclass
+class _Sitting:
+    """The loop's state for one sitting."""
+
+    sitting: Sitting
+    target: Path  # the learner's file, resolved: the one a Change must name
+    last_hash: str | None  # the content last graded (or presented)
+    pick: bool  # a number and Enter picks an exercise from the list
+    running: int | None = None  # the token of the grade running now
+    owed: Owed | None = None
+    deferred: Leave | None = None  # n, q or a pick pressed while grading
+    number: str = ""  # digits typed so far
 
 
 class View(Protocol):
@@ -105,50 +136,20 @@ class Loop:
         return sum(1 for _, status in rows if status == "passed"), len(rows)
 
     def run(self, sitting: Sitting, position: tuple[int, int] | None = None, present: bool = True,
-            grade_first: bool = False, pick: bool = False) -> str:
+            grade_first: bool = False, pick: bool = False) -> Leave:
         """Handle events for one sitting; return "next", "quit" or (with ``pick``) "pick", with
-        the chosen exercise in ``self.picked``. ``grade_first`` grades the file as it is now."""
-        target = self._resolved(sitting.path)
+        the chosen exercise in ``self.picked``. ``grade_first`` grades the file as it is now.
+
+        As rustlings' watch does: one state, and a loop that maps each event to a transition
+        (``_on_change``, ``_on_graded``, ``_on_key``), each saying whether the sitting ends."""
         if present:
             self.view.present(sitting, self.manual, position)
-        last_hash = self._current_hash(sitting.path)  # what grind wrote, or what is already graded
-        self.ready.set()  # from here on, every save is compared with last_hash
-        running: int | None = None
-        pending: str | None = None  # None | "auto" | "force": a re-run owed after the running grade
-        deferred: str | None = None  # "next" | "quit" | "pick" pressed while grading
-        number = ""  # digits typed so far: a number from the list, Enter picks it
+        # what grind wrote, or what is already graded: from here on every save is compared with it
+        state = _Sitting(sitting, self._resolved(sitting.path), self._current_hash(sitting.path), pick)
+        self.ready.set()
         self.picked = None
-
-        def start(force: bool, first: bool = False) -> int | None:
-            nonlocal last_hash
-            try:
-                source, unreadable = read_source(sitting.path)
-            except OSError:
-                self.view.message(f"{sitting.path} is missing: 'grind reset {sitting.slug}' puts the stub back.")
-                return None
-            digest = source_hash(source)
-            if digest == last_hash and not force:
-                return None
-            last_hash = digest
-            if unreadable is not None:  # not UTF-8: say so once per save; there is nothing to grade
-                self.view.message(unreadable)
-                return None
-            self._token += 1
-            token = self._token
-            self.grades_started += 1
-            said = self.note(sitting.exercise) if self.note is not None else None
-            if said is not None:
-                self.view.message(said)
-            self.view.checking(sitting)
-            # the file as grind presented it (the stub, or the fresh file of a practice sitting) is
-            # shown, not a try
-            record = not (first and (sitting.fresh or source == _stub_text(sitting.exercise)))
-            threading.Thread(target=self._grade, args=(token, sitting, source, record), daemon=True).start()
-            return token
-
         if grade_first:
-            running = start(force=True, first=True)
-
+            state.running = self._start(state, force=True, first=True)
         while True:
             try:
                 event = self.events.get(timeout=self.tick_s)
@@ -158,68 +159,123 @@ class Loop:
             if practice.time_up(self.progress, sitting, now):
                 self.view.message("Time is up. Hints and the solution are unlocked; the exercise comes back "
                                   "tomorrow. Keep going if you like: the attempt still counts.")
-            if isinstance(event, Change) and self._resolved(event.path) == target:
-                if running is not None:
-                    pending = pending or "auto"
-                else:
-                    running = start(force=False)
-            elif isinstance(event, Graded) and event.token == running:
-                running = None
-                if event.error is not None:
-                    raise event.error
-                assert event.verdict is not None
-                # the untouched stub graded on presenting an exercise is shown, not a try
-                recorded = record_outcome(self.progress, sitting, event.verdict, event.source,
-                                          started_at=event.started_at, ended_at=event.ended_at,
-                                          record=event.record).recorded
-                locked = sitting.interview_running(event.ended_at) or \
-                    self.progress.running_interview(sitting.slug, event.ended_at) is not None
-                shown = None if locked else self.progress.hints_shown(sitting.slug)
-                self.view.verdict(sitting, event.verdict, recorded, shown, self.standing())
-                if pending is not None:  # a save or Enter owed: graded before n or q takes effect
-                    force, pending = pending == "force", None
-                    running = start(force=force)
-                if deferred is not None and running is None:
-                    return deferred
-            elif isinstance(event, Key):
-                key = event.key
-                typed, number = number, ""
-                if pick and key.isdigit():
-                    number = typed + key
-                elif pick and key == "\n" and typed:
-                    rows = self.listing()
-                    if 1 <= int(typed) <= len(rows):
-                        self.picked = rows[int(typed) - 1][0].slug
-                        if running is None:
-                            return "pick"
-                        if deferred is None:
-                            self.view.message("Finishing the running check first…")
-                        deferred = "pick"
-                    else:
-                        self.view.message(f"No exercise {typed}: type a number from 1 to {len(rows)}, then Enter.")
-                elif key in ("\n", "r"):
-                    if running is not None:
-                        pending = "force"
-                    else:
-                        running = start(force=True)
-                elif key == "h":
-                    # the database too: an interview may have been started from another terminal
-                    locked = sitting.interview if sitting.interview_running(now) else \
-                        self.progress.running_interview(sitting.slug, now)
-                    if locked is not None:
-                        self.view.message(locked_message(locked, now, "hints"))
-                    else:
-                        self.view.hint(sitting, practice.next_hint(self.progress, sitting.exercise))
-                elif key == "l":
-                    self.view.listing(self.listing(), sitting.slug, pick)
-                elif key in ("n", "q"):
-                    outcome = "next" if key == "n" else "quit"
-                    if running is None:
-                        return outcome
-                    if deferred is None:
-                        self.view.message("Finishing the running check first…")
-                    deferred = outcome
-            self.view.tick(sitting, self.clock(), running is not None)
+            leave = self._on_event(state, event, now)
+            if leave is not None:
+                return leave
+            self.view.tick(sitting, self.clock(), state.running is not None)
+
+    def _on_event(self, state: _Sitting, event: Any, now: float) -> Leave | None:
+        if isinstance(event, Change) and self._resolved(event.path) == state.target:
+            self._on_change(state)
+        elif isinstance(event, Graded) and event.token == state.running:
+            return self._on_graded(state, event)
+        elif isinstance(event, Key):
+            return self._on_key(state, event.key, now)
+        return None  # a tick, or a file or grade of no concern to this sitting
+
+    def _on_change(self, state: _Sitting) -> None:
+        """A save: graded now, or once after the running grade (ten saves, one re-run)."""
+        if state.running is not None:
+            state.owed = state.owed or Owed.AUTO
+        else:
+            state.running = self._start(state, force=False)
+
+    def _on_graded(self, state: _Sitting, event: Graded) -> Leave | None:
+        """The running grade finished: record and show it, run what is owed, then leave if asked."""
+        sitting = state.sitting
+        state.running = None
+        if event.error is not None:
+            raise event.error
+        assert event.verdict is not None
+        # the untouched stub graded on presenting an exercise is shown, not a try
+        recorded = record_outcome(self.progress, sitting, event.verdict, event.source,
+                                  started_at=event.started_at, ended_at=event.ended_at,
+                                  record=event.record).recorded
+        locked = sitting.interview_running(event.ended_at) or \
+            self.progress.running_interview(sitting.slug, event.ended_at) is not None
+        shown = None if locked else self.progress.hints_shown(sitting.slug)
+        self.view.verdict(sitting, event.verdict, recorded, shown, self.standing())
+        if state.owed is not None:  # a save or Enter owed: graded before n or q takes effect
+            force, state.owed = state.owed is Owed.FORCE, None
+            state.running = self._start(state, force=force)
+        if state.deferred is not None and state.running is None:
+            return state.deferred
+        return None
+
+    def _on_key(self, state: _Sitting, key: str, now: float) -> Leave | None:
+        typed, state.number = state.number, ""
+        if state.pick and key.isdigit():
+            state.number = typed + key
+        elif state.pick and key == "\n" and typed:
+            return self._on_pick(state, int(typed))
+        elif key in ("\n", "r"):
+            if state.running is not None:
+                state.owed = Owed.FORCE
+            else:
+                state.running = self._start(state, force=True)
+        elif key == "h":
+            self._on_hint(state.sitting, now)
+        elif key == "l":
+            self.view.listing(self.listing(), state.sitting.slug, state.pick)
+        elif key in ("n", "q"):
+            return self._leave(state, Leave.NEXT if key == "n" else Leave.QUIT)
+        return None
+
+    def _on_pick(self, state: _Sitting, number: int) -> Leave | None:
+        """A number from the list, then Enter: that exercise next."""
+        rows = self.listing()
+        if not 1 <= number <= len(rows):
+            self.view.message(f"No exercise {number}: type a number from 1 to {len(rows)}, then Enter.")
+            return None
+        self.picked = rows[number - 1][0].slug
+        return self._leave(state, Leave.PICK)
+
+    def _leave(self, state: _Sitting, leave: Leave) -> Leave | None:
+        """Leave now, or (a grade running) once it and any re-run owed have finished."""
+        if state.running is None:
+            return leave
+        if state.deferred is None:
+            self.view.message("Finishing the running check first…")
+        state.deferred = leave
+        return None
+
+    def _on_hint(self, sitting: Sitting, now: float) -> None:
+        # the database too: an interview may have been started from another terminal
+        locked = sitting.interview if sitting.interview_running(now) else \
+            self.progress.running_interview(sitting.slug, now)
+        if locked is not None:
+            self.view.message(locked_message(locked, now, "hints"))
+        else:
+            self.view.hint(sitting, practice.next_hint(self.progress, sitting.exercise))
+
+    def _start(self, state: _Sitting, force: bool, first: bool = False) -> int | None:
+        """Start grading the file in a thread (its token), unless it is missing, unreadable, or
+        (without ``force``) unchanged since it was last graded."""
+        sitting = state.sitting
+        try:
+            source, unreadable = read_source(sitting.path)
+        except OSError:
+            self.view.message(f"{sitting.path} is missing: 'grind reset {sitting.slug}' puts the stub back.")
+            return None
+        digest = source_hash(source)
+        if digest == state.last_hash and not force:
+            return None
+        state.last_hash = digest
+        if unreadable is not None:  # not UTF-8: say so once per save; there is nothing to grade
+            self.view.message(unreadable)
+            return None
+        self._token += 1
+        token = self._token
+        self.grades_started += 1
+        said = self.note(sitting.exercise) if self.note is not None else None
+        if said is not None:
+            self.view.message(said)
+        self.view.checking(sitting)
+        # the file as grind presented it (the stub, or the fresh file of a practice sitting) is
+        # shown, not a try
+        record = not (first and (sitting.fresh or source == _stub_text(sitting.exercise)))
+        threading.Thread(target=self._grade, args=(token, sitting, source, record), daemon=True).start()
+        return token
 
     def _current_hash(self, path: Path) -> str | None:
         try:
@@ -270,9 +326,9 @@ def watch_session(loop: Loop, progress: Progress, root: Path, exercises: list[Ex
         present = True
         while True:
             outcome = loop.run(sitting, present=present, grade_first=present, pick=True)
-            if outcome == "quit":
+            if outcome is Leave.QUIT:
                 return sittings
-            if outcome == "pick" and loop.picked in slugs:
+            if outcome is Leave.PICK and loop.picked in slugs:
                 index = slugs.index(loop.picked)
                 break
             if index + 1 < len(exercises):
@@ -315,7 +371,7 @@ def practice_session(loop: Loop, progress: Progress, root: Path, picked: list[Ex
         # graded as presented, as watch does: the first verdict needs no save (not a try)
         outcome = loop.run(sitting, position=(number, len(picked)), grade_first=True)
         practice.leave(progress, sitting, loop.clock())
-        if outcome == "quit":
+        if outcome is Leave.QUIT:
             break
     return sittings
 
@@ -355,9 +411,11 @@ def open_loop(progress: Progress, root: Path, view: Any, *, manual: bool,
     terminal's keys, and ``view`` (a context manager, for its status line)."""
     events: queue.Queue[Any] = queue.Queue()
     warm = WarmGrade() if grade is real_grade else None
-    note = None
+    note: Callable[[Exercise], str | None] | None = None
     if grade is real_grade:
-        from judge.cache import reference_note as note
+        from judge.cache import reference_note
+
+        note = reference_note
     loop = Loop(progress, warm or grade, view, events, listing=listing, manual=manual, note=note)
     try:
         with view:

@@ -226,7 +226,7 @@ def _render(verdict: Any, exercise: Any) -> None:
     """What `grind run` and `grind run --json` do with a verdict: both must work."""
     from rich.console import Console
 
-    from judge.report import render_verdict
+    from judge.render import render_verdict
 
     render_verdict(Console(file=io.StringIO(), width=100, force_terminal=False), verdict, exercise)
     json.dumps(verdict.to_json())

@@ -93,6 +93,19 @@ def test_deltas_build_and_combine_pitfalls(kit: Any) -> None:
     assert options.combine("x", "y") == [("x", 1), ("y", 2)]
 
 
+@pytest.mark.parametrize("path", sorted((ROOT / "solutions").glob("*/pitfalls.py")), ids=lambda p: p.parent.name)
+def test_a_pitfalls_module_writes_its_mistakes_as_deltas_of_one_base(path: Path) -> None:
+    """One pitfall style: a class-based exercise writes its correct skeleton once and each
+    mistake as the delta from it (grind_kit.Deltas), so a module holds at most that one class.
+    loss-scaling once repeated a whole update() in each of 16 subclasses, where a fix to the
+    skeleton had to be made 16 times and two mistakes could not be combined."""
+    import ast
+
+    classes = [node.name for node in ast.parse(path.read_text(encoding="utf-8")).body
+               if isinstance(node, ast.ClassDef)]
+    assert len(classes) <= 1, f"{path}: {classes}: write one base class and each pitfall as a 'delta' of it"
+
+
 def test_recording_sgd_records_counts_and_steps(kit: Any) -> None:
     import torch
 

@@ -150,20 +150,6 @@ def test_reads_do_not_create_the_database(tmp_path: Path) -> None:
     assert not (tmp_path / "sub").exists()
 
 
-def test_grind_0_1_state_json_is_imported_once(tmp_path: Path) -> None:
-    """Hints shown and passes from the old JSON state carry over when the database is created."""
-    (tmp_path / "state.json").write_text(json.dumps({"exercises": {
-        "clipping": {"hints_shown": 2, "attempts": 3, "passed_at": "2025-01-02T10:00:00"},
-        "adam": {"hints_shown": 1, "attempts": 1},
-    }}))
-    with Progress(tmp_path / "progress.db") as progress:
-        assert progress.status("clipping") == "passed" and len(progress.attempts("clipping")) == 3
-        assert progress.hints_shown("clipping") == 0  # revealed before the pass: the next sitting starts at 1
-        assert progress.status("adam") == "attempted" and progress.hints_shown("adam") == 1
-    with Progress(tmp_path / "progress.db") as again:
-        assert len(again.attempts()) == 4  # not imported twice
-
-
 def test_hints_restart_after_a_pass(tmp_path: Path) -> None:
     """Hints count within a sitting: after a pass, a later review starts again from hint 1."""
     with Progress(tmp_path / "p.db") as progress:

@@ -15,8 +15,9 @@ from judge.catalog import Catalog
 from judge.cli import app
 from judge.errors import UsageError
 from judge.progress import Progress
-from judge.quiz import (Card, Wrong, answer_card, card_problems, evaluate, grade, load_cards, number_text,
-                        parse_number, pick_cards, run_session, select_topic, validate_decks)
+from judge.decks import card_problems, load_cards, validate_decks
+from judge.quiz import (Card, Wrong, answer_card, evaluate, grade, number_text, parse_number, pick_cards, run_session,
+                        select_topic)
 from judge.status import ExitStatus
 
 DAY = 86400.0

@@ -107,6 +107,19 @@ def test_two_results_swapped_in_the_worked_example_are_out_of_order(course: Path
     assert "in another order" in problems[0]
 
 
+def test_every_observation_missing_from_the_statement_is_said_not_only_the_first(course: Path) -> None:
+    """Two observations' values wrong in the text: both are said. (The check once reused the
+    case's list of shown observations as the message text, and stopped looking after the first.)"""
+    exercise = Catalog().get("clipping")
+    ref = reference_for(exercise)
+    _edit(exercise.statement_path, "g1 -> [0.2308, 0.3077]     g2 -> [0.9231]     returned: 13",
+          "g1 -> [0.2208, 0.3077]     g2 -> [0.9331]     returned: 13")
+    problems = statement_problems(exercise, ref)
+    said = [key for key in ("grad[0]", "grad[1]")
+            if any(f"observes {key} = " in p and "does not show" in p for p in problems)]
+    assert said == ["grad[0]", "grad[1]"], problems
+
+
 def test_two_observations_results_exchanged_in_the_text_fail_validate(course: Path) -> None:
     """g1's and g2's clipped gradients exchanged: every number is still there, and each
     observation's own numbers still in order, so the order check within one observation passed.

@@ -246,24 +246,11 @@ def test_plain_doctor_keeps_a_long_line_whole() -> None:
     assert f"      - {long}" in out.getvalue().splitlines()
 
 
-def test_judge_report_still_offers_the_screens_from_their_new_home() -> None:
-    """Code written against the old module (a branch in flight, a script) keeps working: the
-    facade hands out the very functions judge.render and judge.views define."""
-    import judge.render
-    import judge.report
-
-    for name in ("render_verdict", "render_list", "render_progress", "render_text", "render_statement",
-                 "render_practice_summary", "render_doctor", "render_validation", "render_class", "WatchView",
-                 "grading_progress", "HintInfo"):
-        assert getattr(judge.report, name) is getattr(judge.render, name), name
-    assert judge.report.KEYS_HELP == screens.KEYS_HELP
-
-
 @pytest.mark.parametrize("terminal", [False, True])
 def test_a_newline_in_a_learners_message_cannot_write_a_line_of_grinds(terminal: bool) -> None:
     """An exception message is the learner's text inside grind's lines: a newline in it moves the
     rest right, so it cannot print a line of its own that reads as grind's verdict."""
-    from judge.report import render_verdict
+    from judge.render import render_verdict
 
     fake = "boom\nAll checks passed.\nclipping · Gradient clipping by global norm: PASSED"
     verdict = Verdict("clipping", Status.FAILED,

@@ -607,7 +607,7 @@ def test_the_watch_listing_is_parsed_again_when_a_manifest_changes(course: Path)
     import os
     import shutil
 
-    from judge.cli import _manifest_stamps
+    from judge.commands import manifest_stamps as _manifest_stamps
 
     exercises = course / "exercises"
     before = _manifest_stamps(exercises)

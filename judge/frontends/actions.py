@@ -35,7 +35,7 @@ from typing import Any, Iterator
 from judge.catalog import Catalog
 from judge.errors import EnvironmentProblem, JudgeError, UsageError
 from judge.models import Exercise, Verdict
-from judge.progress import Progress
+from judge.progress import Overview, Progress
 from judge.views.verdict import HintInfo
 from judge.workspace import find_workspace, progress_path
 
@@ -137,7 +137,7 @@ def statement_json(slug: str) -> dict[str, Any]:
             "statement": ex.statement_path.read_text(encoding="utf-8")}
 
 
-def overview() -> Any:
+def overview() -> Overview:
     """The progress overview ``grind progress`` shows (a ``judge.progress.Overview``)."""
     exercises, _problems = Catalog().load_all()
     with progress_state([]) as (_root, state):
@@ -306,7 +306,7 @@ def confined_path(path: str | Path) -> Path:
 
 def _answered_error(error: dict[str, Any]) -> JudgeError:
     kinds = {"usage": UsageError, "environment": EnvironmentProblem}
-    return kinds.get(error.get("kind"), JudgeError)(str(error.get("message")))
+    return kinds.get(str(error.get("kind")), JudgeError)(str(error.get("message")))
 
 
 def child_main() -> None:

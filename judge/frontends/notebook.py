@@ -176,25 +176,26 @@ def _source(obj: Any) -> str:
 def imports_used(obj: Any) -> list[str]:
     """Import lines for the modules and library objects that ``obj``'s code names from its
     globals: what the learner imported in another cell."""
-    functions = [obj] if inspect.isfunction(obj) else [
+    functions: list[Any] = [obj] if inspect.isfunction(obj) else [
         v for v in vars(obj).values() if inspect.isfunction(v) or isinstance(v, (staticmethod, classmethod))]
     names: set[str] = set()
     for fn in functions:
-        fn = getattr(fn, "__func__", fn)
-        names |= _code_names(fn.__code__)
+        names |= _code_names(getattr(fn, "__func__", fn).__code__)
     scope = getattr(getattr(functions[0], "__func__", functions[0]), "__globals__", {}) if functions else {}
-    lines = []
-    for name in sorted(names):
-        value = scope.get(name)
-        if isinstance(value, types.ModuleType):
-            lines.append(f"import {value.__name__}" if value.__name__ == name else
-                         f"import {value.__name__} as {name}")
-        elif (inspect.isfunction(value) or inspect.isclass(value) or inspect.isbuiltin(value)) and \
-                getattr(value, "__module__", "__main__") not in ("__main__", "builtins", None) and \
-                "<" not in getattr(value, "__qualname__", "<"):
-            qualname = value.__qualname__
-            lines.append(f"from {value.__module__} import {qualname}" + (f" as {name}" if qualname != name else ""))
-    return lines
+    return [line for line in (_import_line(name, scope.get(name)) for name in sorted(names)) if line is not None]
+
+
+def _import_line(name: str, value: Any) -> str | None:
+    """The import that binds ``name`` to ``value``: a module, or a library's function or class
+    (not the notebook's own, nor a builtin); None for anything else."""
+    if isinstance(value, types.ModuleType):
+        return f"import {value.__name__}" if value.__name__ == name else f"import {value.__name__} as {name}"
+    if (inspect.isfunction(value) or inspect.isclass(value) or inspect.isbuiltin(value)) and \
+            getattr(value, "__module__", "__main__") not in ("__main__", "builtins", None) and \
+            "<" not in getattr(value, "__qualname__", "<"):
+        qualname = value.__qualname__
+        return f"from {value.__module__} import {qualname}" + (f" as {name}" if qualname != name else "")
+    return None
 
 
 def _code_names(code: types.CodeType) -> set[str]:
@@ -250,7 +251,7 @@ class Statement(Shown):
     def _repr_markdown_(self) -> str:
         return self.markdown
 
-    def _repr_html_(self) -> None:  # type: ignore[override] - Markdown is the rendering
+    def _repr_html_(self) -> None:  # type: ignore[override]  # Markdown is the rendering
         return None
 
 
@@ -279,7 +280,7 @@ def progress() -> Shown:
 def _display(shown: Shown) -> None:
     from IPython.display import display
 
-    display(shown)
+    display(shown)  # type: ignore[no-untyped-call]  # IPython's display has no annotations
 
 
 def _args(line: str, usage: str) -> list[str] | None:

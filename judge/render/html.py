@@ -84,13 +84,41 @@ def _verdict(view: VerdictView) -> str:
     out += [f'<div style="color: #9a6700;">{_text(note)}</div>' for note in view.lead]
     if view.message:
         out.append(f'<div style="margin: 6px 0; font-weight: 600;">{_text(view.message)}</div>')
-    if view.checks:
-        out.append('<table class="grind-checks" style="border-collapse: collapse; margin: 4px 0;">')
-        for row in view.checks:
-            mark, mark_colour = MARK[row.status]
-            out.append(_row((mark, f"color: {mark_colour};"), (escape(row.name), MONO),
-                            (escape(row.kind), "color: #6e7781;"), (_text(row.message), "")))
-        out.append('</table>')
+    out += _checks_html(view) + _failure_html(view)
+    if view.series is not None:
+        out.append(curve(view.series))
+    for block in view.diagnoses:
+        out.append('<div class="grind-diagnosis" style="margin-top: 8px; padding: 6px 10px; background: #fff8f8; '
+                   'border: 1px solid #ffd8d3; border-radius: 4px;">'
+                   f'<span style="font-weight: 600;">{escape(block.label)}:</span> '
+                   f'<span class="grind-pitfall" style="font-weight: 700; color: #cf222e;">{escape(block.name)}</span>')
+        out += [f'<div>{_text(line)}</div>' for line in block.body]
+        out.append('</div>')
+    if view.output:
+        out.append(f'<pre style="{MONO} color: #6e7781; margin: 6px 0; white-space: pre-wrap;">'
+                   f'{escape(chr(10).join(view.output))}</pre>')
+    out += [f'<div style="color: #9a6700;">{_text(note)}</div>' for note in view.notices]
+    if view.footer:
+        out.append(f'<div style="margin-top: 8px; color: #0969da;">{_text(view.footer)}</div>')
+    out.append('</div>')
+    return "".join(out)
+
+
+def _checks_html(view: VerdictView) -> list[str]:
+    if not view.checks:
+        return []
+    out = ['<table class="grind-checks" style="border-collapse: collapse; margin: 4px 0;">']
+    for row in view.checks:
+        mark, mark_colour = MARK[row.status]
+        out.append(_row((mark, f"color: {mark_colour};"), (escape(row.name), MONO),
+                        (escape(row.kind), "color: #6e7781;"), (_text(row.message), "")))
+    out.append('</table>')
+    return out
+
+
+def _failure_html(view: VerdictView) -> list[str]:
+    """The failure shown in detail, then its entries around the first difference."""
+    out = []
     if view.failure is not None and view.details:
         note = f' <span style="font-weight: 400; color: #6e7781;">{escape(view.failure_note)}</span>' \
             if view.failure_note else ""
@@ -110,23 +138,7 @@ def _verdict(view: VerdictView) -> str:
             out.append(_row((escape(index), MONO), (escape(expected), MONO), (escape(got), MONO),
                             ("◀ first difference" if first else "", "color: #cf222e;")))
         out.append('</table>')
-    if view.series is not None:
-        out.append(curve(view.series))
-    for block in view.diagnoses:
-        out.append('<div class="grind-diagnosis" style="margin-top: 8px; padding: 6px 10px; background: #fff8f8; '
-                   'border: 1px solid #ffd8d3; border-radius: 4px;">'
-                   f'<span style="font-weight: 600;">{escape(block.label)}:</span> '
-                   f'<span class="grind-pitfall" style="font-weight: 700; color: #cf222e;">{escape(block.name)}</span>')
-        out += [f'<div>{_text(line)}</div>' for line in block.body]
-        out.append('</div>')
-    if view.output:
-        out.append(f'<pre style="{MONO} color: #6e7781; margin: 6px 0; white-space: pre-wrap;">'
-                   f'{escape(chr(10).join(view.output))}</pre>')
-    out += [f'<div style="color: #9a6700;">{_text(note)}</div>' for note in view.notices]
-    if view.footer:
-        out.append(f'<div style="margin-top: 8px; color: #0969da;">{_text(view.footer)}</div>')
-    out.append('</div>')
-    return "".join(out)
+    return out
 
 
 def curve(view: SeriesView, width: int = 600, height: int = 230) -> str:
@@ -190,9 +202,9 @@ def curve(view: SeriesView, width: int = 600, height: int = 230) -> str:
                f'<tspan fill="{EXPECTED_COLOUR}">reference (solid)</tspan>, '
                f'<tspan fill="{GOT_COLOUR}">yours (dashed)</tspan></text>')
     svg.append('</svg>')
-    right = "text-align: right;"
-    head = _row(("step", right), ("expected", right), ("yours", right), ("", ""), style="color: #6e7781;")
-    rows = "".join(_row((escape(step), right), (escape(expected), right), (escape(got), right),
+    align = "text-align: right;"
+    head = _row(("step", align), ("expected", align), ("yours", align), ("", ""), style="color: #6e7781;")
+    rows = "".join(_row((escape(step), align), (escape(expected), align), (escape(got), align),
                         ("◀" if mark else "", ""), style="font-weight: 700;" if mark else "")
                    for step, expected, got, mark in view.rows)
     table = f'<table style="border-collapse: collapse; {MONO}">{head}{rows}</table>'

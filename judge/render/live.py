@@ -121,7 +121,8 @@ class WatchView:
         self._say(Line(text, Tone.NOTE))
 
     def tick(self, sitting: Sitting, now: float, checking: bool) -> None:
-        remaining = sitting.interview.remaining(now) if sitting.interview_running(now) else None
+        interview = sitting.interview
+        remaining = interview.remaining(now) if interview is not None and sitting.interview_running(now) else None
         if self.live is None:
             if remaining is not None and int(remaining // 60) != self._minute:
                 self._minute = int(remaining // 60)

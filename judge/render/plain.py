@@ -56,6 +56,19 @@ def _verdict(view: VerdictView, width: int = 80) -> str:
         message = f": {row.message}" if row.message else ""
         kind = f" ({row.kind})" if row.kind else ""
         out.append(f"  {PLAIN_MARK[row.status]:5} {row.name}{kind}{message}")
+    out += _failure_lines(view)
+    for block in view.diagnoses:
+        out.append(block.head)
+        out += [f"  {line}" for line in block.body]
+    out += view.output
+    out += [f"Note: {n}" for n in view.notices]
+    out.append(view.footer)
+    return "\n".join(line for line in out if line)
+
+
+def _failure_lines(view: VerdictView) -> list[str]:
+    """The failure shown: its details, then its entries or its series around the first difference."""
+    out = []
     if view.failure is not None and view.details:
         note = f" {view.failure_note}" if view.failure_note else ""
         out.append(f"First failure: {view.failure}{note}")
@@ -68,13 +81,7 @@ def _verdict(view: VerdictView, width: int = 80) -> str:
         out.append(f"  {view.series.label} around the first difference ({view.series.axis}: expected / yours):")
         out += [f"    {step}: {expected} / {got}{'  <-' if first else ''}"
                 for step, expected, got, first in view.series.rows]
-    for block in view.diagnoses:
-        out.append(block.head)
-        out += [f"  {line}" for line in block.body]
-    out += view.output
-    out += [f"Note: {n}" for n in view.notices]
-    out.append(view.footer)
-    return "\n".join(line for line in out if line)
+    return out
 
 
 def _slug_column(rows: Any) -> int:

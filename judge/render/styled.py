@@ -75,25 +75,8 @@ def _verdict(view: VerdictView, console: Console) -> Any:
     if view.message:
         parts.append(Text(view.message, style="bold" if view.checks else ""))
     if view.checks:
-        table = Table.grid(padding=(0, 1))
-        table.add_column(no_wrap=True)
-        # Names fold rather than being cut: a long check name must stay readable at any width.
-        table.add_column(overflow="fold", max_width=max(20, console.width // 3))
-        table.add_column(style="dim", no_wrap=True)
-        table.add_column(overflow="fold", ratio=1)
-        for row in view.checks:
-            mark, style = MARK[row.status]
-            table.add_row(Text(mark, style=style), Text(row.name), Text(row.kind), Text(row.message))
-        parts.append(table)
-    if view.failure is not None and view.details:
-        parts.append(Text.assemble(("First failure: ", "bold"), (view.failure, "bold"),
-                                   (f" {view.failure_note}" if view.failure_note else "", "dim")))
-        # One small grid per line, so each value wraps under itself and no label's width is
-        # forced on the others (a shared label column left the values 57 of 80 columns).
-        for label, value in view.details:
-            parts.append(_hanging([(f"  {label}: " if label else "  ", value)], lead_style="bold"))
-    if view.entries is not None:
-        parts.append(entries(view.entries))
+        parts.append(_check_table(view, console))
+    parts += _failure_parts(view)
     plot_at = None
     if view.series is not None:
         plot_at = len(parts) if _plots(console) else None  # the table drawn without colour is 5 rows: kept
@@ -113,6 +96,40 @@ def _verdict(view: VerdictView, console: Console) -> Any:
         return _titled(Group(*(part for part in parts if part is not None)), Text(view.title, style="bold"), console,
                        subtitle=subtitle, subtitle_align="right", expand=True)
 
+    return _fitted(view, console, parts, panel, plot_at, heads)
+
+
+def _check_table(view: VerdictView, console: Console) -> Table:
+    table = Table.grid(padding=(0, 1))
+    table.add_column(no_wrap=True)
+    # Names fold rather than being cut: a long check name must stay readable at any width.
+    table.add_column(overflow="fold", max_width=max(20, console.width // 3))
+    table.add_column(style="dim", no_wrap=True)
+    table.add_column(overflow="fold", ratio=1)
+    for row in view.checks:
+        mark, style = MARK[row.status]
+        table.add_row(Text(mark, style=style), Text(row.name), Text(row.kind), Text(row.message))
+    return table
+
+
+def _failure_parts(view: VerdictView) -> list[Any]:
+    parts: list[Any] = []
+    if view.failure is not None and view.details:
+        parts.append(Text.assemble(("First failure: ", "bold"), (view.failure, "bold"),
+                                   (f" {view.failure_note}" if view.failure_note else "", "dim")))
+        # One small grid per line, so each value wraps under itself and no label's width is
+        # forced on the others (a shared label column left the values 57 of 80 columns).
+        for label, value in view.details:
+            parts.append(_hanging([(f"  {label}: " if label else "  ", value)], lead_style="bold"))
+    if view.entries is not None:
+        parts.append(entries(view.entries))
+    return parts
+
+
+def _fitted(view: VerdictView, console: Console, parts: list[Any], panel: Callable[[], Panel],
+            plot_at: int | None, heads: list[int]) -> Panel:
+    """The panel, made to fit the screen's rows by leaving out, in turn, the plot, the blank rows
+    above the diagnoses, and then lines of their explanations (``parts`` is changed in place)."""
     room = console.height - 1 - view.reserved_rows  # the prompt's (or watch's status) row, and the caller's
     drawn = panel()
     if plot_at is not None and view.series is not None and _rows(drawn, console) > room:
@@ -127,28 +144,34 @@ def _verdict(view: VerdictView, console: Console) -> Any:
             parts[at] = _diagnosis_head(block.label, block.name, spaced=False)
         drawn = panel()
     if heads and _rows(drawn, console) > room:
-        # Last, the explanations: each paragraph to its first sentence, then whole paragraphs,
-        # the longest explanation's first, down to one each (ddp-token-loss's explanation of the
-        # libraries that make its mistake pushed the title off 80x24). The name and the gist stay
-        # on screen; `--json` holds every word.
-        bodies = [list(range(at + 1, at + 1 + len(block.body))) for at, block in zip(heads, view.diagnoses)]
-        for body, block in zip(bodies, view.diagnoses):  # first, each paragraph to its first sentence
-            for at, line in zip(body, block.body):
-                first, dot, rest = line.partition(". ")
-                if rest:
-                    parts[at] = Text(first + dot.strip() + " …")
-        note_at = None
+        drawn = _shortened(view, console, parts, panel, heads, room)
+    return drawn
+
+
+def _shortened(view: VerdictView, console: Console, parts: list[Any], panel: Callable[[], Panel],
+               heads: list[int], room: int) -> Panel:
+    """Last, the explanations: each paragraph to its first sentence, then whole paragraphs, the
+    longest explanation's first, down to one each (ddp-token-loss's explanation of the libraries
+    that make its mistake pushed the title off 80x24). The name and the gist stay on screen;
+    ``--json`` holds every word."""
+    bodies = [list(range(at + 1, at + 1 + len(block.body))) for at, block in zip(heads, view.diagnoses)]
+    for body, block in zip(bodies, view.diagnoses):  # first, each paragraph to its first sentence
+        for at, line in zip(body, block.body):
+            first, dot, rest = line.partition(". ")
+            if rest:
+                parts[at] = Text(first + dot.strip() + " …")
+    note_at = None
+    drawn = panel()
+    while _rows(drawn, console) > room:
+        longest = max(bodies, key=len, default=[])
+        if len(longest) <= 1:
+            break
+        gone = longest.pop()
+        if note_at is not None:
+            parts[note_at] = None
+        note_at = gone  # the note takes the place of the line last left out
+        parts[note_at] = Text("  (more: a taller terminal, or --json)", style="dim")
         drawn = panel()
-        while _rows(drawn, console) > room:
-            longest = max(bodies, key=len, default=[])
-            if len(longest) <= 1:
-                break
-            gone = longest.pop()
-            if note_at is not None:
-                parts[note_at] = None
-            note_at = gone  # the note takes the place of the line last left out
-            parts[note_at] = Text("  (more: a taller terminal, or --json)", style="dim")
-            drawn = panel()
     return drawn
 
 
@@ -178,7 +201,7 @@ def series(console: Console, view: SeriesView) -> Any:
     colour (NO_COLOR, or a console without colour) the two lines could not be told apart, so
     show the steps around the first divergence as a table instead."""
     if _plots(console):
-        import plotext as plt
+        import plotext as plt  # type: ignore[import-untyped]  # plotext ships no type information
 
         base = view.first_step
         plt.clear_figure()

@@ -20,7 +20,8 @@ from judge.text import clock_text, safe, until_text
 if TYPE_CHECKING:
     from judge.practice import Recorded, Sitting
     from judge.progress import Overview
-    from judge.quiz import Answered, Card, CardProgress, DeckReport, Session
+    from judge.decks import DeckReport
+    from judge.quiz import Answered, Card, CardProgress, Session
 
 KEYS_HELP = "h hint · n next · l list · q quit"
 
@@ -486,18 +487,20 @@ def quiz_progress_view(rows: list[CardProgress], now: float) -> QuizProgressView
     topics: dict[str, list[CardProgress]] = {}
     for row in rows:
         topics.setdefault(row.topic, []).append(row)
-    out = []
-    for topic, group in topics.items():
-        scheduled = [r.next_review for r in group if r.next_review is not None]
-        due = sum(1 for t in scheduled if t <= now)
-        out.append(QuizProgressRow(topic, str(len(group)), str(sum(1 for r in group if r.answers)),
-                                   str(sum(1 for r in group if r.last_correct)), str(due),
-                                   until_text(min(scheduled), now) if scheduled else "—"))
+    out = [_topic_row(topic, group, now) for topic, group in topics.items()]
     answered = sum(1 for r in rows if r.answers)
     due = sum(1 for r in rows if r.next_review is not None and r.next_review <= now)
     totals = (f"{answered} of {_count(len(rows), 'card')} answered · {sum(1 for r in rows if r.last_correct)} right "
               f"last time · {due} due now (grind quiz)")
     return QuizProgressView(out, totals)
+
+
+def _topic_row(topic: str, group: list[CardProgress], now: float) -> QuizProgressRow:
+    scheduled = [r.next_review for r in group if r.next_review is not None]
+    due = sum(1 for t in scheduled if t <= now)
+    return QuizProgressRow(topic, str(len(group)), str(sum(1 for r in group if r.answers)),
+                           str(sum(1 for r in group if r.last_correct)), str(due),
+                           until_text(min(scheduled), now) if scheduled else "—")
 
 
 class QuizValidationRow(NamedTuple):

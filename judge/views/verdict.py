@@ -145,18 +145,22 @@ def brief(value: Any, rtol: float | None = None, top: bool = True, head: int = H
         parts = [(json.dumps(str(k)), brief(v, rtol, False, head)) for k, v in value.items()]
         return "{" + ", ".join(f"{k}: {text}" for k, (text, _) in parts) + "}", any(cut for _, (_, cut) in parts)
     if isinstance(value, (list, tuple)):
-        value = list(value)
-        shape = shape_of(value)
-        numbers = flat(value) if shape is not None else []
-        if shape is not None and len(numbers) > SMALL:
-            first = ", ".join(number(v, rtol) for v in numbers[:head])
-            return (f"<shape {shape}: {first}, …>" if head else f"<shape {shape}>"), True
-        if shape is None and len(value) > SMALL:
-            shown = [brief(v, rtol, False, head) for v in value[:HEAD]]
-            return "[" + ", ".join(text for text, _ in shown) + f", … {len(value) - HEAD} more]", True
-        items = [brief(v, rtol, False, head) for v in value]
-        return "[" + ", ".join(text for text, _ in items) + "]", any(cut for _, cut in items)
+        return _brief_list(list(value), rtol, head)
     return str(value), False
+
+
+def _brief_list(value: list[Any], rtol: float | None, head: int) -> tuple[str, bool]:
+    """A list for ``brief``: an array of many numbers by its shape, a long list by its start."""
+    shape = shape_of(value)
+    numbers = flat(value) if shape is not None else []
+    if shape is not None and len(numbers) > SMALL:
+        first = ", ".join(number(v, rtol) for v in numbers[:head])
+        return (f"<shape {shape}: {first}, …>" if head else f"<shape {shape}>"), True
+    if shape is None and len(value) > SMALL:
+        shown = [brief(v, rtol, False, head) for v in value[:HEAD]]
+        return "[" + ", ".join(text for text, _ in shown) + f", … {len(value) - HEAD} more]", True
+    items = [brief(v, rtol, False, head) for v in value]
+    return "[" + ", ".join(text for text, _ in items) + "]", any(cut for _, cut in items)
 
 
 def indented(text: str, margin: str) -> str:
@@ -195,15 +199,7 @@ def verdict_view(verdict: Verdict, exercise: Exercise, hints: HintInfo | None = 
     series = None
     if failure is not None and failure.series:
         series = series_view(failure.series, failure.observation or "value", rtol)
-    failing = sum(c.status is not CheckStatus.PASSED for c in verdict.checks)
-    note = ""
-    if failure is not None:
-        note = f"({failure.kind})" if failure.kind else ""
-        if failure.kind == "example":
-            note = "(in the statement)"  # the one to check by hand: it leads whatever its size
-        if failing > 1 and failure.input is not None:
-            note += (f", 1 of {failing} failing checks" if failure.kind == "example"
-                     else f", the smallest input of {failing} failing checks")
+    note = _failure_note(verdict, failure)
     entries = None if failure is None or series is not None else entries_view(failure, rtol, tol,
                                                                                exercise.step_base)
     return VerdictView(
@@ -219,9 +215,23 @@ def verdict_view(verdict: Verdict, exercise: Exercise, hints: HintInfo | None = 
         output=_output_lines(verdict),
         notices=list(verdict.notices),
         footer=_footer(verdict, exercise, hints),
-        failure_note=note.lstrip(", "),
+        failure_note=note,
         entries=entries,
     )
+
+
+def _failure_note(verdict: Verdict, failure: Any) -> str:
+    """What the failure shown is: its kind, and which of several failing checks it is."""
+    if failure is None:
+        return ""
+    failing = sum(c.status is not CheckStatus.PASSED for c in verdict.checks)
+    note = f"({failure.kind})" if failure.kind else ""
+    if failure.kind == "example":
+        note = "(in the statement)"  # the one to check by hand: it leads whatever its size
+    if failing > 1 and failure.input is not None:
+        note += (f", 1 of {failing} failing checks" if failure.kind == "example"
+                 else f", the smallest input of {failing} failing checks")
+    return note.lstrip(", ")
 
 
 def _tolerances(exercise: Exercise) -> tuple[float, tuple[float, float]]:
@@ -251,29 +261,44 @@ def _detail_lines(verdict: Verdict, failure: Any, rtol: float, summarised: bool,
         lines.append(("", failure.message))
     cut = False
     if failure.input is not None:
-        text, cut = brief(failure.input, rtol)
-        if len(text) > LONG:  # more than two lines at 80 columns: the shapes alone
-            text, cut = brief(failure.input, rtol, head=0)
-        if len(text) > LONG:  # still long (settings and words, not arrays): its start, up to a comma
-            text, cut = text[:text.rfind(", ", 0, CUT) if ", " in text[:CUT] else CUT] + ", …", True
+        text, cut = _input_text(failure.input, rtol)
         lines.append(("Input", text))
-    which = f" {failure.observation}" if failure.observation else ""
     if not summarised:
-        for label, value in ((f"Expected{which}", failure.expected), (f"Got{which}", failure.got)):
-            if value is not None:
-                text, more = brief(value, rtol)
-                cut = cut or more
-                if not (plotted and more):
-                    lines.append((label, text))
+        compared, more = _compared_lines(failure, rtol, plotted)
+        lines += compared
+        cut = cut or more
     if failure.max_abs_err is not None:
         relative = (f", {magnitude_text(failure.max_rel_err)} relative" if failure.max_rel_err is not None
                     else " (the expected value is 0: no relative error)")
         lines.append(("Largest error", f"{magnitude_text(failure.max_abs_err)} absolute{relative}"))
     if (cut or summarised) and lines:
-        label, text = lines[1] if failure.message and failure.input is not None else lines[-1]
         index = 1 if failure.message and failure.input is not None else len(lines) - 1
+        label, text = lines[index]
         lines[index] = (label, f"{text} (whole: grind run {slug} --repro or --json)")
     return lines
+
+
+def _input_text(value: Any, rtol: float) -> tuple[str, bool]:
+    """The failure's input on at most two lines at 80 columns; True when something was cut."""
+    text, cut = brief(value, rtol)
+    if len(text) > LONG:  # more than two lines at 80 columns: the shapes alone
+        text, cut = brief(value, rtol, head=0)
+    if len(text) > LONG:  # still long (settings and words, not arrays): its start, up to a comma
+        text, cut = text[:text.rfind(", ", 0, CUT) if ", " in text[:CUT] else CUT] + ", …", True
+    return text, cut
+
+
+def _compared_lines(failure: Any, rtol: float, plotted: bool) -> tuple[list[tuple[str, str]], bool]:
+    """Expected and Got (a summarised one left out when a plot shows it); True when one was cut."""
+    which = f" {failure.observation}" if failure.observation else ""
+    lines, cut = [], False
+    for label, value in ((f"Expected{which}", failure.expected), (f"Got{which}", failure.got)):
+        if value is not None:
+            text, more = brief(value, rtol)
+            cut = cut or more
+            if not (plotted and more):
+                lines.append((label, text))
+    return lines, cut
 
 
 def entries_view(failure: Any, rtol: float, tol: tuple[float, float], step_base: int = 0) -> EntriesView | None:
@@ -314,7 +339,7 @@ def _within(e: Any, g: Any, tol: tuple[float, float]) -> bool:
     try:
         a, b = float(e), float(g)
     except (TypeError, ValueError):
-        return e == g
+        return bool(e == g)
     if a == b or (a != a and b != b):
         return True
     return abs(a - b) <= tol[1] + tol[0] * abs(a)

@@ -55,45 +55,92 @@ def case(name, kind="edge", **keys):
     ``training_loop`` name their "params per step" that way, and a checks module can do the
     same for its own call (``run_epoch.entries = param_entries("grads per step")``)."""
     where = f"exercise '{_exercise()}', case {name!r}"
+    for check in (_name_problem, _kind_problem, _unknown_key_problem, _required_problem, _kind_only_problem,
+                  _random_problem, _value_problem):
+        problem = check(name, kind, keys)
+        if problem is not None:
+            raise CaseError(f"{where}: {problem}")
+    if "entries" not in keys and callable(getattr(keys["call"], "entries", None)):
+        keys["entries"] = keys["call"].entries
+    return {"name": name, "kind": kind, **keys}
+
+
+# Each check of case(name, kind, **keys) says what is wrong, or None; case() runs them in this
+# order and refuses the first problem found.
+
+def _name_problem(name, kind, keys):
     if not isinstance(name, str) or not name or name != name.strip() or any(c in name for c in "[]") \
             or "::" in name:
-        raise CaseError(f"{where}: a case name is a non-empty string without spaces at its ends, "
-                        "brackets or '::' (e.g. 'worked_example')")
-    if kind not in KINDS:
-        raise CaseError(f"{where}: kind {kind!r} is not one of {', '.join(KINDS)}")
+        return ("a case name is a non-empty string without spaces at its ends, brackets or '::' "
+                "(e.g. 'worked_example')")
+    return None
+
+
+def _kind_problem(name, kind, keys):
+    return None if kind in KINDS else f"kind {kind!r} is not one of {', '.join(KINDS)}"
+
+
+def _unknown_key_problem(name, kind, keys):
     known = set(REQUIRED) | set(OPTIONAL)
     for key in keys:
         if key not in known:
             close = difflib.get_close_matches(key, sorted(known), n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
-            raise CaseError(f"{where}: unknown key {key!r}{hint}; a case takes {', '.join(sorted(known))}")
+            return f"unknown key {key!r}{hint}; a case takes {', '.join(sorted(known))}"
+    return None
+
+
+def _required_problem(name, kind, keys):
     for key in REQUIRED:
         if key not in keys:
-            raise CaseError(f"{where}: missing {key!r}")
+            return f"missing {key!r}"
         if not callable(keys[key]):
-            raise CaseError(f"{where}: {key!r} must be a function, got {type(keys[key]).__name__}")
+            return f"{key!r} must be a function, got {type(keys[key]).__name__}"
+    return None
+
+
+def _kind_only_problem(name, kind, keys):
     for key, kinds in OPTIONAL.items():
         if key in keys and kinds is not None and kind not in kinds:
-            raise CaseError(f"{where}: {key!r} belongs to {' or '.join(kinds)} cases only, not {kind}")
-    if kind == "random":
-        sizes = keys.get("sizes")
-        if not isinstance(sizes, (list, tuple)) or not sizes \
-                or not all(type(s) is int and s > 0 for s in sizes) or list(sizes) != sorted(set(sizes)):
-            raise CaseError(f"{where}: a random case needs 'sizes', a list of positive integers in ascending "
-                            f"order (the first failing instance is then the smallest), got {sizes!r}")
-        seeds = keys.get("seeds", 2)
-        if type(seeds) is not int or seeds < 1:
-            raise CaseError(f"{where}: 'seeds' is how many seeds per size, a positive integer, got {seeds!r}")
-    if "shown" in keys and (not isinstance(keys["shown"], (list, tuple))
-                            or not all(isinstance(s, str) for s in keys["shown"])):
-        raise CaseError(f"{where}: 'shown' lists observation names, got {keys['shown']!r}")
-    if "entries" in keys and not callable(keys["entries"]):
-        raise CaseError(f"{where}: 'entries' must be a function of the inputs, "
-                        f"got {type(keys['entries']).__name__}")
-    if "world_size" in keys and (type(keys["world_size"]) is not int
-                                 or not 2 <= keys["world_size"] <= MAX_WORLD_SIZE):
-        raise CaseError(f"{where}: 'world_size' is how many ranks run the case, an integer from 2 to "
-                        f"{MAX_WORLD_SIZE}, got {keys['world_size']!r}")
-    if "entries" not in keys and callable(getattr(keys["call"], "entries", None)):
-        keys["entries"] = keys["call"].entries
-    return {"name": name, "kind": kind, **keys}
+            return f"{key!r} belongs to {' or '.join(kinds)} cases only, not {kind}"
+    return None
+
+
+def _ascending_sizes(sizes):
+    return (isinstance(sizes, (list, tuple)) and bool(sizes) and all(type(s) is int and s > 0 for s in sizes)
+            and list(sizes) == sorted(set(sizes)))
+
+
+# A random case's own keys: (key, its default, is the value right?, what is wrong with it)
+RANDOM_KEYS = (
+    ("sizes", None, _ascending_sizes,
+     lambda v: ("a random case needs 'sizes', a list of positive integers in ascending order (the first failing "
+                f"instance is then the smallest), got {v!r}")),
+    ("seeds", 2, lambda v: type(v) is int and v >= 1,
+     lambda v: f"'seeds' is how many seeds per size, a positive integer, got {v!r}"),
+)
+# The optional keys' values, checked where given: (key, is the value right?, what is wrong with it)
+VALUE_CHECKS = (
+    ("shown", lambda v: isinstance(v, (list, tuple)) and all(isinstance(s, str) for s in v),
+     lambda v: f"'shown' lists observation names, got {v!r}"),
+    ("entries", callable, lambda v: f"'entries' must be a function of the inputs, got {type(v).__name__}"),
+    ("world_size", lambda v: type(v) is int and 2 <= v <= MAX_WORLD_SIZE,
+     lambda v: f"'world_size' is how many ranks run the case, an integer from 2 to {MAX_WORLD_SIZE}, got {v!r}"),
+)
+
+
+def _random_problem(name, kind, keys):
+    if kind != "random":
+        return None
+    for key, default, right, wrong in RANDOM_KEYS:
+        value = keys.get(key, default)
+        if not right(value):
+            return wrong(value)
+    return None
+
+
+def _value_problem(name, kind, keys):
+    for key, right, wrong in VALUE_CHECKS:
+        if key in keys and not right(keys[key]):
+            return wrong(keys[key])
+    return None
