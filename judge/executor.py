@@ -56,6 +56,12 @@ class Executor(ABC):
         gone, busy or of another version): the front then grades it cold, exactly as without it."""
 
 
+# One job for the child, as judge.trusted.job_for builds it. Typed loosely on purpose: the child
+# package's branch makes judge.worker.protocol.Job the full TypedDict and WarmWorker.run_job take
+# it; until both sides name that type, ``Any`` lets a WarmWorker of either shape be a JobRunner.
+JobSpec = Any
+
+
 class JobRunner(Protocol):
     """Runs one job in a sandboxed child: the cold runner (a process of its own per job) or a warm
     server (``WarmWorker``: a fork of a process that imported torch once)."""
@@ -64,7 +70,7 @@ class JobRunner(Protocol):
     def shut(self) -> bool:
         """Closed by its owner (Ctrl-C in watch mode): a failed trusted job is not run again."""
 
-    def run_job(self, job: dict[str, Any], limits: Limits) -> RunOutcome:
+    def run_job(self, job: JobSpec, limits: Limits) -> RunOutcome:
         """The job's outcome, as data: a learner's failure is never an exception."""
 
 
@@ -89,7 +95,7 @@ class ColdRunner:
     def __init__(self, hidden: list[Path] | None = None) -> None:
         self.hidden = hidden
 
-    def run_job(self, job: dict[str, Any], limits: Limits) -> RunOutcome:
+    def run_job(self, job: JobSpec, limits: Limits) -> RunOutcome:
         from judge.worker import sandbox
 
         return sandbox.run_job(job, limits, self.hidden)
