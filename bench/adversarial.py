@@ -80,7 +80,7 @@ def main() -> None:
 
     from judge.cache import cache_root
     from judge.catalog import Catalog
-    from judge.grade import reference_for
+    from judge.trusted import reference_for
     from judge.worker.sandbox import isolation
 
     files = [p for p in FILES if not args.k or any(k in p.stem for k in args.k)]

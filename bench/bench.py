@@ -176,7 +176,7 @@ def daemon_rows(runs: int, env: dict[str, str], correct: Path, cold: float, work
             rows.append(daemon_before_row(before, runs, denv, correct, work))
 
         exercise = Catalog().get("clipping")
-        worker = daemon.DaemonWorker(hidden_from_learners(exercise))
+        worker = daemon.DaemonExecutor(hidden_from_learners(exercise))
         target = work / "daemon_clipping.py"
         source = correct.read_text()
 

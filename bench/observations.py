@@ -29,7 +29,8 @@ import numpy as np
 
 def dump(out: Path, slugs: list[str]) -> None:
     from judge.catalog import Catalog
-    from judge.grade import _job, _split, compute_reference
+    from judge.trusted import compute_reference, job_for
+    from judge.subjects import split_runs
     from judge.worker.sandbox import Limits, run_job
 
     catalog = Catalog()
@@ -43,10 +44,10 @@ def dump(out: Path, slugs: list[str]) -> None:
         # Every pair the pitfalls module can build (COMBINE, COMBINATIONS, combine), in one child.
         bundle = {"kind": "pitfalls", "path": str(exercise.pitfalls_path),
                   "source": exercise.pitfalls_path.read_text(encoding="utf-8")}
-        outcome = run_job(_job(exercise, [bundle], combinations=pairs, record_inputs=True),
+        outcome = run_job(job_for(exercise, [bundle], combinations=pairs, record_inputs=True),
                           Limits(wall_s=600, memory_mb=max(exercise.memory_mb, 4096)))
         assert outcome.result is not None, outcome.message
-        runs.update(_split(outcome.result, outcome.observations))
+        runs.update(split_runs(outcome.result, outcome.observations))
         records: dict[str, Any] = {}
         arrays: dict[str, np.ndarray] = {}
         for sid, run in sorted(runs.items()):

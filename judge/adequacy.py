@@ -33,10 +33,12 @@ import numpy as np
 
 from judge.corpus import CorpusReport, corpus_files, grade_corpus, judge_corpus
 from judge.golden import GOLDEN_NAME, golden_problems, golden_root, golden_value_problems, stated_golden
-from judge.grade import ORACLE, REFERENCE, Reference, compute_reference, judge_subject, reference_for, reference_with_oracle
+from judge.judging import judge_subject
+from judge.subjects import ORACLE, REFERENCE, Reference
+from judge.trusted import compute_reference, reference_for, reference_with_oracle
 from judge.kit import kit_problems
 from judge.models import CheckStatus, Exercise, Status, Verdict
-from judge.submit import grade
+from judge.grade import grade
 from judge.worked_example import STATEMENT_VALUES, statement_problems
 from judge.worker.protocol import pitfall_subject
 
@@ -222,7 +224,7 @@ def check_adequacy(exercise: Exercise, *, seeds: int | None = None, with_stub: b
     process of its own: a fork shares the server's state (its memory layout, whatever it imported
     or seeded at start), and a result that depends on such state is what that check must catch.
     Only folders that exist are hidden: validate never creates anything in the course."""
-    from judge.submit import hidden_from_learners
+    from judge.grade import hidden_from_learners
     from judge.worker.sandbox import WarmWorker
 
     folder = corpus_root / exercise.slug if corpus_root is not None else None

@@ -313,7 +313,7 @@ def _precompute(exercise: Exercise, content: Path) -> tuple[str, float]:
     from judge import cache
     from judge.catalog import Catalog
     from judge.formats import points
-    from judge.grade import case_names, pair_source, reference_for
+    from judge.trusted import case_names, pair_source, reference_for
 
     cache_dir = content / "cache"
     previous = os.environ.get("GRIND_CACHE_DIR")
@@ -493,7 +493,7 @@ def warm(slug: str) -> int:
     """setup.sh's last step: the shipped observations load in this image (a sealed bundle never
     computes them), and the isolation level this image gives, so the instructor sees it once."""
     from judge.catalog import Catalog
-    from judge.grade import reference_for
+    from judge.trusted import reference_for
 
     exercise = Catalog().get(slug)
     print(reference_status(exercise), flush=True)

@@ -20,9 +20,9 @@ from typing import Any, Callable, TextIO
 from judge.cache import exercise_key
 from judge.errors import ManifestError, UsageError
 from judge.formats import weigh, write_atomic
-from judge.grade import case_count, case_names, reference_for
+from judge.trusted import case_count, case_names, reference_for
 from judge.models import Exercise, Status, Verdict
-from judge.submit import grade, hidden_from_learners
+from judge.grade import grade, hidden_from_learners
 from judge.worker.sandbox import Limits, WarmWorker
 
 

@@ -42,7 +42,7 @@ import threading
 import uuid
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 from distributed import WorkerPlugin
 
@@ -136,7 +136,7 @@ class GradingPlugin(WorkerPlugin):
             if self._exercise is not None:
                 return self._exercise
             from judge.catalog import Catalog
-            from judge.grade import reference_for, reference_problem
+            from judge.trusted import reference_for, reference_problem
 
             root = Path(tempfile.mkdtemp(prefix="grind-dask-"))  # mode 0700: this user only
             for name, data in self.files.items():
@@ -195,7 +195,8 @@ def grade_task(plugin: str, path: str, resolved: str, data: bytes, limits: dict[
     """The Dask task: runs in the worker process, hands the submission to grind's sandbox."""
     from distributed import get_worker
 
-    return get_worker().plugins[plugin].grade(path, resolved, data, limits, client_versions)  # type: ignore[no-any-return]
+    installed = cast(GradingPlugin, get_worker().plugins[plugin])  # registered under this name by DaskExecutor
+    return installed.grade(path, resolved, data, limits, client_versions)
 
 
 def _verdict(answer: str, slug: str) -> dict[str, Any] | str:
@@ -225,12 +226,13 @@ class DaskExecutor:
         from distributed import Client, as_completed
 
         from judge.environment import require_torch
-        from judge.grade import reference_for
+        from judge.trusted import reference_for
 
         require_torch()
         here = versions()
         try:
-            client = Client(self.scheduler, timeout=self.connect_timeout, set_as_default=False)
+            # type-ignored: distributed annotates neither Client() nor unregister_worker_plugin
+            client = Client(self.scheduler, timeout=self.connect_timeout, set_as_default=False)  # type: ignore[no-untyped-call]
         except (OSError, TimeoutError, ValueError) as exc:
             raise EnvironmentProblem(f"cannot reach the Dask scheduler at {self.scheduler}: "
                                      f"{type(exc).__name__}: {exc}") from None
@@ -254,7 +256,8 @@ class DaskExecutor:
                           self.worker_wait, self.scheduler)
             finally:
                 try:
-                    client.unregister_worker_plugin(plugin.name)  # closes the warm workers, removes the copies
+                    # closes the warm workers, removes the copies (untyped in distributed)
+                    client.unregister_worker_plugin(plugin.name)  # type: ignore[no-untyped-call]
                 except Exception:  # noqa: BLE001 - a cluster going away must not hide the real outcome
                     pass
 

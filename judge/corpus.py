@@ -153,7 +153,7 @@ def grade_corpus(exercise: Exercise, folder: Path, worker: WarmWorker | None = N
     """Every file in ``folder`` graded, as a class would be: one warm worker, each file isolated
     (``worker``: one the caller keeps for more grading, hiding ``folder`` too; otherwise one for
     these files alone)."""
-    from judge.submit import grade, hidden_from_learners
+    from judge.grade import grade, hidden_from_learners
     from judge.worker.sandbox import WarmWorker
 
     files = corpus_files(folder)

@@ -213,13 +213,13 @@ def _print_and_keep(argv: tuple[str, ...], key: str, path: str) -> int:
 
     out, err = _Copy(sys.stdout), _Copy(sys.stderr)
     code: object = 0
-    sys.stdout, sys.stderr = out, err  # type: ignore[assignment]
+    sys.stdout, sys.stderr = out, err
     try:
         full_cli()
     except SystemExit as done:
         code = done.code
     finally:
-        sys.stdout, sys.stderr = out.stream, err.stream  # type: ignore[assignment]
+        sys.stdout, sys.stderr = out.stream, err.stream
     code = 0 if code is None else code
     if code == _HELP_LINES[argv] and not err.parts and out.parts:
         _keep(path, key, "".join(out.parts))

@@ -26,7 +26,7 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, Iterator, NamedTuple
 
 if TYPE_CHECKING:
     from judge.models import Exercise
@@ -52,16 +52,14 @@ def parse_run(argv: list[str]) -> RunArgs | None:
         return None
     name: str | None = None
     file: str | None = None
-    as_json = no_daemon = False
+    flags = {"--json": False, "--no-daemon": False}
     rest = iter(argv[1:])
     for token in rest:
-        if token == "--json":
-            as_json = True
-        elif token == "--no-daemon":
-            no_daemon = True
+        if token in flags:
+            flags[token] = True
         elif token in ("--file", "-f") or token.startswith("--file="):
-            value = token.partition("=")[2] if "=" in token else next(rest, None)
-            if file is not None or not value or value.startswith("-"):
+            value = _file_value(token, rest)
+            if file is not None or value is None:
                 return None
             file = value
         elif token.startswith("-") or name is not None or not token:
@@ -70,7 +68,14 @@ def parse_run(argv: list[str]) -> RunArgs | None:
             name = token
     if name is None:
         return None
-    return RunArgs(name, Path(file) if file is not None else None, as_json, no_daemon)
+    return RunArgs(name, Path(file) if file is not None else None, flags["--json"], flags["--no-daemon"])
+
+
+def _file_value(token: str, rest: Iterator[str]) -> str | None:
+    """The PATH of ``--file=PATH``, or of ``--file PATH`` (taken from ``rest``); None when there is
+    none or it looks like a flag."""
+    value = token.partition("=")[2] if "=" in token else next(rest, None)
+    return value if value and not value.startswith("-") else None
 
 
 def answer(argv: list[str]) -> int | None:
@@ -154,7 +159,7 @@ def _grade_and_show(args: RunArgs, exercise: Exercise, state: Any, path: Path, r
     from judge.outcome import grade_and_record
     from judge.practice import Sitting
     from judge.status import verdict_exit
-    from judge.submit import hidden_from_learners
+    from judge.paths import hidden_from_learners
 
     if sys.stderr.isatty():  # as judge.cli._say_reference_note: before a first, slow grade
         from judge.cache import reference_note

@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from judge.catalog import content_root
-from judge.grade import REFERENCE, Reference
+from judge.subjects import REFERENCE, Reference
 from judge.models import Exercise, Status
-from judge.submit import grade
+from judge.grade import grade
 
 if TYPE_CHECKING:
     from judge.worker.sandbox import WarmWorker
@@ -137,7 +137,7 @@ def golden_problems(exercise: Exercise, folder: Path, worker: WarmWorker | None 
     each whose verdict or named pitfall differs."""
     from contextlib import nullcontext
 
-    from judge.submit import hidden_from_learners
+    from judge.grade import hidden_from_learners
     from judge.worker.sandbox import WarmWorker
 
     files = sorted(folder.glob("*.py")) if folder.is_dir() else []

@@ -161,10 +161,10 @@ def grade_and_record(progress: Progress, sitting: Sitting, *, record: bool = Tru
         source, unreadable = notebook_source(sitting.path.read_bytes(), sitting.path.name, sitting.exercise.entry).source, "notebook"
     elif source is None:
         source, unreadable = read_source(sitting.path)  # not UTF-8: grade() reads it again and says so
-    if grade is None:  # judge.submit's, not judge.grade's import: a daemon-served run never loads the pipeline
-        from judge.submit import grade as submit_grade
+    if grade is None:  # judge.grade loads no pipeline at import: a daemon-served run never loads it
+        from judge.grade import grade as front_grade
 
-        grade = submit_grade
+        grade = front_grade
     kwargs: dict[str, Any] = {"speed": speed}
     if worker is not None:
         kwargs["worker"] = worker

@@ -116,7 +116,8 @@ def failing_instance(verdict: Verdict) -> tuple[str, str]:
 
 def repro_script(exercise: Exercise, verdict: Verdict, learner: Path, script: Path) -> str:
     """The script's text for the verdict's first failing check (see the module docstring)."""
-    from judge.grade import REFERENCE, reference_for
+    from judge.trusted import reference_for
+    from judge.subjects import REFERENCE
 
     check, instance_name = failing_instance(verdict)
     ref = reference_for(exercise)

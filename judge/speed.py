@@ -19,8 +19,7 @@ def probable_cause(source: str) -> str:
     except SyntaxError:
         return "extra work on every call"
     loops = [n for n in ast.walk(tree) if isinstance(n, (ast.For, ast.While, ast.comprehension))]
-    nested = any(isinstance(inner, (ast.For, ast.While)) for loop in loops if isinstance(loop, (ast.For, ast.While))
-                 for inner in ast.walk(loop) if inner is not loop)
+    nested = any(_has_inner_loop(loop) for loop in loops)
     calls = {n.func.attr for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)}
     if nested or ("item" in calls and loops):
         return "a Python loop over individual elements (use whole-tensor operations)"
@@ -29,6 +28,12 @@ def probable_cause(source: str) -> str:
     if loops:
         return "a Python loop where a vectorised tensor operation would do"
     return "extra work on every call (copies, or recomputing something that could be computed once)"
+
+
+def _has_inner_loop(loop: ast.AST) -> bool:
+    """A for or while statement with another inside it (comprehensions are not counted)."""
+    return isinstance(loop, (ast.For, ast.While)) and any(
+        isinstance(inner, (ast.For, ast.While)) for inner in ast.walk(loop) if inner is not loop)
 
 
 def speed_advice(speed: dict[str, Any], source: str) -> str | None:

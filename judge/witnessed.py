@@ -32,10 +32,12 @@ import copy
 from typing import TYPE_CHECKING
 
 from judge.models import Exercise
+from judge.subjects import REFERENCE
 from judge.worker import protocol
 
 if TYPE_CHECKING:
-    from judge.grade import Reference, SubjectRun
+    from judge.compare import Observations
+    from judge.subjects import Reference, SubjectRun
 
 FIGURES = {
     "traffic": "communication between ranks, counted by grind (x a correct answer's)",
@@ -61,7 +63,6 @@ def reference_raw(exercise: Exercise, runs: dict[str, SubjectRun], instances: li
     a figure), or None when it has none."""
     if not exercise.witness:
         return None
-    from judge.grade import REFERENCE
 
     own = runs.get(REFERENCE)
     for name in _gate_instances(exercise, instances):
@@ -117,40 +118,52 @@ def learner(exercise: Exercise, ref: Reference, run: SubjectRun, outside: dict[s
     learner's own process put there. Returns a notice when nothing outside could count."""
     if not exercise.witness:
         return None
-    counter = exercise.witness[1]
-    key = FIGURES[counter]
-    value = (outside or {}).get(counter)
-    reference = ref.witness_raw
+    value = (outside or {}).get(exercise.witness[1])
     notice = None
-    import numpy as np
-
-    from judge.grade import REFERENCE
-
     run.record = copy.deepcopy(run.record)
     for name in _gate_instances(exercise, ref.instances):
         _strip(run, name, exercise)
         record = run.cases.get(name)
         own = ref.subjects[REFERENCE].obs.get(name, {})
-        expected = own.get(key)
+        expected = own.get(FIGURES[exercise.witness[1]])
         if record is None or record.status != "ok" or expected is None:
             continue
-        if value is None or not reference:
-            _set(run, name, key, int(expected))
-            notice = (f"grind could not count {('the traffic between ranks' if counter == 'traffic' else 'file writes')} "
-                      "from outside your code at this isolation level (see grind doctor): case "
-                      f"'{name}' was judged on what your code's own process observed.")
-            continue
-        figure = _figure(float(value), reference)
-        _set(run, name, key, figure)
-        said = {k: v for k, v in run.obs.get(name, {}).items() if _superseded(exercise, k)}
-        if figure != int(expected) and said and all(k in own and np.array_equal(v, own[k]) for k, v in said.items()):
-            # The process reported a correct answer's counts; the kernel counted otherwise. Those
-            # counts are the learner's word, not evidence: the diagnosis sets them aside.
-            run.untrusted = frozenset(k for obs in run.obs.values() for k in obs if _superseded(exercise, k))
-            notice = (f"Your code's own process reported {', '.join(sorted({_bare(k) for k in said}))} as a "
-                      f"correct answer would, but grind counted from outside it {figure} times a correct "
-                      "answer's: the verdict goes by grind's count.")
+        notice = _give_figure(exercise, ref.witness_raw, run, name, own, int(expected), value) or notice
     return notice
+
+
+def _give_figure(exercise: Exercise, reference: float | None, run: SubjectRun, name: str, own: Observations,
+                 expected: int, value: int | None) -> str | None:
+    """Set the figure of one witnessed instance of the learner's; a notice when it was not
+    counted, or when the learner's own process claimed a count that grind's contradicts."""
+    assert exercise.witness is not None
+    counter = exercise.witness[1]
+    key = FIGURES[counter]
+    if value is None or not reference:
+        _set(run, name, key, expected)
+        return (f"grind could not count {('the traffic between ranks' if counter == 'traffic' else 'file writes')} "
+                "from outside your code at this isolation level (see grind doctor): case "
+                f"'{name}' was judged on what your code's own process observed.")
+    figure = _figure(float(value), reference)
+    _set(run, name, key, figure)
+    said = _said_as_correct(exercise, run.obs.get(name, {}), own)
+    if figure != expected and said:
+        # The process reported a correct answer's counts; the kernel counted otherwise. Those
+        # counts are the learner's word, not evidence: the diagnosis sets them aside.
+        run.untrusted = frozenset(k for obs in run.obs.values() for k in obs if _superseded(exercise, k))
+        return (f"Your code's own process reported {', '.join(sorted({_bare(k) for k in said}))} as a "
+                f"correct answer would, but grind counted from outside it {figure} times a correct "
+                "answer's: the verdict goes by grind's count.")
+    return None
+
+
+def _said_as_correct(exercise: Exercise, obs: Observations, own: Observations) -> list[str]:
+    """The in-process observations the witness's figure stands for, when the learner's process
+    reported every one of them as the reference did (else none)."""
+    import numpy as np
+
+    said = {k: v for k, v in obs.items() if _superseded(exercise, k)}
+    return list(said) if said and all(k in own and np.array_equal(v, own[k]) for k, v in said.items()) else []
 
 
 def _bare(key: str) -> str:
@@ -160,4 +173,4 @@ def _bare(key: str) -> str:
 
 
 def _superseded(exercise: Exercise, key: str) -> bool:
-    return bool(exercise.witness) and _bare(key) in exercise.witness[2]
+    return exercise.witness is not None and _bare(key) in exercise.witness[2]

@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from judge.grade import REFERENCE
+from judge.subjects import REFERENCE
 from judge.models import Exercise
 
 if TYPE_CHECKING:
-    from judge.grade import Reference
+    from judge.subjects import Reference
     from judge.worker.protocol import Instance
 
 STATEMENT_VALUES = 16  # example observations up to this size must appear in the statement

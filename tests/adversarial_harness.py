@@ -283,7 +283,8 @@ def _write(spec: dict[str, Any], report: dict[str, Any]) -> None:
 
 def run(spec: dict[str, Any]) -> dict[str, Any]:
     from judge.catalog import Catalog
-    from judge.grade import hidden_from_learners, reference_for
+    from judge.grade import hidden_from_learners
+    from judge.trusted import reference_for
     from judge.worker.sandbox import Limits, WarmWorker, isolation
 
     report: dict[str, Any] = {"grades": [], "level": isolation().level, "harness_pid": os.getpid()}

@@ -180,7 +180,7 @@ def pristine_cache() -> Path:
 
     from judge.cache import cache_root
     from judge.catalog import Catalog
-    from judge.grade import pair_source, reference_for
+    from judge.trusted import pair_source, reference_for
 
     exercise = Catalog().get("clipping")
     cache_root().mkdir(parents=True, exist_ok=True)

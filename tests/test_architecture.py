@@ -152,7 +152,7 @@ def test_the_fast_run_entry_imports_no_typer_rich_numpy_nor_torch(tmp_path: Path
     for what it must answer."""
     for module in ("entry.py", "fast_run.py"):
         assert not _imports(PACKAGE / module) & {"typer", "rich", "numpy", "torch", "click"}, module
-    code = ("import sys, judge.entry, judge.fast_run, judge.submit, judge.daemon, judge.outcome, judge.catalog, "
+    code = ("import sys, judge.entry, judge.fast_run, judge.grade, judge.daemon, judge.outcome, judge.catalog, "
             "judge.render.direct, judge.render.plain, judge.views.verdict\n"
             "print(sorted(m for m in ('typer', 'rich', 'numpy', 'torch', 'click') if m in sys.modules))")
     assert _torch_loaded_after(code, tmp_path) == "[]"

@@ -13,7 +13,7 @@ import pytest
 
 from judge import cache
 from judge.catalog import Catalog
-from judge.grade import reference_for
+from judge.trusted import reference_for
 
 from .conftest import ROOT, SUBMISSIONS
 
@@ -85,15 +85,16 @@ def test_pairs_run_in_the_graders_warm_worker_and_are_cached(course: Path,
     """A compound diagnosis graded with a warm worker computes its pitfall pairs as one more fork
     of that worker, not in a new process importing torch (the corpus and golden tests, watch and
     batch grading all grade warm); the pairs it computed are cached like cold ones."""
-    from judge import grade as grade_module
+    from judge import trusted
+    from judge.worker import sandbox
     from judge.grade import grade, hidden_from_learners
     from judge.worker.sandbox import WarmWorker
 
     exercise = Catalog().get("clipping")
     reference_for(exercise)  # the reference itself is a cold trusted job, as always
     cold = []
-    real_run_job = grade_module.run_job
-    monkeypatch.setattr(grade_module, "run_job", lambda *a, **k: cold.append(a) or real_run_job(*a, **k))
+    real_run_job = sandbox.run_job
+    monkeypatch.setattr(sandbox, "run_job", lambda *a, **k: cold.append(a) or real_run_job(*a, **k))
     path = ROOT / "tests" / "corpus" / "clipping" / "per_tensor_summed_total.py"
     with WarmWorker(hidden_from_learners(exercise)) as worker:
         verdict = grade(exercise, path, worker=worker)
@@ -109,22 +110,23 @@ def test_a_missing_reference_is_computed_by_the_graders_warm_worker(course: Path
     """With a warm worker and an empty cache (watch after an edited exercise, the corpus; not the daemon's client), the
     reference is one more fork of that worker, not a second process importing torch; and if the
     worker dies under it, the reference is computed in a process of its own after all."""
-    from judge import grade as grade_module
+    from judge import trusted
+    from judge.worker import sandbox
     from judge.grade import grade, hidden_from_learners
     from judge.worker.sandbox import RunOutcome, WarmWorker
 
     exercise = Catalog().get("clipping")
     key = cache.exercise_key(exercise)
     cold: list[object] = []
-    real_run_job = grade_module.run_job
-    monkeypatch.setattr(grade_module, "run_job", lambda *a, **k: cold.append(a) or real_run_job(*a, **k))
+    real_run_job = sandbox.run_job
+    monkeypatch.setattr(sandbox, "run_job", lambda *a, **k: cold.append(a) or real_run_job(*a, **k))
     with WarmWorker(hidden_from_learners(exercise)) as worker:
         verdict = grade(exercise, SUBMISSIONS / "clipping" / "correct_loop.py", worker=worker)
         assert verdict.status.value == "passed", verdict.message
         assert cold == [] and cache.has("clipping", key)
 
         cache.clear()
-        grade_module._LOADED.clear()
+        trusted._LOADED.clear()
         real_warm = worker.run_job
         dying = iter([RunOutcome(status="crashed", message="the warm worker died; it was restarted")])
         monkeypatch.setattr(worker, "run_job", lambda job, limits: next(dying, None) or real_warm(job, limits))
@@ -137,18 +139,18 @@ def test_a_reference_read_once_is_reused_until_its_entry_changes(monkeypatch: py
     """watch, grade and daemon-served runs grade one exercise again and again: the checked
     reference is kept in memory while the entry's files are unchanged, and read again (and
     checked again) as soon as either changes."""
-    from judge import cache, grade
+    from judge import cache, trusted
     from judge.catalog import Catalog
 
     exercise = Catalog().get("clipping")
-    first = grade.reference_for(exercise)
+    first = trusted.reference_for(exercise)
     reads: list[str] = []
     real_load = cache.load
     monkeypatch.setattr(cache, "load", lambda slug, key: reads.append(slug) or real_load(slug, key))
-    assert grade.reference_for(exercise) is first and reads == []
+    assert trusted.reference_for(exercise) is first and reads == []
     entry = cache.cache_root() / f"{exercise.slug}-{cache.exercise_key(exercise)}" / cache.OBSERVATIONS
     os.utime(entry, ns=(entry.stat().st_atime_ns, entry.stat().st_mtime_ns + 1))
-    again = grade.reference_for(exercise)
+    again = trusted.reference_for(exercise)
     assert reads == ["clipping"] and again is not first
     assert again.instance_names == first.instance_names
 
@@ -159,7 +161,7 @@ def test_validate_reuses_the_cached_reference_and_runs_the_oracle_alone(course: 
     oracle with that entry and runs only the oracle: not the reference and every pitfall again.
     An oracle that disagrees is still reported; on a cache miss, validate's one run (less the
     oracle) becomes the entry."""
-    from judge import grade as grading
+    from judge import trusted as grading
     from judge.adequacy import check_adequacy
 
     exercise = Catalog().get("clipping")

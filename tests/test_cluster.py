@@ -362,18 +362,18 @@ def test_a_worker_reuses_the_clients_reference_and_never_trusts_a_tampered_one(
     """The worker writes the exercise out, parses the shipped cache entry as strictly as one read
     from disk and stores it under its own key, which equals the client's: nothing is recomputed.
     An entry whose observations do not match its hash is dropped and the reference recomputed."""
-    import judge.grade
+    import judge.trusted
 
     exercise = Catalog().get("clipping")
     key = cluster.cache.exercise_key(exercise)
-    judge.grade.reference_for(exercise, key)  # the client's
+    judge.trusted.reference_for(exercise, key)  # the client's
     shipped = cluster.cache.entry_bytes(exercise.slug, key)
     assert shipped is not None
 
     def recompute(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("recomputed")
 
-    monkeypatch.setattr(judge.grade, "_run_trusted", recompute)
+    monkeypatch.setattr(judge.trusted, "_run_trusted", recompute)
     worker = type("Worker", (), {"address": "tcp://w:1", "local_directory": ""})()
     monkeypatch.setenv("GRIND_CACHE_DIR", str(tmp_path / "worker-cache"))
     plugin = cluster.GradingPlugin(exercise, key, shipped, False, ())

@@ -213,7 +213,7 @@ def test_the_closest_text_says_what_the_pitfall_would_give_and_where() -> None:
     """The sentence a learner reads when nothing is named: the pitfall's name, its value, theirs,
     and the check, observation and element, with the expected value."""
     from judge.diagnose import Near
-    from judge.grade import _closest_text
+    from judge.judging import _closest_text
     from judge.worker.protocol import Instance, PitfallMeta
 
     meta = PitfallMeta(slug="adam-bias-correction", name="Adam's bias correction", explanation="", hint="")

@@ -26,8 +26,9 @@ from typing import Any, Iterator
 
 import pytest
 
-from judge import daemon
+from judge import daemon, daemon_server
 from judge.catalog import Catalog
+from judge.executor import Submission
 from judge.grade import grade, hidden_from_learners
 from judge.models import Status
 from judge.worker.sandbox import RunOutcome
@@ -119,15 +120,15 @@ def test_the_daemon_grades_with_the_clients_cache_and_never_an_exercise_edited_s
     monkeypatch.setenv("GRIND_CACHE_DIR", str(ours))  # after the daemon started: it runs with the old one
     key = cache.exercise_key(clipping)
     assert not cache.has("clipping", key)
-    worker = daemon.DaemonWorker(hidden_from_learners(clipping))
+    worker = daemon.DaemonExecutor(hidden_from_learners(clipping))
     verdict = grade(clipping, CLIPPING / "pitfall_no_clamp.py", worker=worker)
     assert worker.served == 1 and _pitfall(verdict) == "no-clamp"
     assert cache.has("clipping", key)  # computed by the daemon, into the client's cache
 
     source = (CLIPPING / "correct_loop.py").read_text()
     jobs = daemon.status()["jobs"]
-    assert worker.verdict(clipping, "the key of an older version of the files", source, str(CLIPPING / "x.py"),
-                          None, False) is None
+    assert worker.verdict(Submission(clipping, "the key of an older version of the files", source,
+                                     str(CLIPPING / "x.py"))) is None
     after = daemon.status()
     assert after["jobs"] == jobs and after["pid"] == daemon.status()["pid"]  # refused, and still serving
 
@@ -220,7 +221,7 @@ def test_a_broken_exercise_over_the_daemon_is_the_same_one_line_error_as_cold(da
     reference.write_text(broken)
     daemon.spawn(hidden_from_learners(exercise))
     info = warm_daemon()
-    worker = daemon.DaemonWorker(hidden_from_learners(exercise))
+    worker = daemon.DaemonExecutor(hidden_from_learners(exercise))
     with pytest.raises(JudgeError) as over_daemon:
         grade(exercise, CLIPPING / "correct_loop.py", worker=worker)
     with pytest.raises(JudgeError) as cold:
@@ -233,7 +234,7 @@ def test_a_broken_exercise_over_the_daemon_is_the_same_one_line_error_as_cold(da
 
 def test_first_run_starts_the_daemon_and_later_runs_reuse_it(daemons: Path, clipping: Any) -> None:
     hidden = hidden_from_learners(clipping)
-    first = daemon.DaemonWorker(hidden)
+    first = daemon.DaemonExecutor(hidden)
     cold = grade(clipping, ADVERSARIAL / "read_solutions.py", worker=first)
     assert first.served == 0  # no daemon yet: this run graded cold and started one
     info = warm_daemon()
@@ -244,7 +245,7 @@ def test_first_run_starts_the_daemon_and_later_runs_reuse_it(daemons: Path, clip
     assert path is not None and stat.S_IMODE(os.lstat(path).st_mode) == 0o600
     assert stat.S_IMODE(os.lstat(daemons).st_mode) == 0o700
 
-    again = daemon.DaemonWorker(hidden)
+    again = daemon.DaemonExecutor(hidden)
     warm = grade(clipping, ADVERSARIAL / "read_solutions.py", worker=again)
     assert again.served == 1
     # the same limits and isolation as the cold run: the solutions stay out of reach
@@ -267,7 +268,7 @@ def test_the_daemon_runs_this_judge_whatever_folder_grind_starts_it_from(daemons
                                                                          tmp_path: Path,
                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     """Run from a clone beside a non-editable install (the README's quickstart does exactly that),
-    `python -m judge.daemon` imported the clone's judge from the current folder: its key never
+    `python -m judge.daemon_server` imported the clone's judge from the current folder: its key never
     matched the client's, and every run replaced the daemon and graded cold. A decoy judge in
     the current folder must not be the one the daemon runs."""
     import judge
@@ -275,14 +276,14 @@ def test_the_daemon_runs_this_judge_whatever_folder_grind_starts_it_from(daemons
     decoy = tmp_path / "judge"
     decoy.mkdir()
     (decoy / "__init__.py").write_text("__version__ = 'decoy'\n")
-    (decoy / "daemon.py").write_text("raise SystemExit('the decoy judge was imported')\n")
+    (decoy / "daemon_server.py").write_text("raise SystemExit('the decoy judge was imported')\n")
     monkeypatch.chdir(tmp_path)
     hidden = hidden_from_learners(clipping)
-    first = daemon.DaemonWorker(hidden)
+    first = daemon.DaemonExecutor(hidden)
     assert grade(clipping, CLIPPING / "correct_loop.py", worker=first).passed and first.served == 0
     info = warm_daemon()
     assert info["current"] and info["identity"]["judge"] == str(Path(judge.__file__).parent)
-    again = daemon.DaemonWorker(hidden)
+    again = daemon.DaemonExecutor(hidden)
     assert grade(clipping, CLIPPING / "correct_loop.py", worker=again).passed and again.served == 1
 
 
@@ -302,12 +303,12 @@ def test_a_submission_cannot_stop_probe_or_steer_the_daemon(daemons: Path, clipp
     assert stat.S_IMODE(os.lstat(secret).st_mode) == 0o600 and len(secret.read_text()) == 64
 
     def ask(*frames: bytes) -> dict[str, Any]:
-        with daemon._connect(path) as sock:
+        with daemon.connect(path) as sock:
             try:
                 sock.sendall(b"".join(struct.pack(">I", len(frame)) + frame for frame in frames))
             except BrokenPipeError:  # refused after the first frame, and closed before we sent the rest
                 pass
-            return daemon._json(daemon._recv(sock, daemon.HEADER_CAP))
+            return daemon.parse_json(daemon.recv(sock, daemon.HEADER_CAP))
 
     # A process of this user that found the socket but not the secret: refused, whatever it asks.
     run = {"op": "grade", "key": info["key"], "hidden": [str(daemons / "planted")], "source": ""}
@@ -316,7 +317,7 @@ def test_a_submission_cannot_stop_probe_or_steer_the_daemon(daemons: Path, clipp
         assert ask(b"guess", json.dumps(message).encode()) == {"ok": False, "unauthorized": True}
     assert not (daemons / "planted").exists()
     # Nor can it make the daemon read a big request first: a secret frame over 256 bytes is dropped unread.
-    with daemon._connect(path) as sock:
+    with daemon.connect(path) as sock:
         sock.sendall(struct.pack(">I", 64 << 20))
         sock.settimeout(5)
         assert sock.recv(4) == b""  # closed without an answer, the 64 MB never read
@@ -329,7 +330,7 @@ def test_a_submission_cannot_stop_probe_or_steer_the_daemon(daemons: Path, clipp
     source = (ROOT / "tests" / "hostile_speed" / "reach_the_daemon.py").read_text()
     hostile.write_text(source.replace("KNOWN = []", f"KNOWN = [{str(path)!r}]")
                        .replace('"/tmp/grind-planted-by-a-learner"', repr(str(plant))))
-    verdict = grade(clipping, hostile, worker=daemon.DaemonWorker(hidden))
+    verdict = grade(clipping, hostile, worker=daemon.DaemonExecutor(hidden))
     assert verdict.status is Status.FAILED, verdict.message
     assert not plant.exists()
     after = daemon.status()
@@ -453,7 +454,7 @@ def test_a_killed_daemon_means_a_cold_verdict_and_a_fresh_daemon(daemons: Path, 
     os.kill(old["pid"], signal.SIGKILL)
     wait_for(lambda: not Path(f"/proc/{old['pid']}").exists() or
              Path(f"/proc/{old['pid']}/stat").read_text().split()[2] == "Z", 10)
-    worker = daemon.DaemonWorker(hidden)
+    worker = daemon.DaemonExecutor(hidden)
     verdict = grade(clipping, CLIPPING / "pitfall_no_clamp.py", worker=worker)
     assert worker.served == 0 and verdict.status is Status.FAILED and _pitfall(verdict) == "no-clamp"
     fresh = wait_for(lambda: (lambda s: s if s and s["pid"] != old["pid"] else None)(daemon.status()))
@@ -490,8 +491,8 @@ def test_a_daemon_whose_code_changed_on_disk_exits_by_itself(daemons: Path, monk
     with its warm server. A daemon notices that its code on disk is no longer its own, and goes."""
     import threading
 
-    monkeypatch.setattr(daemon, "CODE_CHECK_S", 0.1)
-    served = daemon.Daemon(daemons / "old.sock", [], idle_s=60)
+    monkeypatch.setattr(daemon_server, "CODE_CHECK_S", 0.1)
+    served = daemon_server.Daemon(daemons / "old.sock", [], idle_s=60)
     monkeypatch.setattr(served, "warm", lambda: None)  # no server needed to watch the code
     assert served.bind()
     loop = threading.Thread(target=served.serve_forever, daemon=True)
@@ -499,7 +500,7 @@ def test_a_daemon_whose_code_changed_on_disk_exits_by_itself(daemons: Path, monk
     try:
         time.sleep(0.5)
         assert loop.is_alive(), "the daemon stopped while its code was unchanged"
-        monkeypatch.setattr(daemon, "_code_fingerprint", lambda: "the code of the next install")
+        monkeypatch.setattr(daemon_server, "code_fingerprint", lambda: "the code of the next install")
         loop.join(timeout=5)
         assert not loop.is_alive(), "the daemon kept running another version's code"
         assert not (daemons / "old.sock").exists()
@@ -533,8 +534,8 @@ def cold(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
 
 def ask(source: str = "def clip_grad_norm(params, max_norm): ...\n") -> Any:
     """The daemon's verdict on one submission, or None: then the run is graded cold."""
-    return daemon.DaemonWorker([]).verdict(Catalog().get("clipping"), "a key", source, "/nowhere/clipping.py",
-                                           None, False)
+    return daemon.DaemonExecutor([]).verdict(Submission(Catalog().get("clipping"), "a key", source,
+                                                        "/nowhere/clipping.py"))
 
 
 def test_no_daemon_yet_means_cold_and_a_start(daemons: Path, cold: list[dict[str, Any]]) -> None:
@@ -603,7 +604,7 @@ def test_an_answer_over_the_cap_runs_cold_and_keeps_the_daemon(fake_daemon: Any,
 
 def test_a_garbled_daemon_answer_falls_back_to_the_right_cold_verdict(fake_daemon: Any, clipping: Any) -> None:
     fake_daemon("garbage")
-    worker = daemon.DaemonWorker(hidden_from_learners(clipping))
+    worker = daemon.DaemonExecutor(hidden_from_learners(clipping))
     verdict = grade(clipping, CLIPPING / "pitfall_sum_of_norms.py", worker=worker)
     assert worker.served == 0
     assert verdict.status is Status.FAILED and _pitfall(verdict) == "sum-of-norms"
@@ -635,7 +636,7 @@ def test_opting_out_never_uses_nor_starts_a_daemon(daemons: Path, monkeypatch: p
     runner = CliRunner()
     runner.invoke(app, ["run", "clipping", "--file", str(CLIPPING / "correct_loop.py"), "--no-daemon"])
     runner.invoke(app, ["run", "clipping", "--file", str(CLIPPING / "correct_loop.py")])
-    assert seen[0] is None and isinstance(seen[1], daemon.DaemonWorker)
+    assert seen[0] is None and isinstance(seen[1], daemon.DaemonExecutor)
 
 
 def test_daemon_status_says_when_the_daemon_is_grading(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -674,7 +675,7 @@ def test_with_no_daemon_and_a_cold_cache_the_reference_and_the_learner_run_side_
     """The very first run after an install: no daemon answers and nothing is cached. The daemon's
     client grades cold, so the reference's process and the learner's start together (their two
     torch imports overlap) rather than the reference going first through the client."""
-    from judge import grade as grade_module
+    from judge.worker import sandbox
 
     monkeypatch.setattr(daemon, "socket_path", lambda: None)  # no daemon, and none started
     spans: list[tuple[float, float]] = []
@@ -688,9 +689,9 @@ def test_with_no_daemon_and_a_cold_cache_the_reference_and_the_learner_run_side_
                 spans.append((started, time.monotonic()))
         return run
 
-    monkeypatch.setattr(grade_module, "run_job", timed(grade_module.run_job))
+    monkeypatch.setattr(sandbox, "run_job", timed(sandbox.run_job))
     exercise = Catalog().get("clipping")
-    verdict = grade(exercise, CLIPPING / "correct_loop.py", worker=daemon.DaemonWorker(hidden_from_learners(exercise)))
+    verdict = grade(exercise, CLIPPING / "correct_loop.py", worker=daemon.DaemonExecutor(hidden_from_learners(exercise)))
     assert verdict.status is Status.PASSED, verdict.message
     (first_start, first_end), (second_start, _) = sorted(spans)
     assert len(spans) == 2 and second_start < first_end, spans
@@ -704,8 +705,8 @@ def test_a_job_for_other_folders_while_a_job_runs_is_told_busy_in_time(daemons: 
     client's patience, and the client then killed a healthy daemon."""
     import threading
 
-    monkeypatch.setattr(daemon, "BUSY_WAIT_S", 0.2)
-    served = daemon.Daemon(daemons / "unused.sock", [], idle_s=60)  # its server starts on a first job only
+    monkeypatch.setattr(daemon_server, "BUSY_WAIT_S", 0.2)
+    served = daemon_server.Daemon(daemons / "unused.sock", [], idle_s=60)  # its server starts on a first job only
     first_server = served.worker
     served.job_lock.acquire()  # another terminal's job is running
     ours, theirs = socket.socketpair()
@@ -716,7 +717,7 @@ def test_a_job_for_other_folders_while_a_job_runs_is_told_busy_in_time(daemons: 
     try:
         assert not answered.is_alive(), "the daemon kept the second client waiting for the running job"
         ours.settimeout(1)
-        assert daemon._json(daemon._recv(ours, daemon.HEADER_CAP)) == {"ok": False, "busy": True}
+        assert daemon.parse_json(daemon.recv(ours, daemon.HEADER_CAP)) == {"ok": False, "busy": True}
         assert served.worker is first_server and served.hidden == []  # the running job's server is untouched
     finally:
         served.job_lock.release()
@@ -736,7 +737,7 @@ def test_a_job_cannot_reach_or_steer_the_spare_forked_for_the_next_one(daemons: 
     hidden = hidden_from_learners(clipping)
     daemon.spawn(hidden)
     info = warm_daemon()
-    worker = daemon.DaemonWorker(hidden)
+    worker = daemon.DaemonExecutor(hidden)
     hostile = grade(clipping, ROOT / "tests" / "hostile_warm" / "hunts_the_next_spare.py", worker=worker)
     assert hostile.status is Status.FAILED, hostile.message
     assert "hunter left behind" in hostile.stdout

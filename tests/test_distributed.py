@@ -20,7 +20,8 @@ import numpy as np
 import pytest
 
 from judge.catalog import Catalog
-from judge.grade import grade, reference_for
+from judge.grade import grade
+from judge.trusted import reference_for
 from judge.worker.child import ranks
 from judge.worker import runner as child
 from judge.worker.sandbox import Limits, isolation

@@ -90,7 +90,8 @@ def test_golden_submission(path: Path) -> None:
 def test_clipping_reference_equals_torch_on_200_seeded_random_cases() -> None:
     """micrograd's whole test, at scale: the reference and torch.nn.utils.clip_grad_norm_ agree on
     every case, with the random case widened to 23 seeds at each of its 9 sizes (207 inputs)."""
-    from judge.grade import compute_reference, judge_subject
+    from judge.judging import judge_subject
+    from judge.trusted import compute_reference
 
     exercise = Catalog().get("clipping")
     ref = compute_reference(exercise, seeds=23, with_oracle=True, worker=exercise_worker("clipping"))

@@ -28,8 +28,9 @@ from typing import Any, Iterator
 
 import pytest
 
-from judge import daemon
+from judge import daemon, daemon_wire
 from judge.catalog import Catalog
+from judge.executor import Submission
 from judge.fast_run import RunArgs, parse_run
 from judge.progress import Progress
 from judge.workspace import init_workspace, progress_path
@@ -255,7 +256,7 @@ def test_text_rich_would_rewrite_is_printed_by_rich(tmp_path: Path, monkeypatch:
 def test_a_daemon_served_run_gets_the_same_verdict_exit_code_and_record(
         daemons: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,  # noqa: F811
         capsys: pytest.CaptureFixture[str]) -> None:
-    from judge.submit import hidden_from_learners
+    from judge.paths import hidden_from_learners
 
     daemon.spawn(hidden_from_learners(Catalog().get("clipping")))
     info = warm_daemon()
@@ -503,7 +504,7 @@ def test_the_daemons_code_fingerprint_is_the_one_pathlibs_rglob_gives(tmp_path: 
     for path in sorted(package.rglob("*.py")):
         info = path.stat()
         digest.update(f"{path.relative_to(package)}\0{info.st_size}\0{info.st_mtime_ns}\0".encode())
-    assert daemon._code_fingerprint() == digest.hexdigest()[:16]
+    assert daemon_wire.code_fingerprint() == digest.hexdigest()[:16]
 
 
 @pytest.mark.parametrize("meanwhile_fails", [False, True])
@@ -519,7 +520,7 @@ def test_the_client_does_its_next_work_while_the_daemon_grades(dying_daemon: Non
         if meanwhile_fails:
             raise ImportError("a module that cannot load yet")
 
-    worker = daemon.DaemonWorker([])
+    worker = daemon.DaemonExecutor([])
     worker.meanwhile = meanwhile
-    assert worker.verdict(Catalog().get("clipping"), "key", "source = 1\n", "clipping.py", None, True) is None
+    assert worker.verdict(Submission(Catalog().get("clipping"), "key", "source = 1\n", "clipping.py", speed=True)) is None
     assert calls == ["meanwhile"]

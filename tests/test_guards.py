@@ -25,7 +25,7 @@ from typing import Iterator
 import pytest
 
 from judge.catalog import Catalog
-from judge.grade import run_learner
+from judge.pipeline import run_learner
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNNER = ROOT / "judge" / "worker" / "runner.py"

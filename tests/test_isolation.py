@@ -13,7 +13,7 @@ import pytest
 
 from judge import cache
 from judge.catalog import Catalog
-from judge.grade import reference_for, reference_problem
+from judge.trusted import reference_for, reference_problem
 from judge.worker import protocol
 from judge.worker.isolation import LEVELS, isolation
 from judge.worker.sandbox import OBSERVATIONS_CAP, read_regular

@@ -56,7 +56,7 @@ def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.fixture()
 def fake(monkeypatch: pytest.MonkeyPatch) -> FakeGrade:
     grade = FakeGrade()
-    monkeypatch.setattr("judge.submit.grade", grade)  # grind run grades through judge.submit
+    monkeypatch.setattr("judge.grade.grade", grade)  # grind run grades through judge.grade
     return grade
 
 

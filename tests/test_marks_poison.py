@@ -22,7 +22,8 @@ from pathlib import Path
 import pytest
 
 from judge.catalog import Catalog
-from judge.grade import reference_for, run_learner, verdict_from_outcome
+from judge.pipeline import run_learner, verdict_from_outcome
+from judge.trusted import reference_for
 from judge.models import Status
 from judge.worker import poison
 

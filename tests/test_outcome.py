@@ -167,7 +167,7 @@ def test_grind_run_and_the_watch_loop_go_through_the_one_recorder(tmp_path: Path
 
     monkeypatch.setattr(judge.outcome, "record_outcome", spy)
     monkeypatch.setattr(judge.watch, "record_outcome", spy)
-    monkeypatch.setattr("judge.submit.grade", Fake())
+    monkeypatch.setattr("judge.grade.grade", Fake())
     monkeypatch.setenv("GRIND_STATE_DIR", str(tmp_path / "state"))
     given = tmp_path / "mine.py"
     given.write_text(PASSING)

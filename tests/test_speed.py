@@ -129,7 +129,8 @@ def test_a_speed_run_carries_nothing_of_the_reference_and_is_compared_with_its_c
     a slow correct answer still gets its advice."""
     import json
 
-    from judge.grade import hidden_from_learners, reference_for
+    from judge.grade import hidden_from_learners
+    from judge.trusted import reference_for
     from judge.worker.sandbox import run_job
 
     exercise = Catalog().get("clipping")

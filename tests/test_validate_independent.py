@@ -17,7 +17,7 @@ from judge.adequacy import (AdequacyReport, check_adequacy, golden_problems, mar
                             statement_problems)
 from judge.catalog import Catalog
 from judge.cli import app
-from judge.grade import reference_for
+from judge.trusted import reference_for
 from judge.status import ExitStatus
 from judge.views.screens import validation_view
 

@@ -109,7 +109,7 @@ def test_a_figure_the_learners_process_wrote_is_replaced_by_the_witnesss() -> No
     the figure is the witness's count over the reference's. Without a count, the reference's
     figure stands and the verdict says it was not counted."""
     from judge import witnessed
-    from judge.grade import REFERENCE, Reference, SubjectRun
+    from judge.subjects import REFERENCE, Reference, SubjectRun
 
     exercise = Catalog().get("no-sync-accumulation")
     case, counter, _ = exercise.witness

@@ -180,7 +180,7 @@ def test_each_case_instance_starts_from_seed_0_without_queueing_a_cuda_seed(cour
 def test_a_worker_that_never_started_is_said_as_grinds_problem_not_the_learners(tmp_path: Path) -> None:
     """A child still importing torch when its start-up clock ran out (a busy machine) ran none of
     the submission: the verdict says so as grind's, never "the submission crashed the worker"."""
-    from judge.grade import verdict_from_outcome
+    from judge.pipeline import verdict_from_outcome
     from judge.worker.sandbox import Limits, RunOutcome, _conclude
 
     outcome = _conclude(RunOutcome(status="ok", returncode=-9), str(tmp_path), "token", Limits(), timed_out=True,

@@ -1,0 +1,94 @@
+"""Folders that belong to no one room: what a learner's child must not read, and where this
+user's daemon keeps its socket.
+
+Both the front of grading (``judge.grade``) and the daemon's two ends ask for them, and neither
+owns the other: kept here, on the standard library and the cache's root alone, so that asking
+for the hidden folders never loads the daemon, nor the daemon the grading pipeline.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from judge import cache
+
+if TYPE_CHECKING:
+    from judge.models import Exercise
+
+
+def _private_dir(path: Path) -> bool:
+    """``path`` is a real folder (not a link), owned by this user, reachable by nobody else."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return False
+    return stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and not info.st_mode & 0o077
+
+
+def _make_private(path: Path, create: bool = True) -> Path | None:
+    if create:
+        try:
+            path.mkdir(mode=0o700, parents=False, exist_ok=True)
+        except OSError:
+            return None
+    return path if _private_dir(path) else None
+
+
+def runtime_dir(create: bool = True) -> Path | None:
+    """The folder of this user's daemon sockets, or None when there is no safe one (with
+    ``create`` False, only one that exists already: nothing is made).
+
+    ``GRIND_RUNTIME_DIR`` (tests), else ``$XDG_RUNTIME_DIR/grind`` (platformdirs'
+    user_runtime_dir), else ``<tmp>/grind-<uid>``, created 0700. A folder that exists but is a
+    link, another user's, or open to others is not used (a planted folder could hold a socket
+    that poses as the daemon): then there is no daemon, only cold runs."""
+    override = os.environ.get("GRIND_RUNTIME_DIR")
+    if override:  # created 0700 when missing (its parent must exist), as the default folders are;
+        # made absolute here, since the daemon changes to / before it opens anything in it
+        return _make_private(Path(override).expanduser().absolute(), create)
+    xdg = os.environ.get("XDG_RUNTIME_DIR")
+    if xdg and _private_dir(Path(xdg)):
+        import platformdirs
+
+        found = _make_private(Path(platformdirs.user_runtime_dir("grind", appauthor=False)), create)
+        if found is not None:
+            return found
+    import tempfile
+
+    return _make_private(Path(tempfile.gettempdir()) / f"grind-{os.getuid()}", create)
+
+
+def runtime_problem() -> str:
+    """Why ``runtime_dir()`` found no folder it may use, in the words a learner can act on."""
+    import tempfile
+
+    override = os.environ.get("GRIND_RUNTIME_DIR")
+    candidate = (Path(override).expanduser().absolute() if override
+                 else Path(tempfile.gettempdir()) / f"grind-{os.getuid()}")
+    where = f"GRIND_RUNTIME_DIR={override}" if override else str(candidate)
+    if not os.path.lexists(candidate):
+        return (f"no private folder for its socket: {where} cannot be created"
+                + (f" (its parent {candidate.parent} does not exist)" if not candidate.parent.is_dir() else ""))
+    info = os.lstat(candidate)
+    if stat.S_ISLNK(info.st_mode):
+        return f"no private folder for its socket: {where} is a link"
+    if not stat.S_ISDIR(info.st_mode):
+        return f"no private folder for its socket: {where} is not a folder"
+    if info.st_uid != os.getuid():
+        return f"no private folder for its socket: {where} belongs to another user"
+    return f"no private folder for its socket: {where} is open to other users (it must be mode 0700)"
+
+
+def hidden_from_learners(exercise: Exercise, *extra: Path) -> list[Path]:
+    """Folders a learner's child must not read: the solutions, the reference cache, the folder of
+    the per-user daemon's socket and secret, and (when grading a class) the class and output
+    folders. Bubblewrap hides them; Landlock never grants them (see judge.worker.isolation for
+    what each level guarantees)."""
+    daemons = runtime_dir(create=False)  # none yet: no socket to hide (a daemon's client makes it first)
+    # Absolute: the list also travels to the per-user daemon, which runs from / (a relative
+    # GRIND_CACHE_DIR would have hidden a folder of that name under / instead).
+    return [path.absolute() for path in
+            (exercise.solution_dir.parent, cache.cache_root(), *([daemons] if daemons else []), *extra)]
