@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
+from judge.worker.protocol import Job, Worker
+
 if TYPE_CHECKING:
     from judge.models import Exercise, Verdict
     from judge.worker.sandbox import Limits, RunOutcome
@@ -56,22 +58,10 @@ class Executor(ABC):
         gone, busy or of another version): the front then grades it cold, exactly as without it."""
 
 
-# One job for the child, as judge.trusted.job_for builds it. Typed loosely on purpose: the child
-# package's branch makes judge.worker.protocol.Job the full TypedDict and WarmWorker.run_job take
-# it; until both sides name that type, ``Any`` lets a WarmWorker of either shape be a JobRunner.
-JobSpec = Any
-
-
-class JobRunner(Protocol):
-    """Runs one job in a sandboxed child: the cold runner (a process of its own per job) or a warm
-    server (``WarmWorker``: a fork of a process that imported torch once)."""
-
-    @property
-    def shut(self) -> bool:
-        """Closed by its owner (Ctrl-C in watch mode): a failed trusted job is not run again."""
-
-    def run_job(self, job: JobSpec, limits: Limits) -> RunOutcome:
-        """The job's outcome, as data: a learner's failure is never an exception."""
+# One job for the child (judge.trusted.job_for builds it) and what runs it: the typed parent/child
+# boundary's own names, so that a cold runner, a warm server and the child agree on one shape.
+JobSpec = Job
+JobRunner = Worker
 
 
 # A class of submissions graded on some machines: ``judge.batch.local_executor`` (warm workers

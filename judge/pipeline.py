@@ -45,7 +45,7 @@ def run_learner(exercise: Exercise, source: str, filename: str, limits: Limits |
     """``marked``: the child also checks, after every case, that the learner's code replaced
     nothing in the libraries the judge's own code uses (judge/worker/integrity.py)."""
     job = job_for(exercise, [{"id": LEARNER, "kind": "file", "path": filename, "source": source}],
-               guard=True, forbidden=list(exercise.forbidden), time_speed=speed, **({"marked": True} if marked else {}))
+                  guard=True, forbidden=list(exercise.forbidden), time_speed=speed, marked=marked)
     limits = limits or Limits(wall_s=exercise.time_limit, memory_mb=exercise.memory_mb)
     outcome = (worker if worker is not None else ColdRunner(hidden_from_learners(exercise))).run_job(job, limits)
     if marked and outcome.result is None and outcome.status == "crashed":

@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Callable
 
 from judge import cache, witnessed
 from judge.environment import require_torch
@@ -68,19 +68,37 @@ def reference_problem(result: protocol.Result, observations: Observations) -> st
     return None
 
 
-def job_for(exercise: Exercise, subjects: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
-    return {
-        "checks_source": exercise.checks_path.read_text(encoding="utf-8"),
-        "checks_filename": str(exercise.checks_path),
-        "kit": kit_modules(kit_dir(exercise)),  # grind_kit, for the checks and pitfalls
-        "entry": list(exercise.entry),
-        "subjects": subjects,
-        **({"witness": {"case": exercise.witness[0], "counter": exercise.witness[1]}} if exercise.witness else {}),
-        **extra,
-    }
+def job_for(exercise: Exercise, subjects: list[protocol.SubjectSpec], *, guard: bool = False,
+            forbidden: list[str] | None = None, marked: bool = False, record_inputs: bool = False,
+            seeds: int | None = None, time_speed: bool = False, check_forbidden: list[str] | None = None,
+            combinations: list[str] | None = None) -> protocol.Job:
+    """The typed job (worker/protocol.Job) for ``subjects`` of ``exercise``: the checks, the kit,
+    the entry points, then only the options given (the wire carries no key that is not set)."""
+    job = protocol.Job(checks_source=exercise.checks_path.read_text(encoding="utf-8"),
+                       checks_filename=str(exercise.checks_path),
+                       kit=kit_modules(kit_dir(exercise)),  # grind_kit, for the checks and pitfalls
+                       entry=list(exercise.entry), subjects=subjects)
+    if exercise.witness:
+        job["witness"] = {"case": exercise.witness[0], "counter": exercise.witness[1]}
+    if guard:
+        job["guard"] = True
+        job["forbidden"] = list(forbidden or [])
+    if marked:
+        job["marked"] = True
+    if record_inputs:
+        job["record_inputs"] = True
+    if seeds is not None or record_inputs:
+        job["seeds"] = seeds
+    if time_speed:
+        job["time_speed"] = True
+    if check_forbidden is not None:
+        job["check_forbidden"] = check_forbidden
+    if combinations is not None:
+        job["combinations"] = combinations
+    return job
 
 
-def file_subject(subject_id: str, path: Path, source: str | None = None) -> dict[str, Any]:
+def file_subject(subject_id: str, path: Path, source: str | None = None) -> protocol.SubjectSpec:
     text = source if source is not None else path.read_text(encoding="utf-8")
     return {"id": subject_id, "kind": "file", "path": str(path), "source": text}
 
@@ -108,7 +126,7 @@ def _run_trusted(exercise: Exercise, seeds: int | None = None, with_oracle: bool
                         worker)
 
 
-def _trusted_job(exercise: Exercise, job: dict[str, Any], doing: str, worker: JobRunner | None = None) -> RunOutcome:
+def _trusted_job(exercise: Exercise, job: protocol.Job, doing: str, worker: JobRunner | None = None) -> RunOutcome:
     """A job of the exercise's own files, in a process of its own or, with ``worker``, in a fork
     of that warm server (`grind validate` runs everything of one exercise in one server: the job
     carries its sources, so the server's hidden folders do not matter). A warm job that crashed
@@ -282,8 +300,8 @@ def _run_pairs(exercise: Exercise, key: str, names: list[str],
                worker: JobRunner | None = None) -> dict[str, SubjectRun]:
     if exercise.sealed_key:
         return {}  # no pitfalls in a sealed bundle: the pairs it ships are all there is
-    subjects = [{"kind": "pitfalls", "path": str(exercise.pitfalls_path),
-                 "source": exercise.pitfalls_path.read_text(encoding="utf-8")}]
+    subjects: list[protocol.SubjectSpec] = [{"kind": "pitfalls", "path": str(exercise.pitfalls_path),
+                                            "source": exercise.pitfalls_path.read_text(encoding="utf-8")}]
     budget = exercise.time_limit * (2 + len(names) * 2) + 30
     job = job_for(exercise, subjects, combinations=names)
     limits = Limits(wall_s=budget, memory_mb=max(exercise.memory_mb, 4096))
