@@ -221,3 +221,14 @@ def test_ci_runs_the_readmes_test_command() -> None:
     steps = [line.strip() for line in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
              if line.strip() and not line.lstrip().startswith(("#", "echo"))]
     assert steps[-1] == command, f".ci/run ends with {steps[-1]!r}, the README says {command!r}"
+
+
+def test_the_architecture_docs_picture_is_the_code_as_it_is() -> None:
+    """docs/architecture.md shows docs/import_graph.py's output: a room added or an import that
+    changes the arrows must be redrawn (run the script, paste its output between the markers)."""
+    import runpy
+
+    graph = runpy.run_path(str(ROOT / "docs" / "import_graph.py"))["mermaid"]()
+    doc = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    block = doc.split("```mermaid\n", 1)[1].split("```", 1)[0]
+    assert block == graph, "docs/architecture.md's picture is stale: rerun python docs/import_graph.py"
