@@ -41,7 +41,7 @@ import time
 from dataclasses import dataclass, field
 from hashlib import sha256
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, TypeGuard
 
 from judge import scheduling
 from judge.catalog import content_root, unknown_name_message
@@ -202,6 +202,14 @@ _FUNCTIONS: dict[str, Callable[[float], float]] = {
     "cos": math.cos, "sin": math.sin,
 }
 _CONSTANTS = {"pi": math.pi, "e": math.e}
+_OPERATORS: dict[type[ast.operator], Callable[[float, float], float]] = {
+    ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+    ast.Div: lambda a, b: a / b, ast.Pow: math.pow,
+}
+
+
+def _is_number(value: object) -> TypeGuard[int | float]:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def evaluate(expression: str) -> float:
@@ -214,25 +222,14 @@ def evaluate(expression: str) -> float:
         raise ValueError(expression) from None
 
     def value(node: ast.AST) -> float:
-        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) \
-                and not isinstance(node.value, bool):
+        if isinstance(node, ast.Constant) and _is_number(node.value):
             return float(node.value)
         if isinstance(node, ast.Name) and node.id in _CONSTANTS:
             return _CONSTANTS[node.id]
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-            inner = value(node.operand)
-            return -inner if isinstance(node.op, ast.USub) else inner
-        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)):
-            left, right = value(node.left), value(node.right)
-            if isinstance(node.op, ast.Add):
-                return left + right
-            if isinstance(node.op, ast.Sub):
-                return left - right
-            if isinstance(node.op, ast.Mult):
-                return left * right
-            if isinstance(node.op, ast.Div):
-                return left / right
-            return math.pow(left, right)
+            return -value(node.operand) if isinstance(node.op, ast.USub) else value(node.operand)
+        if isinstance(node, ast.BinOp) and type(node.op) in _OPERATORS:
+            return _OPERATORS[type(node.op)](value(node.left), value(node.right))
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _FUNCTIONS \
                 and len(node.args) == 1 and not node.keywords:
             return _FUNCTIONS[node.func.id](value(node.args[0]))

@@ -59,35 +59,47 @@ def _as_tensor(value: Any) -> torch.Tensor:
     if kind is bool:
         return torch.tensor(value, dtype=torch.bool)
     if kind is int:
-        if not -2**63 <= value < 2**64:
-            raise NotData(f"got the integer {str(value)[:40]}, too large to be a number here")
-        if value >= 2**63:  # a uint64 in grind; torch has none, and the comparison is in float64 anyway
-            return torch.tensor(float(value), dtype=torch.float64)
-        return torch.tensor(value, dtype=torch.int64)
+        return _int_tensor(value)
     if kind is float:
         return torch.tensor(value, dtype=torch.float64)
     if kind.__module__ == "numpy":
-        import numpy as np
-
-        array = np.array(value, copy=True)
-        if array.dtype.kind not in "biuf" or array.dtype.itemsize > 8:
-            raise NotData(f"got a numpy value of dtype {array.dtype} where numbers were expected")
-        if array.dtype.kind == "u" and array.dtype.itemsize > 1:
-            array = array.astype(np.float64)  # torch has no wide unsigned ints; grind compares in float64
-        return torch.from_numpy(array)
+        return _numpy_tensor(value)
     if kind is list or kind is tuple:
-        parts = [_as_tensor(v) for v in value]
-        if not parts:
-            return torch.zeros(0, dtype=torch.float64)
-        try:
-            return torch.stack([p.to(torch.promote_types(p.dtype, parts[0].dtype)) for p in parts])
-        except RuntimeError:
-            raise NotData("got a ragged list where a rectangular tensor was expected") from None
+        return _list_tensor(value)
     if value is None:
         raise NotData("got None where a value was expected (did you forget to return?)")
     if isinstance(value, torch.Tensor):
         raise NotData(f"got a subclass of torch.Tensor ({kind.__name__}); return a plain tensor")
     raise NotData(f"got an object of type {kind.__name__} where a number or tensor was expected")
+
+
+def _int_tensor(value: int) -> torch.Tensor:
+    if not -2**63 <= value < 2**64:
+        raise NotData(f"got the integer {str(value)[:40]}, too large to be a number here")
+    if value >= 2**63:  # a uint64 in grind; torch has none, and the comparison is in float64 anyway
+        return torch.tensor(float(value), dtype=torch.float64)
+    return torch.tensor(value, dtype=torch.int64)
+
+
+def _numpy_tensor(value: Any) -> torch.Tensor:
+    import numpy as np
+
+    array = np.array(value, copy=True)
+    if array.dtype.kind not in "biuf" or array.dtype.itemsize > 8:
+        raise NotData(f"got a numpy value of dtype {array.dtype} where numbers were expected")
+    if array.dtype.kind == "u" and array.dtype.itemsize > 1:
+        array = array.astype(np.float64)  # torch has no wide unsigned ints; grind compares in float64
+    return torch.from_numpy(array)
+
+
+def _list_tensor(value: list[Any] | tuple[Any, ...]) -> torch.Tensor:
+    parts = [_as_tensor(v) for v in value]
+    if not parts:
+        return torch.zeros(0, dtype=torch.float64)
+    try:
+        return torch.stack([p.to(torch.promote_types(p.dtype, parts[0].dtype)) for p in parts])
+    except RuntimeError:
+        raise NotData("got a ragged list where a rectangular tensor was expected") from None
 
 
 def _where(index: tuple[int, ...], key: str) -> str:
