@@ -198,7 +198,6 @@ def _json(data: Any) -> None:
     typer.echo(json.dumps(data, indent=2))
 
 
-
 # The commands, by audience: each module registers its commands on ``app`` (and its sub-apps)
 # when imported, so they come after the shared helpers above. The order keeps ``grind --help``'s:
 # the learner's commands, then the instructor's, then the groups in the order added here.
