@@ -15,11 +15,11 @@ answers to the full CLI's output, byte for byte, with the same exit code.
 Imports here are ``os`` and ``sys`` only (both loaded by the interpreter's start): a help served
 from the cache costs about one bare Python start.
 
-The help cache. The help is typer's rendering of judge/cli.py's commands through rich, and what
+The help cache. The help is typer's rendering of judge/cli/'s commands through rich, and what
 rich draws depends on the terminal: its width, colours, encoding. So the cache is not a text
 shipped in the package (it would fit one terminal), but a record of what the full CLI printed,
-kept per "rendering key": the command line, grind's version and judge/cli.py's modification time
-and size, the files of typer, click and rich (an upgrade rewrites them), Python's version, whether
+kept per "rendering key": the command line, grind's version and judge/cli/'s modules' modification
+times and sizes, the files of typer, click and rich (an upgrade rewrites them), Python's version, whether
 stdout is a terminal and its encoding, the width rich would find, and every environment variable
 rich, typer or click read when drawing help (``_RENDER_ENV``). A key seen before replays the
 bytes printed then; any other key runs the full CLI, copying what it prints, and keeps it when it
@@ -103,17 +103,21 @@ def help_from_cache(argv: tuple[str, ...]) -> int:
 
 def rendering_key(argv: tuple[str, ...]) -> str | None:
     """Everything the help's rendering depends on, as one line; None when something is unknown
-    (no stdout, no judge/cli.py file): then no cache."""
+    (no stdout, no judge/cli/ package): then no cache."""
     stdout = sys.stdout
     try:
         isatty = stdout.isatty()
         encoding, errors = stdout.encoding, stdout.errors
     except (AttributeError, ValueError):  # no stdout, or a closed one
         return None
-    here = os.path.dirname(os.path.abspath(__file__))
-    stamps = [_stamp(os.path.join(here, "cli.py")), *(_library_stamp(name) for name in _RENDER_LIBRARIES)]
-    if stamps[0] is None:
+    cli = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cli")
+    try:  # every module of the judge/cli/ package: an edit to any command's help refreshes the cache
+        own = [_stamp(os.path.join(cli, name)) for name in sorted(os.listdir(cli)) if name.endswith(".py")]
+    except OSError:
         return None
+    if not own or None in own:
+        return None
+    stamps = [*own, *(_library_stamp(name) for name in _RENDER_LIBRARIES)]
     width = 0
     for fd in (0, 1, 2):  # rich.console.Console.size: the first standard stream that is a terminal
         try:

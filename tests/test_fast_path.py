@@ -1,4 +1,4 @@
-"""The fast `grind run` (judge/entry.py) against the full typer CLI (judge/cli.py): the same
+"""The fast `grind run` (judge/entry.py) against the full typer CLI (judge/cli/): the same
 verdict text, exit code, progress record and --json, whichever way the run goes.
 
 Each case runs the command twice in this process, once through ``judge.entry.main`` and once
@@ -445,7 +445,7 @@ def test_a_terminal_gets_the_full_clis_help_at_its_own_width(tmp_path: Path) -> 
 
 def test_a_kept_help_is_replayed_only_for_its_own_rendering(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                             capsys: pytest.CaptureFixture[str]) -> None:
-    """Another width, or a judge/cli.py edited since (its commands' help may have changed): the
+    """Another width, or a module of judge/cli/ edited since (its commands' help may have changed): the
     full CLI prints again, never the kept text."""
     from judge import entry
 
@@ -456,7 +456,8 @@ def test_a_kept_help_is_replayed_only_for_its_own_rendering(tmp_path: Path, monk
     kept.write_bytes(kept.read_bytes().replace(b"Usage: grind", b"Usage: STALE"))
     assert "Usage: STALE" in _invoke("fast", ["--help"], capsys)[0]  # what is kept is what is printed
     real_stamp = entry._stamp
-    monkeypatch.setattr(entry, "_stamp", lambda path: (path, 0, 0) if path.endswith("cli.py") else real_stamp(path))
+    cli = os.path.join("judge", "cli", "")
+    monkeypatch.setattr(entry, "_stamp", lambda path: (path, 0, 0) if cli in path else real_stamp(path))
     assert _invoke("fast", ["--help"], capsys) == full
     monkeypatch.undo()
     monkeypatch.setenv("GRIND_CACHE_DIR", str(tmp_path / "cache"))
