@@ -3,7 +3,7 @@
 The package is split so that the pipeline is visible in its file names:
 catalog -> workspace -> grade -> worker (isolated child) -> compare -> diagnose -> views -> render.
 Only the ``judge/worker/child`` package (which runs in the child) imports torch; only the ``render``
-package and ``cli.py`` import rich; only ``cli.py`` imports typer.
+package and the ``cli`` package import rich; only ``cli`` imports typer.
 """
 
 from typing import Any

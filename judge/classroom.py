@@ -1,5 +1,5 @@
 """What the instructor's commands decide, apart from parsing and drawing: the core under
-``grind grade``, ``grind validate`` and ``grind autograder build`` in judge/cli.py.
+``grind grade``, ``grind validate`` and ``grind autograder build`` in judge/cli/.
 
 Which options go together, where a class is graded, what the outputs are and what the run left
 under its folder; which exercises are proven adequate, and which may be bundled. Plain functions

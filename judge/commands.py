@@ -1,6 +1,6 @@
-"""What the learner's commands do, apart from parsing and drawing: the core under judge/cli.py.
+"""What the learner's commands do, apart from parsing and drawing: the core under judge/cli/.
 
-judge/cli.py parses a command's arguments, calls into here, renders what comes back with
+judge/cli/ parses a command's arguments, calls into here, renders what comes back with
 ``judge.render`` and maps the outcome to an exit code. What a command decides (which options go
 together, what to grade, what a session asks, what to say when there is nothing to do) lives
 here, as plain functions over the core, so that it is read and tested without typer or rich

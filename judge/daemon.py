@@ -51,7 +51,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import judge
 from judge.daemon_wire import (  # noqa: F401 - parse_json, secret_path: the wire as tests reach it from the client
     ANSWER_CAP, BUSY_WAIT_S, HEADER_CAP, SUN_PATH_MAX, Answer, GradeRequest, Unavailable, connect, identity, key_of,
-    parse_json, read_secret, recv, request, secret_path, send, socket_path)
+    parse_json, read_secret, recv, request, secret_path, send, socket_path as socket_path)
 from judge.executor import Executor
 from judge.paths import runtime_dir, runtime_problem
 from judge.worker.settings import STARTUP_LIMIT_S

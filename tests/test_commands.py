@@ -1,5 +1,5 @@
 """What the commands decide, tested without typer: judge/commands.py (the learner's) and
-judge/classroom.py (the instructor's) are the core under judge/cli.py, so each rule is a call here
+judge/classroom.py (the instructor's) are the core under judge/cli/, so each rule is a call here
 and a line of output there (tests/test_cli.py checks the lines)."""
 
 from __future__ import annotations

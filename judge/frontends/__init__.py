@@ -1,6 +1,6 @@
 """Front ends that meet learners where they already work: a Jupyter notebook and an MCP tutor.
 
-Both are adapters over the same judge as ``grind run``, exactly as ``judge/cli.py`` is:
+Both are adapters over the same judge as ``grind run``, exactly as ``judge/cli/`` is:
 
 - ``judge.frontends.actions`` holds what a front end asks of grind (grade a source, the next
   hint, the solution, the statement, the list, the progress), with the CLI's rules and the

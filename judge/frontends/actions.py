@@ -6,7 +6,7 @@ not be a second judge: a cell graded in a notebook is the same submission, in th
 under the same limits, through the same warm daemon and cache, recorded in the same progress
 database, as the file ``grind run --file`` would grade. So every action here calls the very core
 functions the CLI calls (``judge.outcome.grade_and_record``, ``Progress``, ``Catalog``), and the
-rules the CLI enforces in ``judge/cli.py`` are restated here in the same words:
+rules the CLI enforces in ``judge/cli/`` are restated here in the same words:
 
 - no hint and no solution while an interview runs on the exercise;
 - a hint is recorded as shown the moment it is given (the next verdict counts it);
@@ -74,7 +74,7 @@ class Graded:
 
 
 def error_json(exc: BaseException) -> dict[str, Any]:
-    """The CLI's ``--json`` error object for ``exc`` (``judge/cli.py``'s ``_fail``)."""
+    """The CLI's ``--json`` error object for ``exc`` (``judge/cli/``'s ``_fail``)."""
     if isinstance(exc, JudgeError):
         kind = ("usage" if isinstance(exc, UsageError) else
                 "environment" if isinstance(exc, EnvironmentProblem) else "grind")

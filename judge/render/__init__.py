@@ -1,4 +1,4 @@
-"""Drawing the view models: the one package that imports rich (besides cli.py, which makes the console).
+"""Drawing the view models: the one package that imports rich (besides the cli package, which makes the console).
 
 Layout of the output layer:
 
