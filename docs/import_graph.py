@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # (room, module-name prefixes), in order: the first room whose prefix matches holds the module
 # ("=name": that module alone).
 ROOMS: list[tuple[str, tuple[str, ...]]] = [
-    ("child", ("judge.worker.child", "judge.worker.runner")),
+    ("child", ("judge.worker.child", "judge.worker.runner", "=judge.repro_runtime")),
     ("in-child checks", ("judge.worker.guards", "judge.worker.integrity", "judge.worker.poison", "judge.worker.heap")),
     ("worker", ("judge.worker",)),
     ("cli", ("judge.cli", "judge.entry", "judge.fast_run", "judge.__main__")),

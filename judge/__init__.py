@@ -8,7 +8,9 @@ package and the ``cli`` package import rich; only ``cli`` imports typer.
 
 from typing import Any
 
-__version__ = "0.1.0"
+from judge.version import __version__
+
+__all__ = ["__version__", "check", "hint", "load_ipython_extension", "show", "solution"]
 
 
 # The notebook front end (judge/frontends/notebook.py), reachable as `%load_ext judge` and

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 import judge
+from judge.version import __version__
 from judge.catalog import SEALED
 from judge.errors import JudgeError, UsageError
 from judge.kit import FOLDER, kit_dir
@@ -245,7 +246,7 @@ def constraints_text(torch_version: str) -> str:
     if torch_version == torch:
         ours.update(pinned_closure(["torch"]))
     ours["torch"] = torch_version
-    lines = [f"# Pinned by 'grind autograder build' (grind {judge.__version__}, Python {sys.version.split()[0]}): "
+    lines = [f"# Pinned by 'grind autograder build' (grind {__version__}, Python {sys.version.split()[0]}): "
              "the versions this bundle was validated with."]
     return "\n".join(lines + [f"{name}=={version}" for name, version in sorted(ours.items())]) + "\n"
 
@@ -376,7 +377,7 @@ def build(exercise: Exercise, out_dir: Path, torch_version: str | None = None, *
     key, max_score = _precompute(exercise, source)
     _seal(source / "solutions" / exercise.slug, key)
     settings = {"exercise": exercise.slug, "allow_weak_isolation": allow_weak_isolation, "max_score": max_score,
-                "built_with": {"grind": judge.__version__, "python": sys.version.split()[0], "torch": torch},
+                "built_with": {"grind": __version__, "python": sys.version.split()[0], "torch": torch},
                 # constraints.txt is resolved for this Python: setup.sh refuses another minor
                 "python": ".".join(map(str, sys.version_info[:2]))}
     (source / SETTINGS).write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
@@ -465,7 +466,7 @@ def grade_one(slug: str, submission: Path, results: Path, work: Path) -> None:
     from judge.worker.isolation import HOW_TO_STRENGTHEN, isolation
 
     exercise = Catalog().get(slug)
-    print(f"grind {judge.__version__} from {Path(judge.__file__).parent}", flush=True)
+    print(f"grind {__version__} from {Path(judge.__file__).parent}", flush=True)
     print(reference_status(exercise), flush=True)
     level, weak = isolation_line()
     print(level, flush=True)
@@ -484,7 +485,7 @@ def grade_one(slug: str, submission: Path, results: Path, work: Path) -> None:
     shutil.copytree(submission, classroom / "submission", symlinks=True, dirs_exist_ok=True)
     rows = grade_class(exercise, classroom, work / "out", jobs=1)
     graded = to_gradescope(rows[0])
-    graded["output"] = f"{graded.get('output', '')}\n\nGraded by grind {judge.__version__}, {level}".lstrip()
+    graded["output"] = f"{graded.get('output', '')}\n\nGraded by grind {__version__}, {level}".lstrip()
     write_atomic(results, json.dumps(graded))
     print(f"graded: {rows[0]['verdict']['status']}", flush=True)
 

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
 
-import judge
+from judge.version import __version__
 from judge import environment
 from judge.kit import kit_dir
 from judge.models import Exercise
@@ -95,7 +95,7 @@ def exercise_key(exercise: Exercise, extra: str = "") -> str:
             return exercise.sealed_key
         return hashlib.sha256(f"{exercise.sealed_key}\0{extra}".encode()).hexdigest()[:32]
     digest = hashlib.sha256()
-    for part in (judge.__version__, torch_version(), sys.version.split()[0], extra):
+    for part in (__version__, torch_version(), sys.version.split()[0], extra):
         digest.update(part.encode() + b"\0")
     digest.update(_worker_digest())
     # The author kit (solutions/_kit) runs with every case: editing it recomputes every reference.

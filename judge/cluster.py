@@ -46,7 +46,7 @@ from typing import Any, Callable, cast
 
 from distributed import WorkerPlugin
 
-import judge
+from judge.version import __version__
 from judge import cache
 from judge.errors import EnvironmentProblem, JudgeError
 from judge.models import Exercise, Status, Verdict
@@ -59,7 +59,7 @@ POLL_S = 0.25  # how often a run waiting for results looks at whether any worker
 
 def versions() -> dict[str, str]:
     """What must match between the client and every worker (read from metadata: no torch import)."""
-    return {"grind": judge.__version__, "torch": cache.torch_version()}
+    return {"grind": __version__, "torch": cache.torch_version()}
 
 
 def worker_facts() -> dict[str, Any]:

@@ -48,7 +48,6 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-import judge
 from judge.daemon_wire import (  # noqa: F401 - parse_json, secret_path: the wire as tests reach it from the client
     ANSWER_CAP, BUSY_WAIT_S, HEADER_CAP, SUN_PATH_MAX, Answer, GradeRequest, Unavailable, connect, identity, key_of,
     parse_json, read_secret, recv, request, secret_path, send, socket_path as socket_path)
@@ -141,7 +140,7 @@ def spawn(hidden: list[Path]) -> None:
     # the current folder first on sys.path, so from a clone beside a non-editable install the
     # daemon imported the clone's judge, never matched the client's key, and every run replaced
     # it (and graded cold). The daemon starts in / with this package's parent first on its path.
-    package_parent = str(Path(judge.__file__).resolve().parent.parent)
+    package_parent = str(Path(__file__).resolve().parent.parent)  # this file is judge/daemon.py
     argv = [sys.executable, "-c", f"import sys; sys.path.insert(0, {package_parent!r}); "
             "from judge.daemon_server import main; main(sys.argv[1:])",
             "--serve", str(path), "--hidden", json.dumps([str(h) for h in hidden])]

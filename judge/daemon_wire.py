@@ -22,9 +22,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-import judge
+from judge.version import __version__
 from judge.paths import runtime_dir
 from judge.worker.settings import PASSTHROUGH_ENV
+
+# judge/ itself (this file's folder): its code is the daemon's key, its path the one it serves
+_PACKAGE = os.path.dirname(os.path.abspath(__file__))
 
 CONNECT_S = 1.0  # a daemon that does not accept within this is unhealthy
 HEADER_CAP = 1 << 20  # a short answer: hello (with the daemon's identity), accepted, busy, a mismatch
@@ -49,7 +52,7 @@ def code_fingerprint() -> str:
     with ``os.scandir`` rather than ``Path.rglob`` (3 ms of pathlib objects per run); the files,
     their order and the digest are rglob's ("*.py" entries, sorted by path parts; folders entered
     unless they are links)."""
-    root = os.path.dirname(judge.__file__)
+    root = _PACKAGE
     found: list[tuple[str, ...]] = []
 
     def walk(folder: str, parts: tuple[str, ...]) -> None:
@@ -87,11 +90,11 @@ def identity() -> dict[str, Any]:
     from judge.environment import torch_version
 
     return {
-        "grind": judge.__version__,
+        "grind": __version__,
         "code": code_fingerprint(),
         "torch": torch_version() or "absent",
         "python": interpreter(),
-        "judge": str(Path(judge.__file__).parent),
+        "judge": _PACKAGE,
         "env": {k: os.environ[k] for k in (*SANDBOX_ENV, *PASSTHROUGH_ENV) if k in os.environ},
     }
 
@@ -110,7 +113,7 @@ def socket_path(folder: Path | None = None) -> Path | None:
     folder = folder or runtime_dir()
     if folder is None:
         return None
-    name = hashlib.sha256(f"{interpreter()}\0{Path(judge.__file__).parent}".encode()).hexdigest()[:12]
+    name = hashlib.sha256(f"{interpreter()}\0{_PACKAGE}".encode()).hexdigest()[:12]
     return folder / f"daemon-{name}.sock"
 
 

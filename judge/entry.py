@@ -125,7 +125,7 @@ def rendering_key(argv: tuple[str, ...]) -> str | None:
         except (AttributeError, ValueError, OSError):
             continue
         break
-    from judge import __version__
+    from judge.version import __version__
 
     env = sorted((k, v) for k, v in os.environ.items() if k in _RENDER_ENV or k.startswith(("_TYPER_", "TYPER_")))
     parts = [repr(argv), __version__, sys.version, sys.platform, *map(str, stamps), str(isatty), str(encoding),

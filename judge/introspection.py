@@ -33,8 +33,9 @@ MODULES = frozenset({"gc", "ctypes", "_ctypes", "cffi", "inspect", "traceback", 
                      "cProfile", "profile", "pdb", "bdb", "trace", "importlib", "builtins", "_thread",
                      "multiprocessing", "operator",
                      # grind's own modules in the child: the checks (their captured functions and
-                     # state) and the author kit; no answer imports them
-                     "grind_checks", "grind_kit",
+                     # state), the author kit and the child package itself (its conversions, the
+                     # guards); no answer imports them
+                     "grind_checks", "grind_kit", "grind_worker",
                      # a file written through shared memory: no write(2), so no count (see above)
                      "mmap",
                      # handlers receive the interrupted frame

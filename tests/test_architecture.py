@@ -233,3 +233,40 @@ def test_the_architecture_docs_picture_is_the_code_as_it_is() -> None:
     doc = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
     block = doc.split("```mermaid\n", 1)[1].split("```", 1)[0]
     assert block == graph, "docs/architecture.md's picture is stale: rerun python docs/import_graph.py"
+
+
+def test_no_module_of_judge_imports_another_in_a_circle_even_on_first_use() -> None:
+    """Issue 35: grade and the daemon imported each other, and so did the worker's isolation and
+    sandbox. Counting imports made inside functions too (TYPE_CHECKING blocks aside), the modules
+    of judge/ form no circle: a room depends on the rooms below it and never back."""
+    import runpy
+
+    graph_module = runpy.run_path(str(ROOT / "docs" / "import_graph.py"))
+    modules: set[str] = graph_module["MODULES"]
+    edges: dict[str, set[str]] = {}
+    for path in sorted((ROOT / "judge").rglob("*.py")):
+        name = graph_module["module_name"](path)
+        targets = set()
+        for target, _lazy in graph_module["imports"](path, name):
+            while target not in modules and "." in target:
+                target = target.rsplit(".", 1)[0]
+            if target != name:
+                targets.add(target)
+        edges[name] = targets
+
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    circles: list[list[str]] = []
+
+    def visit(node: str, path: list[str]) -> None:
+        state[node] = 1
+        for nxt in sorted(edges.get(node, ())):
+            if state.get(nxt) == 1:
+                circles.append(path[path.index(nxt):] + [nxt])
+            elif nxt not in state:
+                visit(nxt, path + [nxt])
+        state[node] = 2
+
+    for start in sorted(edges):
+        if start not in state:
+            visit(start, [start])
+    assert not circles, circles[:3]

@@ -164,7 +164,7 @@ def test_traceback_flag_shows_the_traceback(in_tmp: Path, monkeypatch: pytest.Mo
 
 def test_completion_offers_exercise_names() -> None:
     """Shell completion of exercise names comes from the catalog."""
-    from judge.cli import complete_names
+    from judge.cli.shared import complete_names
 
     assert complete_names("cl") == ["clipping"]
     assert complete_names("zz") == []
@@ -414,7 +414,7 @@ def test_something_in_the_way_of_grinds_progress_is_a_one_line_environment_probl
 def test_a_reader_that_leaves_early_is_not_an_internal_error(in_tmp: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """`grind grade --help | head -50`: the reader leaves while grind still writes. That is no bug
     of grind's: no "internal error" line, and the status a shell gives a process SIGPIPE ended."""
-    import judge.cli as cli
+    import judge.cli.shared as cli  # where _course looks Catalog up
 
     class Gone:
         def load_all(self) -> object:

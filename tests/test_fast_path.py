@@ -490,8 +490,6 @@ def test_the_daemons_code_fingerprint_is_the_one_pathlibs_rglob_gives(tmp_path: 
     linked folder not entered), on a package folder made for it."""
     import hashlib
 
-    import judge
-
     package = tmp_path / "judge"
     for name in ("__init__.py", "a.py", "a/b.py", "a/c.txt", "a/d/e.py", "ab.py", "z.py/inside.py", ".hidden.py"):
         (package / name).parent.mkdir(parents=True, exist_ok=True)
@@ -499,7 +497,7 @@ def test_the_daemons_code_fingerprint_is_the_one_pathlibs_rglob_gives(tmp_path: 
     (tmp_path / "elsewhere").mkdir()
     (tmp_path / "elsewhere" / "f.py").write_text("f")
     (package / "linked").symlink_to(tmp_path / "elsewhere")
-    monkeypatch.setattr(judge, "__file__", str(package / "__init__.py"))
+    monkeypatch.setattr(daemon_wire, "_PACKAGE", str(package))  # the folder it fingerprints
 
     digest = hashlib.sha256()
     for path in sorted(package.rglob("*.py")):

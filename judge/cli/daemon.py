@@ -6,7 +6,7 @@ from __future__ import annotations
 import typer
 
 from judge import commands
-from judge.cli import _json
+from judge.cli.shared import _json
 
 cache_app: typer.Typer = typer.Typer(help="Manage the cache of reference observations.")
 daemon_app: typer.Typer = typer.Typer(help="The warm per-user daemon that makes 'grind run' answer without a torch start.")

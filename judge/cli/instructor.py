@@ -9,7 +9,7 @@ from typing import Optional
 import typer
 
 from judge.catalog import Catalog
-from judge.cli import _exercise, app, complete_names, console
+from judge.cli.shared import _exercise, app, complete_names, console
 from judge.status import ExitStatus
 
 autograder_app: typer.Typer = typer.Typer(help="Build course-platform bundles.")

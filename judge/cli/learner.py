@@ -13,7 +13,7 @@ import typer
 
 from judge import commands
 from judge.catalog import Catalog
-from judge.cli import (NAME, OUTSIDE_WORKSPACE, VERDICT_EXIT, _confirm, _course, _exercise, _json, _state,
+from judge.cli.shared import (NAME, OUTSIDE_WORKSPACE, VERDICT_EXIT, _confirm, _course, _exercise, _json, _state,
                        _workspace_root, app, complete_names, console)
 from judge.cli.quiz import _quiz_cards, _quiz_session
 from judge.errors import EnvironmentProblem, UsageError

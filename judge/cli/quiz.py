@@ -12,7 +12,7 @@ from typer.core import TyperGroup
 
 from judge import commands
 from judge.catalog import Catalog
-from judge.cli import _json, _state, console
+from judge.cli.shared import _json, _state, console
 from judge.errors import UsageError
 from judge.models import Exercise
 from judge.progress import Progress

@@ -24,7 +24,7 @@ from typing import Any, Callable
 from mcp.server.mcpserver import MCPServer
 from mcp_types import CallToolResult, TextContent
 
-from judge import __version__
+from judge.version import __version__
 from judge.frontends import actions
 
 INSTRUCTIONS = (

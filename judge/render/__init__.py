@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from judge.render import plain
+from judge.render.screen import show
 from judge.views.verdict import HintInfo, verdict_view
 
 if TYPE_CHECKING:
@@ -48,18 +48,6 @@ def __getattr__(name: str) -> Any:
 
         return importlib.import_module("judge.render.styled")  # not `from judge.render import`: that asks here again
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def show(console: Console, view: Any) -> None:
-    """Print ``view``: rich's rendering on a terminal, plain lines elsewhere."""
-    if console.is_terminal:
-        from judge.render import styled  # rich: loaded only when a terminal is drawn on
-
-        console.print(styled.renderable(view, console))
-        return
-    text = plain.text(view, console.width)
-    if text:
-        console.print(text, markup=False, highlight=False, emoji=False, soft_wrap=True)
 
 
 def render_verdict(console: Console, verdict: Verdict, exercise: Exercise, hints: HintInfo | None = None,

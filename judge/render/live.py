@@ -58,7 +58,7 @@ class WatchView:
             self.console.print(text, markup=False, highlight=False, soft_wrap=True)
 
     def _show(self, view: Any) -> None:
-        from judge.render import show
+        from judge.render.screen import show
 
         show(self.console, view)
 
