@@ -441,6 +441,9 @@ def test_the_baits_are_reachable_without_a_sandbox(bait: Bait) -> None:
         sock.settimeout(2)
         sock.sendto(b"control", ("127.0.0.1", bait.udp))
         assert sock.recv(8) == b"pong"
+    deadline = time.monotonic() + 5  # the bait's threads note what they heard after the sender returns
+    while len(bait.heard) < 6 and time.monotonic() < deadline:
+        time.sleep(0.01)
     assert len(bait.heard) == 6, bait.heard
 
 
