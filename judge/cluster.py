@@ -46,8 +46,7 @@ from typing import Any, Callable, cast
 
 from distributed import WorkerPlugin
 
-from judge.version import __version__
-from judge import cache
+from judge import cache, version
 from judge.errors import EnvironmentProblem, JudgeError
 from judge.models import Exercise, Status, Verdict
 from judge.worker.sandbox import Limits
@@ -59,7 +58,7 @@ POLL_S = 0.25  # how often a run waiting for results looks at whether any worker
 
 def versions() -> dict[str, str]:
     """What must match between the client and every worker (read from metadata: no torch import)."""
-    return {"grind": __version__, "torch": cache.torch_version()}
+    return {"grind": version.__version__, "torch": cache.torch_version()}  # read now: a test sets it
 
 
 def worker_facts() -> dict[str, Any]:

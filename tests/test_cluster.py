@@ -24,7 +24,7 @@ distributed = pytest.importorskip(
     "distributed", reason="grind grade --executor dask needs the distributed package (pip install 'grind[dask]'; "
     "the test extra installs it, so CI runs these tests)")
 
-import judge  # noqa: E402
+import judge.version  # noqa: E402
 from judge import cluster  # noqa: E402
 from judge.batch import grade_class  # noqa: E402
 from judge.catalog import Catalog  # noqa: E402
@@ -198,8 +198,8 @@ def test_a_cluster_that_loses_its_only_worker_says_so_instead_of_hanging(tmp_pat
 def test_a_worker_with_other_versions_is_refused_before_anything_runs(
         scheduler: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """One grind line naming both versions, the environment exit code, nothing graded or stored."""
-    real = judge.__version__
-    monkeypatch.setattr(judge, "__version__", "0.0.0+elsewhere")  # this process only: the workers keep theirs
+    real = judge.version.__version__
+    monkeypatch.setattr(judge.version, "__version__", "0.0.0+elsewhere")  # this process only: the workers keep theirs
     monkeypatch.setenv("GRIND_STATE_DIR", str(tmp_path / "state"))
     root = tmp_path / "class"
     _class(root)
