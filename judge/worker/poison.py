@@ -119,6 +119,7 @@ def install(targets: list[Target], checks: Any, torch: Any, guards: Any) -> list
     kept = _used_by_checks(checks)
     not_poisoned: list[str] = []
     ops: dict[str, tuple[int, str]] = {}
+    dtypes: dict[Any, tuple[int, str]] = {}  # a 16-bit float dtype -> (status, the API that names it)
     sources: dict[str, int] = {}  # a source file's path -> the status of the first API it holds
     for index, dotted, original in targets:
         status = STATUS_BASE + index
@@ -132,8 +133,17 @@ def install(targets: list[Target], checks: Any, torch: Any, guards: Any) -> list
         for function in functions:
             sources.setdefault(function.__code__.co_filename, status)
             function.__code__ = _poisoned_code(function.__code__.co_freevars, status, dotted)
-        if not functions and not names:
+        if _is_half_dtype(original, torch):
+            dtypes.setdefault(original, (status, dotted))
+        elif not functions and not names:
             not_poisoned.append(dotted)
+    if dtypes:
+        # complex32's two parts are float16: it is one view_as_real from a float16 tensor
+        if torch.float16 in dtypes:
+            dtypes.setdefault(torch.complex32, dtypes[torch.float16])
+        _poison_dtypes(dtypes, torch)
+        # ``x.half()``, ``x.bfloat16()`` make their tensor through the operators poisoned above
+        not_poisoned = [d for d in not_poisoned if getattr(torch, d.rsplit(".", 1)[-1], None) not in dtypes]
     if ops:
         _poison_ops(ops, torch)
     if sources:
@@ -208,13 +218,19 @@ def _compiled(path: str) -> list[str]:
 _LIBRARIES: list[Any] = []  # the dispatcher's registration objects: the kernels live as long as they do
 
 
+def _library(torch: Any) -> Any:
+    """The dispatcher's own library object, not ``torch.library.Library``: that one hands its
+    handle to a ``weakref.finalize`` whose class-wide registry any code can walk and call, and an
+    eighth review did, putting torch's fused Adam back before calling it. This object is held only
+    here, where the marks scan lets no one reach; one per process, for operators and dtypes alike."""
+    if not _LIBRARIES:
+        _LIBRARIES.append(torch._C._dispatch_library("IMPL", "aten", "", "<grind: forbidden in a marked run>", 0))
+    return _LIBRARIES[0]
+
+
 def _poison_ops(ops: dict[str, tuple[int, str]], torch: Any) -> None:
-    """Register the poison kernels through the dispatcher's own library object, not
-    ``torch.library.Library``: that one hands its handle to a ``weakref.finalize`` whose class-wide
-    registry any code can walk and call, and an eighth review did, putting torch's fused Adam
-    back before calling it. This object is held only here, where the marks scan lets no one reach."""
-    library = torch._C._dispatch_library("IMPL", "aten", "", "<grind: forbidden in a marked run>", 0)
-    _LIBRARIES.append(library)
+    """Register the poison kernels for the operators named (see ``_library`` for which object)."""
+    library = _library(torch)
     for name, (status, api) in ops.items():
         packet = getattr(torch.ops.aten, name, None)
         if packet is None:
@@ -229,3 +245,95 @@ def _poison_ops(ops: dict[str, tuple[int, str]], torch: Any) -> None:
                         library.impl(target, key, kernel, False)
                     except RuntimeError:
                         continue  # the dispatcher refused this key for this operator
+
+
+# Operators that make a tensor of another dtype without a ScalarType argument (complex32 <-> float16).
+_DTYPE_VIEWS = ("aten::view_as_real", "aten::view_as_complex")
+# A "wrapped number" (a Python scalar torch turned into a tensor) reaches a Python kernel as the
+# scalar, and the original kernel takes a tensor there: it goes back as a 0-dim tensor of this dtype.
+_WRAPPED = {float: "float64", int: "int64", bool: "bool", complex: "complex128"}
+
+
+def _is_half_dtype(obj: Any, torch: Any) -> bool:
+    return isinstance(obj, torch.dtype) and obj in (torch.float16, torch.bfloat16)
+
+
+def _dtype_operators(torch: Any) -> list[tuple[str, tuple[tuple[int, str], ...]]]:
+    """(operator, (position, name) of each of its Tensor arguments) for every aten operator through which a tensor
+    of a chosen dtype can come into existence on the CPU: each one with a ``ScalarType`` argument
+    (``empty``, ``empty_strided``, ``_to_copy``, ``view.dtype``, ``full``, ``arange``, the
+    reductions' ``dtype=``, ``from_file``, ...: 150-odd), and the two complex views. Found from the
+    schemas, not listed by hand, so a torch that adds one is covered. An operator that is
+    CompositeImplicitAutograd is left out: it has no kernel of its own, only calls to these (a CPU
+    kernel there would also take it away from autograd). Allocation with no dtype given
+    (``torch.set_default_dtype``) ends in ``empty``'s or ``empty_strided``'s kernel all the same."""
+    C = torch._C
+    found = []
+    for schema in C._jit_get_all_schemas():
+        if not schema.name.startswith("aten::") or ("ScalarType" not in str(schema)
+                                                     and schema.name not in _DTYPE_VIEWS):
+            continue
+        name = schema.name + (f".{schema.overload_name}" if schema.overload_name else "")
+        try:
+            if C._dispatch_has_kernel_for_dispatch_key(name, "CompositeImplicitAutograd") or \
+                    not C._dispatch_has_computed_kernel_for_dispatch_key(name, "CPU"):
+                continue
+        except RuntimeError:
+            continue  # a JIT-only schema: no dispatcher operator of that name
+        found.append((name, tuple((i, a.name) for i, a in enumerate(schema.arguments) if str(a.type) == "Tensor")))
+    return found
+
+
+def _poison_dtypes(dtypes: dict[Any, tuple[int, str]], torch: Any) -> None:
+    """Make the 16-bit float dtypes absent from the CPU: every operator through which a tensor of
+    one can come into existence (``_dtype_operators``) gets a CPU kernel that ends the process,
+    naming the dtype, when a dtype argument, a tensor argument or its result is of one, and
+    otherwise calls torch's own kernel (kept here, from before, and called with the dispatch keys
+    it was given). The routes that make a tensor without the dispatcher (``torch.frombuffer``,
+    ``torch.asarray`` over a buffer, ``torch.from_numpy`` of numpy's float16) are the exercise's
+    forbidden names and the marks scan's; see the README."""
+    library = _library(torch)
+    enders = {dtype: types.FunctionType(_poisoned_code((), status, api), {}, "dtype")
+              for dtype, (status, api) in dtypes.items()}
+    for name, tensors in _dtype_operators(torch):
+        original = torch._C._dispatch_get_computed_kernel_for_dispatch_key(name, torch._C.DispatchKey.CPU)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "Overriding a previously registered kernel": the point
+            try:
+                library.impl(name, "CPU", _dtype_kernel(original, tensors, enders, torch), True)
+            except RuntimeError:
+                continue  # the dispatcher refused this key for this operator
+
+
+def _dtype_kernel(original: Any, tensors: tuple[tuple[int, str], ...], enders: dict[Any, Any], torch: Any) -> Any:
+    """A boxed CPU kernel (keyset first) that ends the process on a 16-bit float, else runs
+    ``original``. ``tensors``: where the operator takes a Tensor (a wrapped number arrives there
+    as a Python scalar, which ``call_boxed`` would refuse)."""
+    dtype_type, tensor_type = torch.dtype, torch.Tensor
+    wrapped = {kind: getattr(torch, name) for kind, name in _WRAPPED.items()}
+    scalar_tensor = torch.tensor
+
+    def end_if_half(value: Any) -> None:
+        kind = type(value)
+        ender = enders.get(value) if kind is dtype_type else \
+            enders.get(value.dtype) if kind is tensor_type or isinstance(value, tensor_type) else None
+        if ender is not None:
+            ender()
+
+    def kernel(keyset: Any, *args: Any, **kwargs: Any) -> Any:
+        for value in args:
+            end_if_half(value)
+        for value in kwargs.values():
+            end_if_half(value)
+        for index, key in tensors:
+            if index < len(args) and type(args[index]) in wrapped:
+                value = args[index]
+                args = (*args[:index], scalar_tensor(value, dtype=wrapped[type(value)]), *args[index + 1:])
+            elif type(kwargs.get(key)) in wrapped:
+                kwargs[key] = scalar_tensor(kwargs[key], dtype=wrapped[type(kwargs[key])])
+        result = original.call_boxed(keyset, *args, **kwargs)
+        for value in result if isinstance(result, (tuple, list)) else (result,):
+            end_if_half(value)
+        return result
+
+    return kernel
