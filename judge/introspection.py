@@ -489,8 +489,9 @@ def names_a_forbidden_api(source: str, forbidden: tuple[str, ...], entry: tuple[
     not follow). An answer written from memory has no reason to spell these names, except as the
     names of its own entry points (``type("AdamW", (Adam,), ...)``)."""
     leaves = {dotted.rsplit(".", 1)[-1]: dotted for dotted in forbidden}
-    found: list[tuple[str, int]] = []
-    for node in ast.walk(ast.parse(source)):
+    tree = ast.parse(source)
+    found = _numpy_half_spellings(tree) if _HALF_LEAVES & set(leaves) else []
+    for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and node.attr in leaves and not (
                 isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")):
             found.append((f".{node.attr} ({leaves[node.attr]})", node.lineno))
@@ -500,6 +501,25 @@ def names_a_forbidden_api(source: str, forbidden: tuple[str, ...], entry: tuple[
                 and node.value not in entry:
             found.append((f"the text {node.value!r} ({leaves[node.value]})", node.lineno))
     return sorted(set(found), key=lambda item: (item[1], item[0]))
+
+
+# A 16-bit float dtype forbidden (bf16-rounding): numpy's float16 casts round the same way, and
+# numpy is outside torch's dispatcher, where the marks poison cannot reach (worker/poison.py).
+# ``np.float16``/``np.half`` and the texts 'float16'/'half' are leaves already; these are numpy's
+# other spellings of its float16 dtype, as a string field: 'e', 'f2', '<f2', '2e', 'f2,i4'.
+_HALF_LEAVES = frozenset({"float16", "half", "bfloat16"})
+_HALF_TEXT = re.compile(r"(\(\s*\d+(\s*,\s*\d+)*\s*,?\s*\)|\d+)?\s*[<>=|]?(e|f2|float16|half|bfloat16)")
+
+
+def _numpy_half_spellings(tree: ast.AST) -> list[tuple[str, int]]:
+    """Each string (not a docstring, not an f-string's format spec such as ``{x:e}``) one of whose
+    comma-separated fields spells numpy's float16 dtype."""
+    skip = {id(c) for node in ast.walk(tree) if isinstance(node, ast.FormattedValue) and node.format_spec
+            for c in ast.walk(node.format_spec)}
+    skip |= {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Expr)}
+    return [(f"the text {node.value!r} (numpy's float16 dtype)", node.lineno) for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip
+            and any(_HALF_TEXT.fullmatch(field.strip()) for field in node.value.split(","))]
 
 
 def refusal(source: str, forbids_apis: bool, forbidden: tuple[str, ...] = (),
