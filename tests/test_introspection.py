@@ -161,3 +161,26 @@ def test_a_literal_setting_and_prose_are_not_doors_but_gateways_in_prose_are() -
     assert reaches_into_judge("import torch\ntorch.backends.cudnn.deterministic = flag\n", True) != []
     assert reaches_into_judge("w = 'take builtins then eval'.split()\n", True) != []
     assert reaches_into_judge("from unittest import mock\n", False) != []
+
+
+_BF16 = ("torch.bfloat16", "torch.float16", "torch.half", "torch.Tensor.bfloat16", "torch.Tensor.half",
+         "torch.frombuffer", "torch.asarray")
+
+
+@pytest.mark.parametrize("line", [
+    "a = x.numpy().astype('e')", "a = np.zeros(3, dtype='<f2')", "a = np.dtype('2e,i4')", "a = np.float16",
+    "a = np.half", "a = x.astype('float16')", "a = np.sctypeDict['e']", "a = np.frombuffer(b, 'f2')",
+    "a = torch.frombuffer(b, dtype=d)", "a = torch.asarray(b, dtype=d)",
+])
+def test_numpys_float16_spellings_and_the_routes_past_the_dispatcher_are_refused_for_bf16_marks(line: str) -> None:
+    """numpy rounds to float16 outside torch, and frombuffer/asarray make a tensor past its
+    dispatcher: neither can the marks poison see (judge/worker/poison.py), so the scan refuses them
+    as text on an exercise that forbids a 16-bit float dtype."""
+    assert refusal(f"import numpy as np\nimport torch\n{line}\n", True, _BF16, ("to_float16_bits",)) is not None
+
+
+def test_an_e_format_or_another_exercises_text_is_not_taken_for_numpys_float16() -> None:
+    source = "x = 1.5\ns = f'{x:e} {x:.3e}'\n\"\"\"e\"\"\"\nt = 'f2'\n"
+    assert refusal(source, True, _BF16, ()) is not None  # 't' spells it
+    assert refusal(source.replace("t = 'f2'\n", ""), True, _BF16, ()) is None
+    assert refusal(source, True, ("torch.optim.Adam",), ()) is None
