@@ -82,7 +82,13 @@ ATTRIBUTES = frozenset({"_getframe", "_current_frames", "settrace", "setprofile"
                         "source_to_code", "meta_path", "path_hooks", "path_importer_cache", "__spec__",
                         "__loader__", "__self__",
                         # the finalizers of everything alive, and a dispatcher operator by name
-                        "_registry", "_jit_get_operation"})
+                        "_registry", "_jit_get_operation",
+                        # the dispatcher's own tables: a kernel registered over the poison's, torch's
+                        # kernel fetched or called under another dispatch key, a dtype's tensor
+                        # made with no storage behind it (worker/poison.py)
+                        "DispatchKey", "DispatchKeySet", "_dispatch_library", "Library", "call_boxed",
+                        "redispatch", "redispatch_boxed", "_op_dk", "fallthrough_kernel",
+                        "_DisableTorchDispatch", "_make_wrapper_subclass"})
 # Builtins that turn text into code, or a computed name into a module or an attribute: any use of
 # the name is a door (``run = exec`` is as good as a call), not only a call.
 NAMES = frozenset({"exec", "eval", "compile", "__import__", "breakpoint", "globals", "vars", "locals", "getattr",

@@ -10,7 +10,14 @@ the learner's file loads:
 - every aten operator named (``torch._fused_adam_``, ``torch.ops.aten._amp_update_scale_``) gets
   a CPU kernel that does the same, through ``torch.library``, so every route to the operator
   (``torch.X``, ``torch._C._VariableFunctions.X``, ``torch.ops.aten.X``, torch's own callers)
-  reaches it.
+  reaches it;
+- every 16-bit float dtype named (bf16-rounding's ``torch.float16``, ``torch.bfloat16``) becomes
+  absent from the CPU: each aten operator through which a tensor of one can come into existence
+  (every operator with a dtype argument: ``empty``, ``_to_copy``, ``view.dtype``, the reductions'
+  ``dtype=``...) gets a CPU kernel that ends the process when a 16-bit float is its dtype
+  argument, an input or its result, and calls torch's own kernel otherwise. ``x.half()``,
+  ``x.type('torch.HalfTensor')``, autocast, ``torch.load``, complex32's parts, a default dtype
+  set to one: all end there (``tests/test_marks_poison.py``).
 
 "Ends the process" is a line on stderr (``MARKER`` and the API's name) and ``os._exit`` with a
 status that names the API (``STATUS_BASE`` plus its index in the exercise's list). The C functions are constants of the poisoned code, not a name
@@ -22,8 +29,12 @@ way to them, is refused by the marks scan).
 
 What cannot be absent: an object the checks themselves use in the learner's process (lr-schedule's
 checks drive the learner's lambda with ``LambdaLR``; such an object keeps only the guards), and
-what is not a function or an operator (bf16-rounding's dtypes, ``Tensor.half``: C attributes of a
-C type). ``not_poisoned`` lists them, and the README says so.
+what is neither code nor a dtype. ``not_poisoned`` lists them, and the README says so. A 16-bit
+tensor made in C past every operator (``torch.frombuffer``, ``torch.asarray`` over a buffer, a
+numpy float16 array) is out of the dispatcher's reach: bf16-rounding names torch's two and the
+marks scan refuses them and numpy's float16 spellings (introspection.py), so the numpy cast
+spelled at run time is what stays a deterrent. The checks of such an exercise must not make a
+16-bit tensor themselves (bf16-rounding's build their inputs from integers).
 """
 
 from __future__ import annotations
