@@ -125,7 +125,7 @@ def resolve(forbidden: list[str], guards: Any) -> list[Target]:
 def install(targets: list[Target], checks: Any, torch: Any, guards: Any) -> list[str]:
     """Poison every forbidden implementation that can be, in this process and every process it
     forks, and refuse reading their source files. Returns the names left to the guards alone
-    (used by the checks, or not code). ``guards`` is guards.py (the child loads its siblings by
+    (used by the checks, or neither code nor a dtype). ``guards`` is guards.py (the child loads its siblings by
     path): its notion of "the functions that do an object's work" is the one the guards use."""
     kept = _used_by_checks(checks)
     not_poisoned: list[str] = []
@@ -149,12 +149,7 @@ def install(targets: list[Target], checks: Any, torch: Any, guards: Any) -> list
         elif not functions and not names:
             not_poisoned.append(dotted)
     if dtypes:
-        # complex32's two parts are float16: it is one view_as_real from a float16 tensor
-        if torch.float16 in dtypes:
-            dtypes.setdefault(torch.complex32, dtypes[torch.float16])
-        _poison_dtypes(dtypes, torch)
-        # ``x.half()``, ``x.bfloat16()`` make their tensor through the operators poisoned above
-        not_poisoned = [d for d in not_poisoned if getattr(torch, d.rsplit(".", 1)[-1], None) not in dtypes]
+        not_poisoned = _install_dtypes(dtypes, not_poisoned, torch)
     if ops:
         _poison_ops(ops, torch)
     if sources:
@@ -293,6 +288,15 @@ def _dtype_operators(torch: Any) -> list[tuple[str, tuple[tuple[int, str], ...]]
             continue  # a JIT-only schema: no dispatcher operator of that name
         found.append((name, tuple((i, a.name) for i, a in enumerate(schema.arguments) if str(a.type) == "Tensor")))
     return found
+
+
+def _install_dtypes(dtypes: dict[Any, tuple[int, str]], not_poisoned: list[str], torch: Any) -> list[str]:
+    """Poison the 16-bit float dtypes named; returns ``not_poisoned`` less the tensor methods
+    that cast to one (``x.half()``, ``x.bfloat16()`` make their tensor through these operators)."""
+    if torch.float16 in dtypes:  # complex32's two parts are float16: one view_as_real away
+        dtypes.setdefault(torch.complex32, dtypes[torch.float16])
+    _poison_dtypes(dtypes, torch)
+    return [d for d in not_poisoned if getattr(torch, d.rsplit(".", 1)[-1], None) not in dtypes]
 
 
 def _poison_dtypes(dtypes: dict[Any, tuple[int, str]], torch: Any) -> None:
