@@ -517,15 +517,26 @@ _HALF_LEAVES = frozenset({"float16", "half", "bfloat16"})
 _HALF_TEXT = re.compile(r"(\(\s*\d+(\s*,\s*\d+)*\s*,?\s*\)|\d+)?\s*[<>=|]?(e|f2|float16|half|bfloat16)")
 
 
+# torch's settings that let a float32 matmul or convolution round its inputs to a 16-bit float
+# (oneDNN on a CPU with bfloat16 instructions, cuBLAS): torch's rounding, with no 16-bit tensor.
+_REDUCED_PRECISION = frozenset({"fp32_precision", "set_float32_matmul_precision",
+                                "allow_bf16_reduced_precision_reduction", "allow_fp16_reduced_precision_reduction"})
+
+
 def _numpy_half_spellings(tree: ast.AST) -> list[tuple[str, int]]:
     """Each string (not a docstring, not an f-string's format spec such as ``{x:e}``) one of whose
-    comma-separated fields spells numpy's float16 dtype."""
+    comma-separated fields spells numpy's float16 dtype, and each reduced-precision setting."""
     skip = {id(c) for node in ast.walk(tree) if isinstance(node, ast.FormattedValue) and node.format_spec
             for c in ast.walk(node.format_spec)}
     skip |= {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Expr)}
-    return [(f"the text {node.value!r} (numpy's float16 dtype)", node.lineno) for node in ast.walk(tree)
-            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip
-            and any(_HALF_TEXT.fullmatch(field.strip()) for field in node.value.split(","))]
+    found = [(f"the text {node.value!r} (numpy's float16 dtype)", node.lineno) for node in ast.walk(tree)
+             if isinstance(node, ast.Constant) and id(node) not in skip and _spells_half(node.value)]
+    return found + [(f".{node.attr} (a float32 operation rounded to 16 bits)", node.lineno)
+                    for node in ast.walk(tree) if isinstance(node, ast.Attribute) and node.attr in _REDUCED_PRECISION]
+
+
+def _spells_half(value: object) -> bool:
+    return isinstance(value, str) and any(_HALF_TEXT.fullmatch(field.strip()) for field in value.split(","))
 
 
 def refusal(source: str, forbids_apis: bool, forbidden: tuple[str, ...] = (),

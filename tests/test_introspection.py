@@ -175,6 +175,7 @@ _BF16 = ("torch.bfloat16", "torch.float16", "torch.half", "torch.Tensor.bfloat16
     "a = x.numpy().astype('e')", "a = np.zeros(3, dtype='<f2')", "a = np.dtype('2e,i4')", "a = np.float16",
     "a = np.half", "a = x.astype('float16')", "a = np.sctypeDict['e']", "a = np.frombuffer(b, 'f2')",
     "a = torch.frombuffer(b, dtype=d)", "a = torch.asarray(b, dtype=d)",
+    "torch.backends.mkldnn.matmul.fp32_precision = 'bf16'", "torch.set_float32_matmul_precision('medium')",
 ])
 def test_numpys_float16_spellings_and_the_routes_past_the_dispatcher_are_refused_for_bf16_marks(line: str) -> None:
     """numpy rounds to float16 outside torch, and frombuffer/asarray make a tensor past its

@@ -294,6 +294,12 @@ HALF_ROUTES = {
     "nested": "torch.nested.nested_tensor([x], dtype=torch.half)",
     "as_tensor_buffer": "torch.as_tensor(bytearray(4), dtype=torch.HalfTensor.dtype)",
     "ops_aten": "torch.ops.aten._to_copy.default(x, dtype=torch.float16)",
+    # operators that round inside their kernel and return no 16-bit tensor (found by a hostile review)
+    "fbgemm_fp16_gemm": "torch.fbgemm_linear_fp16_weight(torch.ones(1, 1), "
+                        "torch.fbgemm_pack_gemm_matrix_fp16(x.reshape(-1, 1)), torch.zeros(8))",
+    "embedding_4bit_scale": "torch.ops.quantized.embedding_bag_4bit_prepack(x.reshape(-1, 1).repeat(1, 4))",
+    "prepack_fp16": "torch.ops.quantized.linear_prepack_fp16(x.reshape(-1, 1))",
+    "bf16_quantized": "torch.ops.quantization._FloatToBfloat16Quantized(x)",
 }
 # Each must survive: the poison is on, and these make no 16-bit float tensor.
 HALF_NEIGHBOURS = [

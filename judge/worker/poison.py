@@ -40,6 +40,7 @@ spelled at run time is what stays a deterrent. The checks of such an exercise mu
 from __future__ import annotations
 
 import os
+import re
 import types
 import warnings
 from typing import Any
@@ -296,6 +297,7 @@ def _install_dtypes(dtypes: dict[Any, tuple[int, str]], not_poisoned: list[str],
     if torch.float16 in dtypes:  # complex32's two parts are float16: one view_as_real away
         dtypes.setdefault(torch.complex32, dtypes[torch.float16])
     _poison_dtypes(dtypes, torch)
+    _poison_rounding_operators(dtypes, torch)
     return [d for d in not_poisoned if getattr(torch, d.rsplit(".", 1)[-1], None) not in dtypes]
 
 
@@ -352,3 +354,39 @@ def _dtype_kernel(original: Any, tensors: tuple[tuple[int, str], ...], enders: d
         return result
 
     return kernel
+
+
+# Operators that round to a 16-bit float inside their kernel and hand back no 16-bit tensor (a
+# packed fp16 weight, an embedding row's fp16 scale and bias, bfloat16 "quantization"): a hostile
+# review of the dtype poison read fp16-rounded values out of fbgemm's fp16 GEMM and out of
+# embedding_bag_4bit_prepack's bytes. Matched by name in every namespace: the name says the format.
+_ROUNDS_TO = re.compile(r"(?P<bf16>bf16|bfloat16)|(?P<fp16>fp16|half|float16|4bit|2bit)", re.IGNORECASE)
+_KERNEL_KEYS = ("CPU", "QuantizedCPU", "CompositeExplicitAutograd", "CompositeExplicitAutogradNonFunctional",
+                "CompositeImplicitAutograd")
+
+
+def _poison_rounding_operators(dtypes: dict[Any, tuple[int, str]], torch: Any) -> None:
+    """Every operator whose name says it rounds to a 16-bit float dtype named (``_ROUNDS_TO``)
+    ends the process when called at all, naming the dtype (the ``_is_..._supported`` queries
+    excepted: they compute nothing)."""
+    C = torch._C
+    statuses = {"bf16": dtypes.get(torch.bfloat16), "fp16": dtypes.get(torch.float16)}
+    libraries: dict[str, Any] = {}
+    for name in C._dispatch_get_all_op_names():
+        namespace, _, base = name.partition("::")
+        found = _ROUNDS_TO.search(base)
+        named = statuses[found.lastgroup or ""] if found else None
+        if named is None or base.startswith("_is_"):
+            continue
+        if namespace not in libraries:
+            libraries[namespace] = C._dispatch_library("IMPL", namespace, "", "<grind: forbidden in a marked run>", 0)
+            _LIBRARIES.append(libraries[namespace])
+        kernel = types.FunctionType(_poisoned_code((), *named), {}, base)
+        keys = [k for k in _KERNEL_KEYS if C._dispatch_has_kernel_for_dispatch_key(name, k)] or ["CPU"]
+        for key in keys:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # "Overriding a previously registered kernel": the point
+                try:
+                    libraries[namespace].impl(base, key, kernel, False)
+                except RuntimeError:
+                    continue
