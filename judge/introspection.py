@@ -512,9 +512,13 @@ def names_a_forbidden_api(source: str, forbidden: tuple[str, ...], entry: tuple[
 # A 16-bit float dtype forbidden (bf16-rounding): numpy's float16 casts round the same way, and
 # numpy is outside torch's dispatcher, where the marks poison cannot reach (worker/poison.py).
 # ``np.float16``/``np.half`` and the texts 'float16'/'half' are leaves already; these are numpy's
-# other spellings of its float16 dtype, as a string field: 'e', 'f2', '<f2', '2e', 'f2,i4'.
+# other spellings of its float16 dtype, as a string field: 'e', 'f2', '<f2', '2e', 'f2,i4' (and
+# struct's: below).
 _HALF_LEAVES = frozenset({"float16", "half", "bfloat16"})
-_HALF_TEXT = re.compile(r"(\(\s*\d+(\s*,\s*\d+)*\s*,?\s*\)|\d+)?\s*[<>=|]?(e|f2|float16|half|bfloat16)")
+_HALF_TEXT = re.compile(r"[@=<>!|]?\s*(\(\s*\d+(\s*,\s*\d+)*\s*,?\s*\)|\d+)?\s*[<>=|]?(e|f2|float16|half|bfloat16)")
+# Python's struct packs IEEE half precision too ('<4e'): a struct format with a byte order, a count
+# or a placeholder ('<%de') and an 'e' among its codes (a plain word such as "feed" is left alone).
+_STRUCT_HALF = re.compile(r"(?=.*e)(?=^[@=<>!]|.*(\d|%d|\{\}))[@=<>!]?(\s*(\d+|%d|\{\})?[xcbB?hHiIlLqQnNefdspP])+")
 
 
 # torch's settings that let a float32 matmul or convolution round its inputs to a 16-bit float
@@ -536,7 +540,8 @@ def _numpy_half_spellings(tree: ast.AST) -> list[tuple[str, int]]:
 
 
 def _spells_half(value: object) -> bool:
-    return isinstance(value, str) and any(_HALF_TEXT.fullmatch(field.strip()) for field in value.split(","))
+    return isinstance(value, str) and (any(_HALF_TEXT.fullmatch(field.strip()) for field in value.split(","))
+                                       or _STRUCT_HALF.fullmatch(value.strip()) is not None)
 
 
 def refusal(source: str, forbids_apis: bool, forbidden: tuple[str, ...] = (),

@@ -175,6 +175,7 @@ _BF16 = ("torch.bfloat16", "torch.float16", "torch.half", "torch.Tensor.bfloat16
     "a = x.numpy().astype('e')", "a = np.zeros(3, dtype='<f2')", "a = np.dtype('2e,i4')", "a = np.float16",
     "a = np.half", "a = x.astype('float16')", "a = np.sctypeDict['e']", "a = np.frombuffer(b, 'f2')",
     "a = torch.frombuffer(b, dtype=d)", "a = torch.asarray(b, dtype=d)",
+    "a = struct.pack('<5e', *v)", "a = struct.pack('<%de' % n, *v)", "a = struct.pack('=2he', 1, 2, 3.)",
     "torch.backends.mkldnn.matmul.fp32_precision = 'bf16'", "torch.set_float32_matmul_precision('medium')",
 ])
 def test_numpys_float16_spellings_and_the_routes_past_the_dispatcher_are_refused_for_bf16_marks(line: str) -> None:
@@ -185,7 +186,7 @@ def test_numpys_float16_spellings_and_the_routes_past_the_dispatcher_are_refused
 
 
 def test_an_e_format_or_another_exercises_text_is_not_taken_for_numpys_float16() -> None:
-    source = "x = 1.5\ns = f'{x:e} {x:.3e}'\n\"\"\"e\"\"\"\nt = 'f2'\n"
+    source = "x = 1.5\ns = f'{x:e} {x:.3e}'\n\"\"\"e\"\"\"\nw = ['feed', 'none', '<I', 'use']\nt = 'f2'\n"
     assert refusal(source, True, _BF16, ()) is not None  # 't' spells it
     assert refusal(source.replace("t = 'f2'\n", ""), True, _BF16, ()) is None
     assert refusal(source, True, ("torch.optim.Adam",), ()) is None
