@@ -533,7 +533,7 @@ def _numpy_half_spellings(tree: ast.AST) -> list[tuple[str, int]]:
     skip = {id(c) for node in ast.walk(tree) if isinstance(node, ast.FormattedValue) and node.format_spec
             for c in ast.walk(node.format_spec)}
     skip |= {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Expr)}
-    found = [(f"the text {node.value!r} (numpy's float16 dtype)", node.lineno) for node in ast.walk(tree)
+    found = [(f"the text {node.value!r} (a float16 format, numpy's or struct's)", node.lineno) for node in ast.walk(tree)
              if isinstance(node, ast.Constant) and id(node) not in skip and _spells_half(node.value)]
     return found + [(f".{node.attr} (a float32 operation rounded to 16 bits)", node.lineno)
                     for node in ast.walk(tree) if isinstance(node, ast.Attribute) and node.attr in _REDUCED_PRECISION]

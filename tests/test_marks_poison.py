@@ -208,7 +208,9 @@ HALF_ATTACKS = [
     ("bf16_thread_outside_watch.py", "torch.float16"),
     ("bf16_autocast_and_complex32.py", "torch.float16"),
     ("bf16_default_dtype_and_reduction.py", "torch.float16"),
+    ("bf16_fbgemm_fp16_gemm.py", "torch.float16"),
     ("bf16_frombuffer_alias.py", None),
+    ("bf16_struct_half_format.py", None),
     ("bf16_numpy_float16_text.py", None),
 ]
 
