@@ -368,3 +368,29 @@ def test_the_routes_past_the_dispatcher_are_still_there_so_the_scan_must_refuse_
     """If torch ever sends these through an operator, the poison covers them and this fails: then
     the scan's refusals (torch.frombuffer, torch.asarray) can be reconsidered."""
     assert half_probe[statement] == 0
+
+
+def test_bf16_checks_build_the_same_float16_midpoints_without_a_float16_tensor(kit: object) -> None:
+    """The checks run in the poisoned process, so every_midpoint builds float16 values' float32
+    patterns from integers; here, unpoisoned, they equal the old formula's (torch's own
+    float16 -> float32 widening) bit for bit, for every finite float16 pattern."""
+    import importlib.util
+
+    import torch
+
+    spec = importlib.util.spec_from_file_location("bf16_checks", ROOT / "solutions" / "bf16-rounding" / "checks.py")
+    assert spec is not None and spec.loader is not None
+    checks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(checks)
+    h = torch.arange(65536, dtype=torch.int64)
+    finite = (h & 0x7FFF) < 0x7C00
+    widened = h.to(torch.int16).view(torch.float16).float().view(torch.int32).to(torch.int64) & 0xFFFFFFFF
+    assert torch.equal(checks.float16_as_float32_bits(h[finite]), widened[finite])
+    base = widened[finite]
+    exponent = (base >> 23) & 0xFF
+    half = torch.where(exponent >= 113, torch.full_like(base, 1 << 12),
+                       torch.ones_like(base) << (12 + (113 - exponent).clamp(max=11)))
+    ties = base + half
+    old = checks.from_bits(torch.cat([ties - 1, ties, ties + 1]) & 0xFFFFFFFF)
+    new = checks.every_midpoint(checks.FP16)()["x"]
+    assert torch.equal(new.view(torch.int32), old.view(torch.int32))

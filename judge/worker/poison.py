@@ -17,7 +17,9 @@ the learner's file loads:
   ``dtype=``...) gets a CPU kernel that ends the process when a 16-bit float is its dtype
   argument, an input or its result, and calls torch's own kernel otherwise. ``x.half()``,
   ``x.type('torch.HalfTensor')``, autocast, ``torch.load``, complex32's parts, a default dtype
-  set to one: all end there (``tests/test_marks_poison.py``).
+  set to one: all end there (``tests/test_marks_poison.py``); and each operator whose name says
+  it rounds to one inside its kernel without a 16-bit tensor (``fbgemm_pack_gemm_matrix_fp16``,
+  ``quantized::embedding_bag_4bit_prepack``) ends the process when called at all.
 
 "Ends the process" is a line on stderr (``MARKER`` and the API's name) and ``os._exit`` with a
 status that names the API (``STATUS_BASE`` plus its index in the exercise's list). The C functions are constants of the poisoned code, not a name
