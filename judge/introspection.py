@@ -535,8 +535,26 @@ def _numpy_half_spellings(tree: ast.AST) -> list[tuple[str, int]]:
     skip |= {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Expr)}
     found = [(f"the text {node.value!r} (a float16 format, numpy's or struct's)", node.lineno) for node in ast.walk(tree)
              if isinstance(node, ast.Constant) and id(node) not in skip and _spells_half(node.value)]
-    return found + [(f".{node.attr} (a float32 operation rounded to 16 bits)", node.lineno)
-                    for node in ast.walk(tree) if isinstance(node, ast.Attribute) and node.attr in _REDUCED_PRECISION]
+    found += [(f".{node.attr} (a float32 operation rounded to 16 bits)", node.lineno)
+              for node in ast.walk(tree) if isinstance(node, ast.Attribute) and node.attr in _REDUCED_PRECISION]
+    return found + _registers_a_kernel(tree)
+
+
+# torch.library registers a kernel of one's own over an operator's, the dtype poison's included:
+# no answer needs it, and without it the poison's kernels are the ones the CPU runs.
+_REGISTRATION = frozenset({"library", "_library", "impl", "register_kernel", "custom_op", "register_fake",
+                           "register_autograd", "register_torch_dispatch"})
+
+
+def _registers_a_kernel(tree: ast.AST) -> list[tuple[str, int]]:
+    found = [(f".{node.attr} (a kernel registered over torch's)", node.lineno) for node in ast.walk(tree)
+             if isinstance(node, ast.Attribute) and node.attr in _REGISTRATION]
+    for node in ast.walk(tree):
+        names = [a.name for a in node.names] if isinstance(node, (ast.Import, ast.ImportFrom)) else []
+        module = node.module or "" if isinstance(node, ast.ImportFrom) else ""
+        if any(part in _REGISTRATION for name in [*names, module] for part in name.split(".")):
+            found.append(("an import of torch.library (a kernel registered over torch's)", getattr(node, "lineno", 0)))
+    return found
 
 
 def _spells_half(value: object) -> bool:

@@ -176,6 +176,8 @@ _BF16 = ("torch.bfloat16", "torch.float16", "torch.half", "torch.Tensor.bfloat16
     "a = np.half", "a = x.astype('float16')", "a = np.sctypeDict['e']", "a = np.frombuffer(b, 'f2')",
     "a = torch.frombuffer(b, dtype=d)", "a = torch.asarray(b, dtype=d)",
     "a = struct.pack('<5e', *v)", "a = struct.pack('<%de' % n, *v)", "a = struct.pack('=2he', 1, 2, 3.)",
+    "torch.library.impl('aten::_to_copy', 'CPU')(f)", "import torch.library as L", "from torch import library",
+    "from torch.library import impl",
     "torch.backends.mkldnn.matmul.fp32_precision = 'bf16'", "torch.set_float32_matmul_precision('medium')",
 ])
 def test_numpys_float16_spellings_and_the_routes_past_the_dispatcher_are_refused_for_bf16_marks(line: str) -> None:
