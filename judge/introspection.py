@@ -82,7 +82,13 @@ ATTRIBUTES = frozenset({"_getframe", "_current_frames", "settrace", "setprofile"
                         "source_to_code", "meta_path", "path_hooks", "path_importer_cache", "__spec__",
                         "__loader__", "__self__",
                         # the finalizers of everything alive, and a dispatcher operator by name
-                        "_registry", "_jit_get_operation"})
+                        "_registry", "_jit_get_operation",
+                        # the dispatcher's own tables: a kernel registered over the poison's, torch's
+                        # kernel fetched or called under another dispatch key, a dtype's tensor
+                        # made with no storage behind it (worker/poison.py)
+                        "DispatchKey", "DispatchKeySet", "_dispatch_library", "Library", "call_boxed",
+                        "redispatch", "redispatch_boxed", "_op_dk", "fallthrough_kernel",
+                        "_DisableTorchDispatch", "_make_wrapper_subclass"})
 # Builtins that turn text into code, or a computed name into a module or an attribute: any use of
 # the name is a door (``run = exec`` is as good as a call), not only a call.
 NAMES = frozenset({"exec", "eval", "compile", "__import__", "breakpoint", "globals", "vars", "locals", "getattr",
@@ -489,8 +495,9 @@ def names_a_forbidden_api(source: str, forbidden: tuple[str, ...], entry: tuple[
     not follow). An answer written from memory has no reason to spell these names, except as the
     names of its own entry points (``type("AdamW", (Adam,), ...)``)."""
     leaves = {dotted.rsplit(".", 1)[-1]: dotted for dotted in forbidden}
-    found: list[tuple[str, int]] = []
-    for node in ast.walk(ast.parse(source)):
+    tree = ast.parse(source)
+    found = _numpy_half_spellings(tree) if _HALF_LEAVES & set(leaves) else []
+    for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and node.attr in leaves and not (
                 isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")):
             found.append((f".{node.attr} ({leaves[node.attr]})", node.lineno))
@@ -500,6 +507,59 @@ def names_a_forbidden_api(source: str, forbidden: tuple[str, ...], entry: tuple[
                 and node.value not in entry:
             found.append((f"the text {node.value!r} ({leaves[node.value]})", node.lineno))
     return sorted(set(found), key=lambda item: (item[1], item[0]))
+
+
+# A 16-bit float dtype forbidden (bf16-rounding): numpy's float16 casts round the same way, and
+# numpy is outside torch's dispatcher, where the marks poison cannot reach (worker/poison.py).
+# ``np.float16``/``np.half`` and the texts 'float16'/'half' are leaves already; these are numpy's
+# other spellings of its float16 dtype, as a string field: 'e', 'f2', '<f2', '2e', 'f2,i4' (and
+# struct's: below).
+_HALF_LEAVES = frozenset({"float16", "half", "bfloat16"})
+_HALF_TEXT = re.compile(r"[@=<>!|]?\s*(\(\s*\d+(\s*,\s*\d+)*\s*,?\s*\)|\d+)?\s*[<>=|]?(e|f2|float16|half|bfloat16)")
+# Python's struct packs IEEE half precision too ('<4e'): a struct format with a byte order, a count
+# or a placeholder ('<%de') and an 'e' among its codes (a plain word such as "feed" is left alone).
+_STRUCT_HALF = re.compile(r"(?=.*e)(?=^[@=<>!]|.*(\d|%d|\{\}))[@=<>!]?(\s*(\d+|%d|\{\})?[xcbB?hHiIlLqQnNefdspP])+")
+
+
+# torch's settings that let a float32 matmul or convolution round its inputs to a 16-bit float
+# (oneDNN on a CPU with bfloat16 instructions, cuBLAS): torch's rounding, with no 16-bit tensor.
+_REDUCED_PRECISION = frozenset({"fp32_precision", "set_float32_matmul_precision",
+                                "allow_bf16_reduced_precision_reduction", "allow_fp16_reduced_precision_reduction"})
+
+
+def _numpy_half_spellings(tree: ast.AST) -> list[tuple[str, int]]:
+    """Each string (not a docstring, not an f-string's format spec such as ``{x:e}``) one of whose
+    comma-separated fields spells numpy's float16 dtype, and each reduced-precision setting."""
+    skip = {id(c) for node in ast.walk(tree) if isinstance(node, ast.FormattedValue) and node.format_spec
+            for c in ast.walk(node.format_spec)}
+    skip |= {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Expr)}
+    found = [(f"the text {node.value!r} (a float16 format, numpy's or struct's)", node.lineno) for node in ast.walk(tree)
+             if isinstance(node, ast.Constant) and id(node) not in skip and _spells_half(node.value)]
+    found += [(f".{node.attr} (a float32 operation rounded to 16 bits)", node.lineno)
+              for node in ast.walk(tree) if isinstance(node, ast.Attribute) and node.attr in _REDUCED_PRECISION]
+    return found + _registers_a_kernel(tree)
+
+
+# torch.library registers a kernel of one's own over an operator's, the dtype poison's included:
+# no answer needs it, and without it the poison's kernels are the ones the CPU runs.
+_REGISTRATION = frozenset({"library", "_library", "impl", "register_kernel", "custom_op", "register_fake",
+                           "register_autograd", "register_torch_dispatch"})
+
+
+def _registers_a_kernel(tree: ast.AST) -> list[tuple[str, int]]:
+    found = [(f".{node.attr} (a kernel registered over torch's)", node.lineno) for node in ast.walk(tree)
+             if isinstance(node, ast.Attribute) and node.attr in _REGISTRATION]
+    for node in ast.walk(tree):
+        names = [a.name for a in node.names] if isinstance(node, (ast.Import, ast.ImportFrom)) else []
+        module = node.module or "" if isinstance(node, ast.ImportFrom) else ""
+        if any(part in _REGISTRATION for name in [*names, module] for part in name.split(".")):
+            found.append(("an import of torch.library (a kernel registered over torch's)", getattr(node, "lineno", 0)))
+    return found
+
+
+def _spells_half(value: object) -> bool:
+    return isinstance(value, str) and (any(_HALF_TEXT.fullmatch(field.strip()) for field in value.split(","))
+                                       or _STRUCT_HALF.fullmatch(value.strip()) is not None)
 
 
 def refusal(source: str, forbids_apis: bool, forbidden: tuple[str, ...] = (),

@@ -27,6 +27,10 @@ from .conftest import ROOT
     ("def f(g):\n    return g.__closure__\n", ".__closure__"),
     ("def f(frame):\n    return frame.f_back.f_locals\n", ".f_back"),
     ("exec('x = 1')\n", "exec"),
+    ("import torch\nk = torch._C._dispatch_get_computed_kernel_for_dispatch_key('aten::empty', torch._C.DispatchKey.CPU)\n",
+     ".DispatchKey"),
+    ("import torch\ntorch.ops.aten._to_copy.default.redispatch(ks, x)\n", ".redispatch"),
+    ("from torch.library import Library\n", "from torch.library import Library"),
     ("m = __import__('s' + 'ys')\n", "__import__"),
     ("run = exec\n", "exec"),
     ("import sys\nsys.modules['gc']\n", ".modules"),
@@ -161,3 +165,30 @@ def test_a_literal_setting_and_prose_are_not_doors_but_gateways_in_prose_are() -
     assert reaches_into_judge("import torch\ntorch.backends.cudnn.deterministic = flag\n", True) != []
     assert reaches_into_judge("w = 'take builtins then eval'.split()\n", True) != []
     assert reaches_into_judge("from unittest import mock\n", False) != []
+
+
+_BF16 = ("torch.bfloat16", "torch.float16", "torch.half", "torch.Tensor.bfloat16", "torch.Tensor.half",
+         "torch.frombuffer", "torch.asarray")
+
+
+@pytest.mark.parametrize("line", [
+    "a = x.numpy().astype('e')", "a = np.zeros(3, dtype='<f2')", "a = np.dtype('2e,i4')", "a = np.float16",
+    "a = np.half", "a = x.astype('float16')", "a = np.sctypeDict['e']", "a = np.frombuffer(b, 'f2')",
+    "a = torch.frombuffer(b, dtype=d)", "a = torch.asarray(b, dtype=d)",
+    "a = struct.pack('<5e', *v)", "a = struct.pack('<%de' % n, *v)", "a = struct.pack('=2he', 1, 2, 3.)",
+    "torch.library.impl('aten::_to_copy', 'CPU')(f)", "import torch.library as L", "from torch import library",
+    "from torch.library import impl",
+    "torch.backends.mkldnn.matmul.fp32_precision = 'bf16'", "torch.set_float32_matmul_precision('medium')",
+])
+def test_numpys_float16_spellings_and_the_routes_past_the_dispatcher_are_refused_for_bf16_marks(line: str) -> None:
+    """numpy rounds to float16 outside torch, and frombuffer/asarray make a tensor past its
+    dispatcher: neither can the marks poison see (judge/worker/poison.py), so the scan refuses them
+    as text on an exercise that forbids a 16-bit float dtype."""
+    assert refusal(f"import numpy as np\nimport torch\n{line}\n", True, _BF16, ("to_float16_bits",)) is not None
+
+
+def test_an_e_format_or_another_exercises_text_is_not_taken_for_numpys_float16() -> None:
+    source = "x = 1.5\ns = f'{x:e} {x:.3e}'\n\"\"\"e\"\"\"\nw = ['feed', 'none', '<I', 'use']\nt = 'f2'\n"
+    assert refusal(source, True, _BF16, ()) is not None  # 't' spells it
+    assert refusal(source.replace("t = 'f2'\n", ""), True, _BF16, ()) is None
+    assert refusal(source, True, ("torch.optim.Adam",), ()) is None

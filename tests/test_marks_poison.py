@@ -197,3 +197,200 @@ def test_an_honest_answer_near_a_forbidden_api_still_passes_for_marks(path: Path
     slug = _slug(path)
     verdict = grade(Catalog().get(slug), path, worker=exercise_worker(slug), marked=True)
     assert verdict.status is Status.PASSED, verdict.message
+
+
+# bf16-rounding forbids the 16-bit float dtypes: for marks no tensor of one can exist in the
+# learner's process (poison.py's dtype kernels), whatever route makes it.
+HALF_FORBIDDEN = "torch.bfloat16,torch.float16,torch.half,torch.Tensor.bfloat16,torch.Tensor.half,torch.frombuffer,torch.asarray"
+# (attack file, the dtype the poison names; None: refused by the marks scan, the poison cannot see it)
+HALF_ATTACKS = [
+    ("bf16_legacy_type_string.py", "torch.float16"),
+    ("bf16_thread_outside_watch.py", "torch.float16"),
+    ("bf16_autocast_and_complex32.py", "torch.float16"),
+    ("bf16_default_dtype_and_reduction.py", "torch.float16"),
+    ("bf16_fbgemm_fp16_gemm.py", "torch.float16"),
+    ("bf16_frombuffer_alias.py", None),
+    ("bf16_struct_half_format.py", None),
+    ("bf16_numpy_float16_text.py", None),
+]
+
+
+@pytest.mark.parametrize(("name", "api"), HALF_ATTACKS, ids=[a[0][:-3] for a in HALF_ATTACKS])
+def test_a_16_bit_float_tensor_ends_a_marked_bf16_run_however_it_is_made(name: str, api: str | None) -> None:
+    """Each route to torch's (or numpy's) own rounding: never a pass for marks; where the tensor
+    goes through torch's dispatcher the poison alone ends the run naming the dtype. Practice runs
+    without the poison (its verdict is the guards' and the checks' own watch)."""
+    from judge.submit import grade
+
+    path = POISON / name
+    _, alone = _marked("bf16-rounding", path)
+    if api is not None:
+        assert alone.status is Status.FORBIDDEN and f"Forbidden API: {api}." in alone.message, alone.message
+        assert "its implementation is absent" in alone.message
+    exercise = Catalog().get("bf16-rounding")
+    full = grade(exercise, path, worker=exercise_worker("bf16-rounding"), marked=True)
+    assert full.status is not Status.PASSED, full.message
+    practice = grade(exercise, path, worker=exercise_worker("bf16-rounding"))
+    assert "its implementation is absent" not in practice.message, practice.message
+
+
+def test_honest_bf16_answers_pass_for_marks_with_the_dtype_poison_on() -> None:
+    """The reference, the golden passes and the corpus's correct answers: integer, float64 and
+    numpy uint32 arithmetic never meets the poison (nor do the checks' own inputs)."""
+    from judge.submit import grade
+
+    exercise = Catalog().get("bf16-rounding")
+    honest = [ROOT / "solutions" / "bf16-rounding" / "reference.py",
+              *sorted((ROOT / "tests" / "submissions" / "bf16-rounding").glob("passed_*.py")),
+              # (correct_python_ints.py, element by element in Python, sits near the time limit on a busy machine)
+              *(ROOT / "tests" / "corpus" / "bf16-rounding" / name
+                for name in ("correct_division_arithmetic.py", "correct_numpy_uint32.py"))]
+    assert len(honest) >= 5
+    for path in honest:
+        verdict = grade(exercise, path, worker=exercise_worker("bf16-rounding"), marked=True)
+        assert verdict.status is Status.PASSED, (path.name, verdict.message)
+
+
+_HALF_PROBE = textwrap.dedent("""
+    import io, os, sys, types, warnings
+    import numpy as np, torch
+    from judge.worker import guards, poison
+    saved = io.BytesIO(); torch.save(torch.ones(2, dtype=torch.float16), saved)
+    forbidden = sys.argv[1].split(",") if sys.argv[1] else []
+    warnings.simplefilter("ignore")
+    poison.install(poison.resolve(forbidden, guards), types.SimpleNamespace(), torch, guards)
+    x = torch.randn(8)
+    for statement in sys.argv[2:]:
+        pid = os.fork()
+        if pid == 0:
+            sys.stderr = open(os.devnull, "w")
+            os.dup2(os.open(os.devnull, os.O_WRONLY), 2)
+            exec(statement, {"torch": torch, "np": np, "io": io, "x": x, "SAVED": saved.getvalue()})
+            os._exit(0)
+        print(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]), flush=True)
+""")
+
+# Each statement makes a 16-bit float tensor through torch's dispatcher (status names the dtype).
+HALF_ROUTES = {
+    "half": "x.half()", "bfloat16": "x.bfloat16()", "to": "x.to(torch.float16)",
+    "to_device_dtype": "x.to('cpu', torch.bfloat16)", "tensor": "torch.tensor([1.], dtype=torch.float16)",
+    "tensor_scalar": "torch.tensor(3.0, dtype=torch.float16)", "empty": "torch.empty(3, dtype=torch.bfloat16)",
+    "zeros": "torch.zeros(3, dtype=torch.half)", "full": "torch.full((3,), 1.5, dtype=torch.half)",
+    "arange": "torch.arange(3, dtype=torch.half)", "linspace": "torch.linspace(0, 1, 3, dtype=torch.half)",
+    "rand": "torch.rand(3, dtype=torch.half)", "view_dtype": "x.view(torch.float16)",
+    "tensor_of_numpy": "torch.tensor(np.zeros(3, 'e'))", "legacy_ctor": "torch.HalfTensor([1.0])",
+    "legacy_bf16_ctor": "torch.BFloat16Tensor(3)", "legacy_storage": "torch.HalfTensor(torch.HalfStorage(3))",
+    "type_text": "x.type('torch.HalfTensor')", "type_class": "x.type(torch.BFloat16Tensor)",
+    "autocast": "a = torch.ones(4, 4)\nwith torch.autocast('cpu'):\n    torch.mm(a, a)",
+    "module_half": "torch.nn.Linear(2, 2).half()", "sum_dtype": "x.sum(dtype=torch.HalfTensor.dtype)",
+    "cumsum_dtype": "torch.cumsum(x, 0, dtype=torch.bfloat16)", "softmax_dtype": "torch.softmax(x, 0, dtype=torch.half)",
+    "default_dtype": "torch.set_default_dtype(torch.float16)\ntorch.tensor([1.5])",
+    "default_dtype_empty": "torch.set_default_dtype(torch.get_autocast_dtype('cpu'))\ntorch.empty(3)",
+    "complex32": "torch.zeros(2, dtype=torch.chalf)", "autocast_dtype": "x.to(torch.get_autocast_dtype('cpu'))",
+    "new_empty": "x.new_empty(3, dtype=torch.half)", "new_tensor": "x.new_tensor([1.0], dtype=torch.half)",
+    "empty_like": "torch.empty_like(x, dtype=torch.half)", "randn_like": "torch.randn_like(x, dtype=torch.half)",
+    "sparse": "torch.sparse_coo_tensor([[0]], [1.], dtype=torch.half)", "load": "torch.load(io.BytesIO(SAVED))",
+    "storage_half": "torch.UntypedStorage(8).half()", "typed_storage_half": "torch.FloatStorage([1.0]).half()",
+    "scalar_tensor": "torch.scalar_tensor(1., dtype=torch.half)",
+    "meta_then_cpu": "torch.empty(3, dtype=torch.half, device='meta').to('cpu')",
+    "nested": "torch.nested.nested_tensor([x], dtype=torch.half)",
+    "as_tensor_buffer": "torch.as_tensor(bytearray(4), dtype=torch.HalfTensor.dtype)",
+    "ops_aten": "torch.ops.aten._to_copy.default(x, dtype=torch.float16)",
+    # operators that round inside their kernel and return no 16-bit tensor (found by a hostile review)
+    "fbgemm_fp16_gemm": "torch.fbgemm_linear_fp16_weight(torch.ones(1, 1), "
+                        "torch.fbgemm_pack_gemm_matrix_fp16(x.reshape(-1, 1)), torch.zeros(8))",
+    "embedding_4bit_scale": "torch.ops.quantized.embedding_bag_4bit_prepack(x.reshape(-1, 1).repeat(1, 4))",
+    "prepack_fp16": "torch.ops.quantized.linear_prepack_fp16(x.reshape(-1, 1))",
+    "bf16_quantized": "torch.ops.quantization._FloatToBfloat16Quantized(x)",
+}
+# Each must survive: the poison is on, and these make no 16-bit float tensor.
+HALF_NEIGHBOURS = [
+    "x.view(torch.int32).to(torch.int64).to(torch.int16).to(torch.float64).to(torch.int32)",
+    "str(torch.tensor([float('inf'), float('nan'), 1.5]))", "torch.where(x > 0, x, 1.0) + 2",
+    "x.sum(dtype=torch.float64); torch.softmax(x, 0, dtype=torch.float64)",
+    "torch.tensor([1, 2], dtype=torch.int16).view(torch.uint8)", "torch.finfo(torch.float16).max",
+    "torch.from_numpy(np.zeros(3, np.float32)); x.numpy().view(np.int32)",
+    "torch.frombuffer(bytearray(4), dtype=torch.int16)", "torch.full_like(x, 3)",
+]
+
+
+# What makes a 16-bit tensor in C without any operator: the poison cannot see these, so the
+# exercise names torch's (refused for marks by the scan, with numpy's float16 spellings; see
+# test_introspection), and numpy's own casts need no torch at all (the README's deterrent).
+BEYOND_THE_DISPATCHER = [
+    "torch.frombuffer(bytearray(4), dtype=torch.get_autocast_dtype('cpu'))",
+    "torch.asarray(bytearray(4), dtype=torch.get_autocast_dtype('cpu'))",
+    "torch.from_numpy(np.zeros(3, 'e'))", "torch.as_tensor(np.zeros(3, 'e'))",
+]
+
+
+@pytest.fixture(scope="module")
+def half_probe() -> dict[str, int]:
+    statements = list(HALF_ROUTES.values()) + HALF_NEIGHBOURS + BEYOND_THE_DISPATCHER
+    done = subprocess.run([sys.executable, "-c", _HALF_PROBE, HALF_FORBIDDEN, *statements], capture_output=True,
+                          text=True, timeout=300, cwd=ROOT)
+    codes = [int(line) for line in done.stdout.split()]
+    assert len(codes) == len(statements), done.stderr[-800:]
+    return dict(zip(statements, codes))
+
+
+@pytest.mark.parametrize("route", list(HALF_ROUTES), ids=list(HALF_ROUTES))
+def test_every_torch_route_to_a_16_bit_float_ends_the_process_naming_the_dtype(half_probe: dict[str, int],
+                                                                               route: str) -> None:
+    code = half_probe[HALF_ROUTES[route]]
+    assert poison.status_name(HALF_FORBIDDEN.split(","), code, f"{poison.MARKER}torch.float16\n"
+                              f"{poison.MARKER}torch.bfloat16\n") in ("torch.float16", "torch.bfloat16"), code
+
+
+@pytest.mark.parametrize("statement", HALF_NEIGHBOURS, ids=[f"neighbour{i}" for i in range(len(HALF_NEIGHBOURS))])
+def test_the_dtype_poison_leaves_other_dtypes_alone(half_probe: dict[str, int], statement: str) -> None:
+    assert half_probe[statement] == 0
+
+
+def test_the_dtype_poison_is_installed_only_where_a_16_bit_dtype_is_forbidden() -> None:
+    """Another exercise's marked run (here clipping's list) makes 16-bit tensors freely."""
+    done = subprocess.run([sys.executable, "-c", _HALF_PROBE, "torch.nn.utils.clip_grad_norm_", "x.half()",
+                           "torch.zeros(2, dtype=torch.bfloat16)"], capture_output=True, text=True, timeout=120,
+                          cwd=ROOT)
+    assert done.stdout.split() == ["0", "0"], done.stderr[-800:]
+
+
+def test_the_16_bit_dtypes_and_tensor_methods_are_not_left_to_the_guards() -> None:
+    done = subprocess.run([sys.executable, "-c", _PROBE, HALF_FORBIDDEN, "", ""], capture_output=True, text=True,
+                          timeout=120, cwd=ROOT)
+    left = done.stdout.split("left=", 1)[1].splitlines()[0]
+    assert not {"torch.bfloat16", "torch.float16", "torch.Tensor.half", "torch.Tensor.bfloat16"} & set(left.split(","))
+
+
+@pytest.mark.parametrize("statement", BEYOND_THE_DISPATCHER, ids=[f"beyond{i}" for i in range(4)])
+def test_the_routes_past_the_dispatcher_are_still_there_so_the_scan_must_refuse_them(
+        half_probe: dict[str, int], statement: str) -> None:
+    """If torch ever sends these through an operator, the poison covers them and this fails: then
+    the scan's refusals (torch.frombuffer, torch.asarray) can be reconsidered."""
+    assert half_probe[statement] == 0
+
+
+def test_bf16_checks_build_the_same_float16_midpoints_without_a_float16_tensor(kit: object) -> None:
+    """The checks run in the poisoned process, so every_midpoint builds float16 values' float32
+    patterns from integers; here, unpoisoned, they equal the old formula's (torch's own
+    float16 -> float32 widening) bit for bit, for every finite float16 pattern."""
+    import importlib.util
+
+    import torch
+
+    spec = importlib.util.spec_from_file_location("bf16_checks", ROOT / "solutions" / "bf16-rounding" / "checks.py")
+    assert spec is not None and spec.loader is not None
+    checks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(checks)
+    h = torch.arange(65536, dtype=torch.int64)
+    finite = (h & 0x7FFF) < 0x7C00
+    widened = h.to(torch.int16).view(torch.float16).float().view(torch.int32).to(torch.int64) & 0xFFFFFFFF
+    assert torch.equal(checks.float16_as_float32_bits(h[finite]), widened[finite])
+    base = widened[finite]
+    exponent = (base >> 23) & 0xFF
+    half = torch.where(exponent >= 113, torch.full_like(base, 1 << 12),
+                       torch.ones_like(base) << (12 + (113 - exponent).clamp(max=11)))
+    ties = base + half
+    old = checks.from_bits(torch.cat([ties - 1, ties, ties + 1]) & 0xFFFFFFFF)
+    new = checks.every_midpoint(checks.FP16)()["x"]
+    assert torch.equal(new.view(torch.int32), old.view(torch.int32))

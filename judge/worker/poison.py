@@ -10,7 +10,16 @@ the learner's file loads:
 - every aten operator named (``torch._fused_adam_``, ``torch.ops.aten._amp_update_scale_``) gets
   a CPU kernel that does the same, through ``torch.library``, so every route to the operator
   (``torch.X``, ``torch._C._VariableFunctions.X``, ``torch.ops.aten.X``, torch's own callers)
-  reaches it.
+  reaches it;
+- every 16-bit float dtype named (bf16-rounding's ``torch.float16``, ``torch.bfloat16``) becomes
+  absent from the CPU: each aten operator through which a tensor of one can come into existence
+  (every operator with a dtype argument: ``empty``, ``_to_copy``, ``view.dtype``, the reductions'
+  ``dtype=``...) gets a CPU kernel that ends the process when a 16-bit float is its dtype
+  argument, an input or its result, and calls torch's own kernel otherwise. ``x.half()``,
+  ``x.type('torch.HalfTensor')``, autocast, ``torch.load``, complex32's parts, a default dtype
+  set to one: all end there (``tests/test_marks_poison.py``); and each operator whose name says
+  it rounds to one inside its kernel without a 16-bit tensor (``fbgemm_pack_gemm_matrix_fp16``,
+  ``quantized::embedding_bag_4bit_prepack``) ends the process when called at all.
 
 "Ends the process" is a line on stderr (``MARKER`` and the API's name) and ``os._exit`` with a
 status that names the API (``STATUS_BASE`` plus its index in the exercise's list). The C functions are constants of the poisoned code, not a name
@@ -22,13 +31,18 @@ way to them, is refused by the marks scan).
 
 What cannot be absent: an object the checks themselves use in the learner's process (lr-schedule's
 checks drive the learner's lambda with ``LambdaLR``; such an object keeps only the guards), and
-what is not a function or an operator (bf16-rounding's dtypes, ``Tensor.half``: C attributes of a
-C type). ``not_poisoned`` lists them, and the README says so.
+what is neither code nor a dtype. ``not_poisoned`` lists them, and the README says so. A 16-bit
+tensor made in C past every operator (``torch.frombuffer``, ``torch.asarray`` over a buffer, a
+numpy float16 array) is out of the dispatcher's reach: bf16-rounding names torch's two and the
+marks scan refuses them and numpy's float16 spellings (introspection.py), so the numpy cast
+spelled at run time is what stays a deterrent. The checks of such an exercise must not make a
+16-bit tensor themselves (bf16-rounding's build their inputs from integers).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import types
 import warnings
 from typing import Any
@@ -114,11 +128,12 @@ def resolve(forbidden: list[str], guards: Any) -> list[Target]:
 def install(targets: list[Target], checks: Any, torch: Any, guards: Any) -> list[str]:
     """Poison every forbidden implementation that can be, in this process and every process it
     forks, and refuse reading their source files. Returns the names left to the guards alone
-    (used by the checks, or not code). ``guards`` is guards.py (the child loads its siblings by
+    (used by the checks, or neither code nor a dtype). ``guards`` is guards.py (the child loads its siblings by
     path): its notion of "the functions that do an object's work" is the one the guards use."""
     kept = _used_by_checks(checks)
     not_poisoned: list[str] = []
     ops: dict[str, tuple[int, str]] = {}
+    dtypes: dict[Any, tuple[int, str]] = {}  # a 16-bit float dtype -> (status, the API that names it)
     sources: dict[str, int] = {}  # a source file's path -> the status of the first API it holds
     for index, dotted, original in targets:
         status = STATUS_BASE + index
@@ -132,8 +147,12 @@ def install(targets: list[Target], checks: Any, torch: Any, guards: Any) -> list
         for function in functions:
             sources.setdefault(function.__code__.co_filename, status)
             function.__code__ = _poisoned_code(function.__code__.co_freevars, status, dotted)
-        if not functions and not names:
+        if _is_half_dtype(original, torch):
+            dtypes.setdefault(original, (status, dotted))
+        elif not functions and not names:
             not_poisoned.append(dotted)
+    if dtypes:
+        not_poisoned = _install_dtypes(dtypes, not_poisoned, torch)
     if ops:
         _poison_ops(ops, torch)
     if sources:
@@ -208,13 +227,19 @@ def _compiled(path: str) -> list[str]:
 _LIBRARIES: list[Any] = []  # the dispatcher's registration objects: the kernels live as long as they do
 
 
+def _library(torch: Any) -> Any:
+    """The dispatcher's own library object, not ``torch.library.Library``: that one hands its
+    handle to a ``weakref.finalize`` whose class-wide registry any code can walk and call, and an
+    eighth review did, putting torch's fused Adam back before calling it. This object is held only
+    here, where the marks scan lets no one reach; one per process, for operators and dtypes alike."""
+    if not _LIBRARIES:
+        _LIBRARIES.append(torch._C._dispatch_library("IMPL", "aten", "", "<grind: forbidden in a marked run>", 0))
+    return _LIBRARIES[0]
+
+
 def _poison_ops(ops: dict[str, tuple[int, str]], torch: Any) -> None:
-    """Register the poison kernels through the dispatcher's own library object, not
-    ``torch.library.Library``: that one hands its handle to a ``weakref.finalize`` whose class-wide
-    registry any code can walk and call, and an eighth review did, putting torch's fused Adam
-    back before calling it. This object is held only here, where the marks scan lets no one reach."""
-    library = torch._C._dispatch_library("IMPL", "aten", "", "<grind: forbidden in a marked run>", 0)
-    _LIBRARIES.append(library)
+    """Register the poison kernels for the operators named (see ``_library`` for which object)."""
+    library = _library(torch)
     for name, (status, api) in ops.items():
         packet = getattr(torch.ops.aten, name, None)
         if packet is None:
@@ -229,3 +254,141 @@ def _poison_ops(ops: dict[str, tuple[int, str]], torch: Any) -> None:
                         library.impl(target, key, kernel, False)
                     except RuntimeError:
                         continue  # the dispatcher refused this key for this operator
+
+
+# Operators that make a tensor of another dtype without a ScalarType argument (complex32 <-> float16).
+_DTYPE_VIEWS = ("aten::view_as_real", "aten::view_as_complex")
+# A "wrapped number" (a Python scalar torch turned into a tensor) reaches a Python kernel as the
+# scalar, and the original kernel takes a tensor there: it goes back as a 0-dim tensor of this dtype.
+_WRAPPED = {float: "float64", int: "int64", bool: "bool", complex: "complex128"}
+
+
+def _is_half_dtype(obj: Any, torch: Any) -> bool:
+    return isinstance(obj, torch.dtype) and obj in (torch.float16, torch.bfloat16)
+
+
+def _dtype_operators(torch: Any) -> list[tuple[str, tuple[tuple[int, str], ...]]]:
+    """(operator, (position, name) of each of its Tensor arguments) for every aten operator through which a tensor
+    of a chosen dtype can come into existence on the CPU: each one with a ``ScalarType`` argument
+    (``empty``, ``empty_strided``, ``_to_copy``, ``view.dtype``, ``full``, ``arange``, the
+    reductions' ``dtype=``, ``from_file``, ...: 150-odd), and the two complex views. Found from the
+    schemas, not listed by hand, so a torch that adds one is covered. An operator that is
+    CompositeImplicitAutograd is left out: it has no kernel of its own, only calls to these (a CPU
+    kernel there would also take it away from autograd). Allocation with no dtype given
+    (``torch.set_default_dtype``) ends in ``empty``'s or ``empty_strided``'s kernel all the same."""
+    C = torch._C
+    found = []
+    for schema in C._jit_get_all_schemas():
+        if not schema.name.startswith("aten::") or ("ScalarType" not in str(schema)
+                                                     and schema.name not in _DTYPE_VIEWS):
+            continue
+        name = schema.name + (f".{schema.overload_name}" if schema.overload_name else "")
+        try:
+            if C._dispatch_has_kernel_for_dispatch_key(name, "CompositeImplicitAutograd") or \
+                    not C._dispatch_has_computed_kernel_for_dispatch_key(name, "CPU"):
+                continue
+        except RuntimeError:
+            continue  # a JIT-only schema: no dispatcher operator of that name
+        found.append((name, tuple((i, a.name) for i, a in enumerate(schema.arguments) if str(a.type) == "Tensor")))
+    return found
+
+
+def _install_dtypes(dtypes: dict[Any, tuple[int, str]], not_poisoned: list[str], torch: Any) -> list[str]:
+    """Poison the 16-bit float dtypes named; returns ``not_poisoned`` less the tensor methods
+    that cast to one (``x.half()``, ``x.bfloat16()`` make their tensor through these operators)."""
+    if torch.float16 in dtypes:  # complex32's two parts are float16: one view_as_real away
+        dtypes.setdefault(torch.complex32, dtypes[torch.float16])
+    _poison_dtypes(dtypes, torch)
+    _poison_rounding_operators(dtypes, torch)
+    return [d for d in not_poisoned if getattr(torch, d.rsplit(".", 1)[-1], None) not in dtypes]
+
+
+def _poison_dtypes(dtypes: dict[Any, tuple[int, str]], torch: Any) -> None:
+    """Make the 16-bit float dtypes absent from the CPU: every operator through which a tensor of
+    one can come into existence (``_dtype_operators``) gets a CPU kernel that ends the process,
+    naming the dtype, when a dtype argument, a tensor argument or its result is of one, and
+    otherwise calls torch's own kernel (kept here, from before, and called with the dispatch keys
+    it was given). The routes that make a tensor without the dispatcher (``torch.frombuffer``,
+    ``torch.asarray`` over a buffer, ``torch.from_numpy`` of numpy's float16) are the exercise's
+    forbidden names and the marks scan's; see the README."""
+    library = _library(torch)
+    enders = {dtype: types.FunctionType(_poisoned_code((), status, api), {}, "dtype")
+              for dtype, (status, api) in dtypes.items()}
+    for name, tensors in _dtype_operators(torch):
+        original = torch._C._dispatch_get_computed_kernel_for_dispatch_key(name, torch._C.DispatchKey.CPU)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "Overriding a previously registered kernel": the point
+            try:
+                library.impl(name, "CPU", _dtype_kernel(original, tensors, enders, torch), True)
+            except RuntimeError:
+                continue  # the dispatcher refused this key for this operator
+
+
+def _dtype_kernel(original: Any, tensors: tuple[tuple[int, str], ...], enders: dict[Any, Any], torch: Any) -> Any:
+    """A boxed CPU kernel (keyset first) that ends the process on a 16-bit float, else runs
+    ``original``. ``tensors``: where the operator takes a Tensor (a wrapped number arrives there
+    as a Python scalar, which ``call_boxed`` would refuse)."""
+    dtype_type, tensor_type = torch.dtype, torch.Tensor
+    wrapped = {kind: getattr(torch, name) for kind, name in _WRAPPED.items()}
+    scalar_tensor = torch.tensor
+
+    def end_if_half(value: Any) -> None:
+        kind = type(value)
+        ender = enders.get(value) if kind is dtype_type else \
+            enders.get(value.dtype) if kind is tensor_type or isinstance(value, tensor_type) else None
+        if ender is not None:
+            ender()
+
+    def kernel(keyset: Any, *args: Any, **kwargs: Any) -> Any:
+        for value in args:
+            end_if_half(value)
+        for value in kwargs.values():
+            end_if_half(value)
+        for index, key in tensors:
+            if index < len(args) and type(args[index]) in wrapped:
+                value = args[index]
+                args = (*args[:index], scalar_tensor(value, dtype=wrapped[type(value)]), *args[index + 1:])
+            elif type(kwargs.get(key)) in wrapped:
+                kwargs[key] = scalar_tensor(kwargs[key], dtype=wrapped[type(kwargs[key])])
+        result = original.call_boxed(keyset, *args, **kwargs)
+        for value in result if isinstance(result, (tuple, list)) else (result,):
+            end_if_half(value)
+        return result
+
+    return kernel
+
+
+# Operators that round to a 16-bit float inside their kernel and hand back no 16-bit tensor (a
+# packed fp16 weight, an embedding row's fp16 scale and bias, bfloat16 "quantization"): a hostile
+# review of the dtype poison read fp16-rounded values out of fbgemm's fp16 GEMM and out of
+# embedding_bag_4bit_prepack's bytes. Matched by name in every namespace: the name says the format.
+_ROUNDS_TO = re.compile(r"(?P<bf16>bf16|bfloat16)|(?P<fp16>fp16|half|float16|4bit|2bit)", re.IGNORECASE)
+_KERNEL_KEYS = ("CPU", "QuantizedCPU", "CompositeExplicitAutograd", "CompositeExplicitAutogradNonFunctional",
+                "CompositeImplicitAutograd")
+
+
+def _poison_rounding_operators(dtypes: dict[Any, tuple[int, str]], torch: Any) -> None:
+    """Every operator whose name says it rounds to a 16-bit float dtype named (``_ROUNDS_TO``)
+    ends the process when called at all, naming the dtype (the ``_is_..._supported`` queries
+    excepted: they compute nothing)."""
+    C = torch._C
+    statuses = {"bf16": dtypes.get(torch.bfloat16), "fp16": dtypes.get(torch.float16)}
+    libraries: dict[str, Any] = {}
+    for name in C._dispatch_get_all_op_names():
+        namespace, _, base = name.partition("::")
+        found = _ROUNDS_TO.search(base)
+        named = statuses[found.lastgroup or ""] if found else None
+        if named is None or base.startswith("_is_"):
+            continue
+        if namespace not in libraries:
+            libraries[namespace] = C._dispatch_library("IMPL", namespace, "", "<grind: forbidden in a marked run>", 0)
+            _LIBRARIES.append(libraries[namespace])
+        kernel = types.FunctionType(_poisoned_code((), *named), {}, base)
+        keys = [k for k in _KERNEL_KEYS if C._dispatch_has_kernel_for_dispatch_key(name, k)] or ["CPU"]
+        for key in keys:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # "Overriding a previously registered kernel": the point
+                try:
+                    libraries[namespace].impl(base, key, kernel, False)
+                except RuntimeError:
+                    continue

@@ -7,13 +7,17 @@ CPUs (here ``.to(torch.bfloat16)`` gives 0xFFFF for every NaN, its scalar constr
 so the observation writes every NaN pattern as -1 and compares all other patterns bit for bit.
 Inputs are built from bit patterns wherever the exact float matters (ties, NaN payloads).
 
-The exercise forbids the 16-bit dtypes, and the static scan refuses ``torch.float16`` as
-written, but ``x.half()`` or a dtype fetched with ``getattr`` slip past it (the runtime guard
-replaces functions and classes, not dtype objects or tensor methods). So every case also
-watches, with a torch-function mode around the call, whether any torch call returned a tensor
-of a 16-bit float dtype: the observation ``made a 16-bit float tensor`` must be False. (A
-function mode costs nothing to start; a dispatch mode's first use imports about 800 modules,
-4 s. numpy's float16 is outside torch and not watched.)
+The exercise forbids the 16-bit dtypes. For marks, a 16-bit float tensor cannot exist in the
+learner's process: every torch operator that could make one ends the run as ``forbidden``
+(judge/worker/poison.py), so these checks build every input by integer arithmetic (a float16
+value's float32 pattern included: ``float16_as_float32_bits``) and never make one themselves.
+In practice the static scan refuses ``torch.float16`` as written, but ``x.half()`` or a dtype
+fetched with ``getattr`` slip past it (the runtime guard replaces functions and classes, not
+dtype objects or tensor methods). So every case also watches, with a torch-function mode around
+the call, whether any torch call returned a tensor of a 16-bit float dtype: the observation
+``made a 16-bit float tensor`` must be False. (A function mode costs nothing to start; a
+dispatch mode's first use imports about 800 modules, 4 s. numpy's float16 is outside torch and
+not watched: the marks scan refuses its spellings, the README says what that leaves.)
 """
 
 import torch
@@ -78,6 +82,20 @@ def patterns(fmt, ps):
     return inputs
 
 
+def float16_as_float32_bits(h):
+    """The float32 patterns of the same values as the finite float16 patterns ``h`` (int64),
+    by integer arithmetic alone: in a marked run no 16-bit float tensor may exist in this
+    process, the judge's included (judge/worker/poison.py)."""
+    sign = ((h >> 15) & 1) << 31
+    exponent = (h >> 10) & 0x1F
+    fraction = h & 0x3FF
+    normal = sign | ((exponent + 112) << 23) | (fraction << 13)  # re-biased: 127 - 15
+    # a subnormal is fraction * 2**-24: its leading bit, at position p, becomes the implicit one
+    p = sum(((fraction >> k) > 0).to(torch.int64) for k in range(1, 10))
+    subnormal = sign | ((p + 103) << 23) | ((fraction - (torch.ones_like(p) << p)) << (23 - p))
+    return torch.where(exponent > 0, normal, torch.where(fraction > 0, subnormal, sign))
+
+
 def every_midpoint(fmt):
     """The float32 halfway point above every 16-bit pattern of ``fmt`` (and one unit either
     side of it): every tie the format has, in both signs, NaN and infinity patterns included."""
@@ -87,9 +105,8 @@ def every_midpoint(fmt):
             base = h << 16
             half = 0x8000
         else:
-            base = h.to(torch.int16).view(torch.float16).float().view(torch.int32).to(torch.int64) & 0xFFFFFFFF
             finite = (h & 0x7FFF) < 0x7C00
-            base = base[finite]
+            base = float16_as_float32_bits(h[finite])
             # the spacing above a float16 value, in float32 units: 2**13 for normals, more below 2**-14
             exponent = (base >> 23) & 0xFF
             half = torch.where(exponent >= 113, torch.full_like(base, 1 << 12),
