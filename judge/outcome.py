@@ -26,7 +26,7 @@ from judge.scheduling import Review
 from judge.text import clock_text, read_source, until_text
 # pick_file lives with the workspace (a daemon-served `grind run` picks its file before it loads this
 # module and the progress database's); known to callers as judge.outcome's too.
-from judge.workspace import SCRATCH, pick_file  # noqa: F401
+from judge.workspace import SCRATCH as SCRATCH, pick_file as pick_file  # noqa: F401
 
 TIME_UP = "Your interview on this exercise ran out of time; hints and the solution are unlocked."
 REPEAT = "Same file as your last graded attempt: not counted as another try."
