@@ -24,10 +24,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
-from judge.worker.protocol import Job, Worker
-
 if TYPE_CHECKING:
     from judge.models import Exercise, Verdict
+    from judge.worker.protocol import Job, Worker
     from judge.worker.sandbox import Limits, RunOutcome
 
 
@@ -60,8 +59,19 @@ class Executor(ABC):
 
 # One job for the child (judge.trusted.job_for builds it) and what runs it: the typed parent/child
 # boundary's own names, so that a cold runner, a warm server and the child agree on one shape.
-JobSpec = Job
-JobRunner = Worker
+# Looked up on first use at run time (``__getattr__``): a daemon-served `grind run` imports this
+# module before it sends its job and never needs worker/protocol.py (a few ms of dataclasses).
+if TYPE_CHECKING:
+    JobSpec = Job
+    JobRunner = Worker
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("JobSpec", "JobRunner"):
+        from judge.worker import protocol
+
+        return protocol.Job if name == "JobSpec" else protocol.Worker
+    raise AttributeError(f"module 'judge.executor' has no attribute {name!r}")
 
 
 # A class of submissions graded on some machines: ``judge.batch.local_executor`` (warm workers

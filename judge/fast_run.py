@@ -105,22 +105,31 @@ def _echo(text: str, stream: Any) -> None:
 
 
 def run(args: RunArgs) -> int | None:
-    """``judge.cli.run`` for ``args``: the exit code, or None when the full CLI must run it."""
+    """``judge.cli.run`` for ``args``: the exit code, or None when the full CLI must run it.
+
+    The job goes to the daemon as soon as the file is known, before the progress database and the
+    modules that record an attempt are loaded: those load while the daemon grades (``_early``).
+    A problem with the progress found after that still hands the command to the full CLI, which
+    grades it again and says what it always said; nothing was recorded."""
     from judge.catalog import Catalog
-    from judge.outcome import pick_file
-    from judge.progress import Progress
-    from judge.workspace import find_workspace, progress_path
+    from judge.workspace import find_workspace, pick_file, progress_path
 
     try:  # nothing recorded yet: any problem is the full CLI's to report, in its own words
         exercise = Catalog().get(args.name)
         root = find_workspace()
-        state = Progress(progress_path(root), warn=_warn)
         path, recording, notices = pick_file(exercise, root, args.file)
-        interview = state.interview(exercise.slug) if recording else None
     except Exception:  # noqa: BLE001 - handed over, not swallowed: the full CLI runs the command
         return None
+    early = _early(args, exercise, path) if path.suffix == ".py" and _note(exercise) is None else None
     try:
-        return _grade_and_show(args, exercise, state, path, recording, notices, interview)
+        from judge.progress import Progress
+
+        state = Progress(progress_path(root), warn=_warn)
+        interview = state.interview(exercise.slug) if recording else None
+    except Exception:  # noqa: BLE001 - as above: handed over (the early grade recorded nothing)
+        return None
+    try:
+        return _grade_and_show(args, exercise, state, path, recording, notices, interview, early)
     except BrokenPipeError:
         try:  # as judge.cli: the reader left; nothing more to say to it
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -129,6 +138,52 @@ def run(args: RunArgs) -> int | None:
         return 141
     except Exception as exc:  # noqa: BLE001 - the error boundary of this path, worded as the CLI's
         return _boundary(exc, args.as_json)
+
+
+class _Early(NamedTuple):
+    """A grade begun before the progress was opened: what ``grade_and_record`` gets back from its
+    ``grade`` call, or the exception that call raised, re-raised there (judge.outcome)."""
+
+    worker: Any
+    source: str | None  # what was graded (None: not UTF-8, and ``grade`` read the file itself)
+    started_at: float
+    verdict: Any
+    error: BaseException | None
+
+
+def _early(args: RunArgs, exercise: Exercise, path: Path) -> _Early:
+    """Grade ``path`` now, as ``grade_and_record`` would (the same arguments): the daemon's job is
+    sent first, and the recording's modules and the renderer load while it grades."""
+    import time
+
+    from judge.daemon import worker_for
+    from judge.grade import grade
+    from judge.paths import hidden_from_learners
+    from judge.text import read_source
+
+    worker = worker_for(lambda: hidden_from_learners(exercise), opt_out=args.no_daemon)
+    if worker is not None:
+        worker.meanwhile = _load_recording if args.as_json else _load_all
+    started_at = time.time()
+    text, unreadable = read_source(path)
+    source = None if unreadable else text
+    kwargs: dict[str, Any] = {"speed": True}
+    if worker is not None:
+        kwargs["worker"] = worker
+    try:
+        return _Early(worker, source, started_at, grade(exercise, path, source=source, **kwargs), None)
+    except Exception as exc:  # noqa: BLE001 - raised again where the grade would have raised it
+        return _Early(worker, source, started_at, None, exc)
+
+
+def _load_recording() -> None:
+    """What records the attempt (the progress database, the scheduler), loaded while the daemon grades."""
+    import judge.outcome  # noqa: F401 - loaded for later
+
+
+def _load_all() -> None:
+    _load_recording()
+    _load_renderer()
 
 
 def _boundary(exc: Exception, as_json: bool) -> int:
@@ -154,26 +209,27 @@ def _load_renderer() -> None:
 
 
 def _grade_and_show(args: RunArgs, exercise: Exercise, state: Any, path: Path, recording: bool,
-                    notices: list[str], interview: Any) -> int:
-    from judge.daemon import worker_for
+                    notices: list[str], interview: Any, early: _Early | None) -> int:
     from judge.outcome import grade_and_record
     from judge.practice import Sitting
     from judge.status import verdict_exit
-    from judge.paths import hidden_from_learners
 
-    if sys.stderr.isatty():  # as judge.cli._say_reference_note: before a first, slow grade
-        from judge.cache import reference_note
-
-        note = reference_note(exercise)
-        if note is not None:
-            from judge.text import for_terminal
-
-            _echo(for_terminal(f"grind: {note}", sys.stderr), sys.stderr)
     sitting = Sitting(exercise, path, "run", None, interview=interview)
-    worker = worker_for(lambda: hidden_from_learners(exercise), opt_out=args.no_daemon)
-    if worker is not None and not args.as_json:
-        worker.meanwhile = _load_renderer
-    outcome = grade_and_record(state, sitting, record=recording, lead=notices, speed=True, worker=worker)
+    if early is None:  # a notebook, or a first grade: graded as the CLI does
+        outcome = _grade_now(args, exercise, state, sitting, recording, notices)
+    else:
+        def replay(exercise_: Exercise, path_: Path, *, source: str | None = None, **kwargs: Any) -> Any:
+            """The early grade, if it graded what grade_and_record read; else the grade, again."""
+            if source != early.source:  # the file changed in between: grade what is recorded
+                from judge.grade import grade
+
+                return grade(exercise_, path_, source=source, **kwargs)
+            if early.error is not None:
+                raise early.error
+            return early.verdict
+
+        outcome = grade_and_record(state, sitting, record=recording, lead=notices, speed=True, worker=early.worker,
+                                   grade=replay, started_at=early.started_at)
     verdict, lead = outcome.verdict, outcome.lead
     if args.as_json:
         verdict.notices += lead
@@ -195,3 +251,32 @@ def _grade_and_show(args: RunArgs, exercise: Exercise, state: Any, path: Path, r
             if line is not None:
                 _echo(line, sys.stdout)
     return int(verdict_exit(verdict.status))
+
+
+def _grade_now(args: RunArgs, exercise: Exercise, state: Any, sitting: Any, recording: bool,
+               notices: list[str]) -> Any:
+    """``grade_and_record`` as judge.cli.run calls it: for a notebook, and a first grade that says so."""
+    from judge.daemon import worker_for
+    from judge.outcome import grade_and_record
+    from judge.paths import hidden_from_learners
+
+    note = _note(exercise)
+    if note is not None:
+        from judge.text import for_terminal
+
+        _echo(for_terminal(f"grind: {note}", sys.stderr), sys.stderr)
+    worker = worker_for(lambda: hidden_from_learners(exercise), opt_out=args.no_daemon)
+    if worker is not None and not args.as_json:
+        worker.meanwhile = _load_renderer
+    return grade_and_record(state, sitting, record=recording, lead=notices, speed=True, worker=worker)
+
+
+def _note(exercise: Exercise) -> str | None:
+    """judge.cli._say_reference_note's line (on a terminal, before a first, slow grade), or None.
+    With one to say, the grade waits for the progress as the CLI's does (``_grade_now``): the
+    progress is opened first, so a command handed over to the full CLI never says it twice."""
+    if not sys.stderr.isatty():
+        return None
+    from judge.cache import reference_note
+
+    return reference_note(exercise)

@@ -25,12 +25,13 @@ from typing import TYPE_CHECKING, Any, Union
 
 from judge import cache
 from judge.environment import require_torch
-from judge.executor import Executor, JobRunner, Submission
+from judge.executor import Executor, Submission
 from judge.models import Exercise, Status, Verdict
 from judge.paths import hidden_from_learners
 from judge.static_checks import error_verdict, static_verdict
 
 if TYPE_CHECKING:
+    from judge.executor import JobRunner
     from judge.worker.sandbox import Limits
 
 # Known to callers as judge.grade's (the CLI, watch, batch grading, the corpus, tests, bench).
@@ -59,7 +60,7 @@ def __getattr__(name: str) -> Any:
 
 
 # What a caller may hand ``grade``: an executor (the daemon's client), a warm server, or nothing.
-Worker = Union[Executor, JobRunner, None]
+Worker = Union[Executor, "JobRunner", None]  # JobRunner by name: worker/protocol.py loads on first use
 
 
 def pick_executor(worker: Worker) -> Executor:

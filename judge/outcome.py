@@ -17,19 +17,18 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Callable
 
-from judge.errors import UsageError
-from judge.models import Exercise, Verdict
+from judge.models import Verdict
 from judge.practice import Recorded, Sitting, record_verdict, time_up
 from judge.progress import Attempt, Progress
 from judge.scheduling import Review
 from judge.text import clock_text, read_source, until_text
+# pick_file lives with the workspace (a daemon-served `grind run` picks its file before it loads this
+# module and the progress database's); known to callers as judge.outcome's too.
+from judge.workspace import SCRATCH as SCRATCH, pick_file as pick_file  # noqa: F401
 
 TIME_UP = "Your interview on this exercise ran out of time; hints and the solution are unlocked."
-SCRATCH = ("Scratch run: this file is not the workspace's {slug} file, so it is graded but not recorded "
-           "({slug}'s attempts and review schedule are unchanged).")
 REPEAT = "Same file as your last graded attempt: not counted as another try."
 
 
@@ -98,60 +97,22 @@ def record_outcome(progress: Progress, sitting: Sitting, verdict: Verdict, sourc
 GradeCall = Callable[..., Verdict]
 
 
-def _exists(path: Path) -> bool:
-    """Something is at ``path`` (a broken link counts): then "missing" would be the wrong word."""
-    return path.exists() or path.is_symlink()
-
-
-def pick_file(exercise: Exercise, root: Path | None, file: Path | None) -> tuple[Path, bool, list[str]]:
-    """The file ``grind run`` grades: ``file`` (``--file``), else the workspace's, else (outside a
-    workspace) the untouched stub. Returns it, whether its grade is recorded, and what to say
-    first. A file that is not there, or not a regular file, is a ``UsageError``. In a workspace,
-    a ``file`` other than the exercise's own is a scratch run: graded, not recorded."""
-    if file is not None:
-        if file.is_dir():
-            raise UsageError(f"{file} is a directory: --file takes the .py file to grade")
-        if not file.is_file():
-            raise UsageError(f"{file}: no such file" if not _exists(file) else
-                             f"{file} is not a regular file (a FIFO, a device or a broken link): --file takes "
-                             "the .py file to grade")
-        from judge.workspace import is_scratch
-
-        if is_scratch(file, root, exercise):
-            return file, False, [SCRATCH.format(slug=exercise.slug)]
-        return file, True, []
-    if root is not None:
-        from judge.workspace import learner_file
-
-        path = learner_file(root, exercise)
-        if not path.is_file():
-            raise UsageError(f"{path} is missing: 'grind reset {exercise.slug}' puts the stub back"
-                             if not _exists(path) else
-                             f"{path} is not a regular file (a folder, a FIFO, a device or a broken link): move "
-                             f"it away, then 'grind reset {exercise.slug}' puts the stub back")
-        return path, True, []
-    from judge.workspace import module_name
-
-    return exercise.stub_path, False, [
-        "No grind workspace here, so this graded the untouched stub. Start practising with 'grind init' "
-        f"(creates ./grind-practice), then edit grind-practice/{exercise.slug}/{module_name(exercise.slug)}.py "
-        f"and run "
-        f"'grind run {exercise.slug}'."]
-
-
 def grade_and_record(progress: Progress, sitting: Sitting, *, record: bool = True, source: str | None = None,
                      lead: list[str] | None = None, worker: Any = None, speed: bool = False,
-                     grade: GradeCall | None = None, clock: Callable[[], float] = time.time) -> Outcome:
+                     grade: GradeCall | None = None, clock: Callable[[], float] = time.time,
+                     started_at: float | None = None) -> Outcome:
     """Grade ``sitting.path`` (or ``source``, its text) and record the attempt.
 
     ``record`` False grades without touching the progress (the untouched stub outside a
     workspace). ``lead`` is what the caller has to say first (where the file came from).
-    ``worker`` is a warm worker to grade in; ``grade`` replaces ``judge.grade.grade`` (tests)."""
+    ``worker`` is a warm worker to grade in; ``grade`` replaces ``judge.grade.grade`` (tests,
+    and a daemon-served `grind run`, which sent its job before it loaded this module: judge.fast_run).
+    ``started_at``: when that grade began (``clock()``'s time), for the interview's clock and the record."""
     outcome_lead = list(lead or [])
-    expired = record and time_up(progress, sitting, clock())
+    expired = record and time_up(progress, sitting, clock() if started_at is None else started_at)
     if expired:
         outcome_lead.append(TIME_UP)
-    started = clock()
+    started = clock() if started_at is None else started_at
     unreadable = None
     if source is None and sitting.path.suffix == ".ipynb":
         from judge.notebooks import notebook_source

@@ -224,6 +224,13 @@ def _reference_from(exercise: Exercise, result: protocol.Result, observations: O
 _LOADED: dict[tuple[str, str, str], tuple[tuple[int, ...], Reference]] = {}
 
 
+def loaded_reference(exercise: Exercise, key: str) -> Reference | None:
+    """The reference this process has already read, if its entry on disk is unchanged; None
+    otherwise (nothing is read here: a cold run reads it only after the learner's child is gone)."""
+    known = _LOADED.get((exercise.slug, key, str(cache.cache_root())))
+    return known[1] if known is not None and known[0] == cache.stamp(exercise.slug, key) else None
+
+
 def reference_for(exercise: Exercise, key: str | None = None, worker: JobRunner | None = None) -> Reference:
     """Cached reference observations; computed (and published atomically) on a miss, or when
     the entry on disk is incomplete or corrupt (it is then rebuilt, never trusted).

@@ -21,6 +21,8 @@ from judge.models import Exercise
 MARKER = "grind.toml"
 STATE_DIR = ".grind"
 PROGRESS_DB = "progress.db"
+SCRATCH = ("Scratch run: this file is not the workspace's {slug} file, so it is graded but not recorded "
+           "({slug}'s attempts and review schedule are unchanged).")
 
 
 def _copy(source: Path, target: Path) -> None:
@@ -169,3 +171,38 @@ def progress_path(root: Path | None) -> Path:
     import platformdirs
 
     return Path(platformdirs.user_state_dir("grind", appauthor=False)) / PROGRESS_DB
+
+
+def _exists(path: Path) -> bool:
+    """Something is at ``path`` (a broken link counts): then "missing" would be the wrong word."""
+    return path.exists() or path.is_symlink()
+
+
+def pick_file(exercise: Exercise, root: Path | None, file: Path | None) -> tuple[Path, bool, list[str]]:
+    """The file ``grind run`` grades: ``file`` (``--file``), else the workspace's, else (outside a
+    workspace) the untouched stub. Returns it, whether its grade is recorded, and what to say
+    first. A file that is not there, or not a regular file, is a ``UsageError``. In a workspace,
+    a ``file`` other than the exercise's own is a scratch run: graded, not recorded."""
+    if file is not None:
+        if file.is_dir():
+            raise UsageError(f"{file} is a directory: --file takes the .py file to grade")
+        if not file.is_file():
+            raise UsageError(f"{file}: no such file" if not _exists(file) else
+                             f"{file} is not a regular file (a FIFO, a device or a broken link): --file takes "
+                             "the .py file to grade")
+        if is_scratch(file, root, exercise):
+            return file, False, [SCRATCH.format(slug=exercise.slug)]
+        return file, True, []
+    if root is not None:
+        path = learner_file(root, exercise)
+        if not path.is_file():
+            raise UsageError(f"{path} is missing: 'grind reset {exercise.slug}' puts the stub back"
+                             if not _exists(path) else
+                             f"{path} is not a regular file (a folder, a FIFO, a device or a broken link): move "
+                             f"it away, then 'grind reset {exercise.slug}' puts the stub back")
+        return path, True, []
+    return exercise.stub_path, False, [
+        "No grind workspace here, so this graded the untouched stub. Start practising with 'grind init' "
+        f"(creates ./grind-practice), then edit grind-practice/{exercise.slug}/{module_name(exercise.slug)}.py "
+        f"and run "
+        f"'grind run {exercise.slug}'."]

@@ -231,6 +231,67 @@ def test_an_expired_interview_is_closed_the_same_way(tmp_path: Path, monkeypatch
     assert result["exit"] == 1 and "ran out of time" in result["stdout"]
 
 
+def test_a_progress_database_in_the_way_is_the_same_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """The fast path grades before it opens the progress (the job is sent first); a database it
+    then cannot open hands the command to the full CLI, which says what it always says. The
+    early grade recorded nothing, so nothing is doubled."""
+    result = both(["run", "clipping", "--file", str(CLIPPING / "correct_loop.py")], capsys, tmp_path, monkeypatch,
+                  setup=lambda home: (home / "state").write_text("a file where the folder goes\n"))
+    assert result["exit"] == 5 and "is not a folder" in result["stderr"] and result["attempts"] == []
+
+
+def test_a_file_changed_during_the_grade_is_graded_as_recorded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """The early grade read the file before the progress was opened; if the file changed before
+    the attempt is recorded, what is recorded is graded again: verdict and record agree."""
+    import judge.grade
+    target = tmp_path / "clipping.py"
+    target.write_text((CLIPPING / "pitfall_sum_of_norms.py").read_text())
+    real, graded = judge.grade.grade, []
+
+    def grade(exercise: Any, path: Path, **kwargs: Any) -> Any:
+        graded.append(kwargs.get("source"))
+        verdict = real(exercise, path, **kwargs)
+        if len(graded) == 1:  # an edit saved while the first grade ran
+            target.write_text((CLIPPING / "correct_loop.py").read_text())
+        return verdict
+
+    monkeypatch.setattr(judge.grade, "grade", grade)
+    monkeypatch.setenv("GRIND_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.chdir(tmp_path)
+    out, err, code = _invoke("fast", ["run", "clipping", "--file", str(target), "--json"], capsys)
+    assert code == 0 and json.loads(out)["status"] == "passed", (out, err)
+    assert len(graded) == 2 and graded[1] == (CLIPPING / "correct_loop.py").read_text()
+    assert [a["verdict"] for a in _attempts(progress_path(None))] == ["passed"]
+
+
+def test_the_job_is_sent_before_the_progress_is_loaded(tmp_path: Path) -> None:
+    """A daemon-served `grind run` sends its job first and loads the progress database and the
+    recording's modules while the daemon grades: when the grade starts, none of them is loaded."""
+    broken = tmp_path / "broken.py"
+    broken.write_text("def clip_grad_norm(params, max_norm)\n    return 0\n")  # a static verdict: no torch
+    script = (
+        "import sys, judge.grade\n"
+        "real = judge.grade.grade\n"
+        "def grade(*args, **kwargs):\n"
+        "    loaded = sorted(m for m in ('judge.progress', 'judge.outcome', 'judge.practice', 'sqlite3')"
+        " if m in sys.modules)\n"
+        "    sys.stderr.write(f'loaded at the grade: {loaded}\\n')\n"
+        "    return real(*args, **kwargs)\n"
+        "judge.grade.grade = grade\n"
+        "from judge.entry import main\n"
+        f"sys.argv = ['grind', 'run', 'clipping', '--file', {str(broken)!r}]\n"
+        "main()\n")
+    env = dict(os.environ, GRIND_STATE_DIR=str(tmp_path / "state"), GRIND_NO_DAEMON="1")
+    done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 3, done.stderr
+    assert "loaded at the grade: []" in done.stderr
+    assert "SyntaxError" in done.stdout
+    assert [a["verdict"] for a in _attempts(tmp_path / "state" / "progress.db")] == ["error"]
+
+
 def test_a_terminal_gets_the_same_styled_screen(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
     """Where rich would take the stream for a terminal, the fast path draws through rich too."""

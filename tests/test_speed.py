@@ -78,6 +78,68 @@ def test_timing_takes_the_fastest_sample_so_a_loaded_machine_cannot_invent_a_slo
     assert len(calls) >= 4  # a warm-up and at least three samples
 
 
+def test_timing_stops_at_the_first_call_too_fast_to_earn_advice() -> None:
+    """With ``enough`` (SLOWER x the reference's time, sent by the parent), one call under it
+    decides that there is no advice: the timing ends there. Calls over it are timed as before."""
+    import time
+
+    from judge.worker.child.job import time_call
+
+    calls = []
+
+    def call(subject: object, size: int) -> None:
+        calls.append(size)
+
+    timed = time_call({"inputs": lambda: {"size": 1}, "call": call}, None, None, enough=10.0)
+    assert timed is not None and timed < 10.0
+    assert len(calls) == 1  # the warm-up was fast enough: nothing more to learn
+
+    slow: list[int] = []
+
+    def slow_call(subject: object, size: int) -> None:
+        slow.append(size)
+        time.sleep(0.002)
+
+    timed = time_call({"inputs": lambda: {"size": 1}, "call": slow_call}, None, None, enough=0.0005)
+    assert timed is not None and timed >= 0.002
+    assert len(slow) >= 4  # never under the line: a warm-up and at least three samples, as without it
+
+
+def test_a_slow_answer_gets_its_advice_once_the_reference_is_loaded(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A warm worker's second grade knows the reference's time before the learner runs, and
+    sends the advice's threshold with the job: a slow answer is still timed in full and advised,
+    a vectorised one still gets none."""
+    import judge.pipeline
+    from judge import cache
+    from judge.trusted import loaded_reference
+
+    from .conftest import warm_worker
+
+    sent: list[dict] = []  # type: ignore[type-arg]
+
+    def job_for(*args, **kwargs):  # type: ignore[no-untyped-def]
+        job = real_job_for(*args, **kwargs)
+        if job.get("time_speed"):
+            sent.append(job)  # run_learner adds the threshold to it
+        return job
+
+    real_job_for = judge.pipeline.job_for
+    monkeypatch.setattr(judge.pipeline, "job_for", job_for)
+    exercise = Catalog().get("clipping")
+    worker = warm_worker(exercise)
+    slow = tmp_path / "slow.py"
+    slow.write_text(ELEMENTWISE)
+    for _ in range(2):  # the first grade loads the reference; the second sends the threshold
+        verdict = grade(exercise, slow, speed=True, worker=worker)
+        assert verdict.status is Status.PASSED
+        assert [n for n in verdict.notices if n.startswith("Correct, but")], verdict.notices
+    assert loaded_reference(exercise, cache.exercise_key(exercise)) is not None
+    assert len(sent) == 2 and sent[1].get("speed_enough_s", 0) > 0  # the second grade sent the threshold
+    fast = grade(exercise, SUBMISSIONS / "clipping" / "alt_foreach_vectorised.py", speed=True, worker=worker)
+    assert fast.status is Status.PASSED
+    assert not [n for n in fast.notices if n.startswith("Correct, but")], fast.notices
+
+
 def test_a_speed_run_leaves_nothing_of_the_reference_for_the_learner(tmp_path: Path) -> None:
     """`grind run` times the reference for its speed advice. Nothing of it may reach the learner's
     process: the reference used to travel in the job, and linecache kept its text under

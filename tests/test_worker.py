@@ -720,3 +720,26 @@ def test_a_reply_line_that_is_not_the_jobs_own_is_refused_and_never_shifts_onto_
         verdicts = [grade(exercise, correct, worker=worker) for _ in range(3)]
     assert verdicts[0].status is Status.CRASHED and "forged" in verdicts[0].message, verdicts[0].message
     assert [v.status for v in verdicts[1:]] == [Status.PASSED, Status.PASSED], [v.message for v in verdicts[1:]]
+
+
+def test_a_list_of_plain_floats_or_bools_becomes_the_array_its_entries_would() -> None:
+    """A long run's per-step record is converted in one step (numpy's own list conversion, held
+    against the entry-by-entry stack it replaces); a mixed or subclassed list still goes entry
+    by entry, and is refused as before."""
+    import numpy as np
+    import torch
+
+    from judge.worker.child.values import BadOutput, to_array
+
+    for value in ([1.5, float("nan"), float("inf"), -0.0], [True, False, True]):
+        array = to_array(value, np, torch)
+        stacked = np.stack([np.array(v) for v in value])
+        assert array.dtype == stacked.dtype and array.shape == stacked.shape
+        assert np.array_equal(array, stacked, equal_nan=True)
+    assert to_array([1, 2.5], np, torch).dtype == np.float64  # mixed: entry by entry, as before
+
+    class Lying(float):
+        pass
+
+    with pytest.raises(BadOutput):
+        to_array([1.0, Lying(2.0)], np, torch)

@@ -112,6 +112,8 @@ class Job(TypedDict, total=False):
     seeds: int | None
     record_inputs: bool
     time_speed: bool  # time the first subject on the checks' SPEED case (the reference, or the learner)
+    speed_enough_s: float  # a learner's speed run: a call faster than this ends its timing (no advice
+    # is given under SLOWER x the reference's time, so one such call decides it; judge.pipeline)
     combinations: list[str]  # pitfall pairs ("a+b") to run, instead of the single pitfalls
     # Added by the sandbox:
     token: str  # proves the result was written by this run's runner (never sent back twice)
