@@ -37,21 +37,11 @@ mistakes apart is who wrote, when the file was there and what it holds. Observed
   as a state_dict).
 """
 
-import collections
 import functools
-import hashlib
 import inspect
-import io
-import math
 import os
-import pickle
-import shutil
-import stat
 import tempfile
 import time
-import zipfile
-
-import numpy
 
 import torch
 import torch.distributed as dist
@@ -71,49 +61,64 @@ WAITS = ("barrier", "monitored_barrier", "all_reduce", "broadcast", "broadcast_o
          "all_gather_object", "gather", "gather_object", "scatter", "scatter_object_list", "reduce", "recv")
 
 
-# The C functions themselves, bound before the learner's file loads (see "readable at return").
-_OPEN, _READ, _CLOSE, _FSTAT, _IS_FILE = os.open, os.read, os.close, os.fstat, stat.S_ISREG
-_SHA256 = hashlib.sha256
-_READ_ONLY = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-_END_RECORD = b"PK\x05\x06"  # a zip's end-of-central-directory record: 22 bytes, the file's last
-_MOST = 64 << 20  # the run's file-size limit: no checkpoint here is larger
+# The C functions themselves, bound before the learner's file loads (a plain rebinding of
+# os.open by a submission changes nothing here).
+_OPEN, _CLOSE, _FSTAT, _STAT, _UTIME = os.open, os.close, os.fstat, os.stat, os.utime
+_MARK = os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+CHECKPOINT = "checkpoint.pt"  # the name grind reads in a kept folder (judge/worker/outputs.py)
+TICK_S = 0.1  # the longest a held save waits for the file clock to pass its peers' return markers
 
 
-def _finished(path):
-    """The digest of the file at ``path`` when it is a regular file that ends with a zip's end
-    record (no comment), which a completed ``torch.save`` leaves and a file still being written
-    does not; else None. "readable at return" compares it with the digest of the file every rank
-    reads at the end: a rank that found some other finished zip there (a third red team wrote
-    an empty zip's 22 bytes at the path, and rank 0's save then replaced them) did not find
-    the checkpoint."""
+def _mark(name, exclusive=False):
+    """Make the marker ``name`` in this case's kept folder; grind reads only its ctime, which the
+    kernel sets. ``exclusive``: made once, never made again (a return happens once)."""
     try:
-        fd = _OPEN(path, _READ_ONLY)
+        fd = _OPEN(os.path.join(_watch.kept, name), _MARK | (os.O_EXCL if exclusive else 0), 0o600)
     except OSError:
         return None
     try:
-        info = _FSTAT(fd)
-        if not _IS_FILE(info.st_mode) or not 22 <= info.st_size <= _MOST:
-            return None
-        digest, data = _SHA256(), b""
-        while True:
-            chunk = _READ(fd, 1 << 20)
-            if not chunk:
+        return fd if not exclusive else None
+    finally:
+        if exclusive:
+            _CLOSE(fd)
+
+
+def _returned_ctimes():
+    """The ctimes of every other rank's return marker made so far."""
+    times = []
+    for rank in range(_watch.world):
+        if rank != _watch.rank:
+            try:
+                times.append(_STAT(os.path.join(_watch.kept, f"returned.rank{rank}"), follow_symlinks=False).st_ctime_ns)
+            except OSError:
+                pass
+    return times
+
+
+def _hold_marker():
+    """Say, on the file system, that this save was held until its peers settled: the ``held``
+    marker, made (or touched) until its ctime is past every peer's return marker. The kernel's
+    file clock ticks coarsely (4 ms): without this a rank that returned without waiting and the
+    write it did not wait for could share a tick, and grind reads equal times as "in order"."""
+    fd = _mark("held")
+    if fd is None:
+        return
+    try:
+        deadline = time.monotonic() + TICK_S
+        while time.monotonic() < deadline:
+            _UTIME(fd)
+            if _FSTAT(fd).st_ctime_ns > max(_returned_ctimes(), default=0):
                 break
-            digest.update(chunk)
-            data = (data + chunk)[-22:]
-    except OSError:
-        return None
+            time.sleep(0.001)
     finally:
         _CLOSE(fd)
-    if len(data) != 22 or data[:4] != _END_RECORD or data[20:] != b"\0\0":
-        return None
-    return digest.digest()
 
 
 class _Watch:
     """This rank's part in the case while the subject's call runs (``folder`` is None outside it)."""
 
     folder = None
+    kept = None  # this case's kept folder, read by grind after the run (judge/kept.py)
     rank = 0
     world = 1
     saves = 0
@@ -166,6 +171,7 @@ def _watched_save(obj, f, *args, **kwargs):
     deadline = time.monotonic() + WAIT_S
     while not _peers_settled() and time.monotonic() < deadline:
         time.sleep(0.002)
+    _hold_marker()
     try:
         return _torch_save(obj, f, *args, **kwargs)
     finally:
@@ -279,83 +285,6 @@ EXPECTED = {name: {key: value.detach().clone() for key, value in build(name)[0].
             for name in ("example", "two_layers", "large")}
 
 
-# The storages a state_dict's tensors may use, by the name torch.save pickles for each.
-_STORAGES = {"FloatStorage": numpy.float32, "DoubleStorage": numpy.float64, "HalfStorage": numpy.float16,
-             "LongStorage": numpy.int64, "IntStorage": numpy.int32, "ShortStorage": numpy.int16,
-             "CharStorage": numpy.int8, "ByteStorage": numpy.uint8, "BoolStorage": numpy.bool_}
-
-
-class _Storage:
-    def __init__(self, dtype):
-        self.dtype = dtype
-
-
-def _rebuild(storage, offset, size, stride, requires_grad=False, hooks=None, metadata=None):
-    """torch._utils._rebuild_tensor_v2's arguments, rebuilt as a tensor from plain bytes."""
-    values, dtype = storage
-    if not isinstance(values, numpy.ndarray) or not all(type(n) is int for n in (offset, *size, *stride)):
-        raise pickle.UnpicklingError("not a plain tensor")
-    array = numpy.lib.stride_tricks.as_strided(values[offset:], shape=tuple(size),
-                                                strides=tuple(n * values.itemsize for n in stride))
-    return torch.from_numpy(numpy.array(array, dtype=dtype))
-
-
-class _StateDictReader(pickle.Unpickler):
-    """Reads a torch.save file that holds a state_dict (tensors in ordered dicts) and nothing
-    else, without torch.load. A sixth review changed what torch.load(weights_only=True) accepts
-    from inside the learner's process (torch's cached allow-list, and the public
-    ``add_safe_globals``) and passed a pickled module and ``module.``-prefixed keys as bare. This
-    reader's allow-list is its own: an ordered dict, a tensor rebuilt from a storage of a plain
-    number type, and nothing that runs code."""
-
-    def __init__(self, data, archive, prefix):
-        super().__init__(io.BytesIO(data))
-        self._archive, self._prefix = archive, prefix
-
-    def find_class(self, module, name):
-        if (module, name) == ("collections", "OrderedDict"):
-            return collections.OrderedDict
-        if (module, name) == ("torch._utils", "_rebuild_tensor_v2"):
-            return _rebuild
-        if module == "torch" and name in _STORAGES:
-            return _Storage(_STORAGES[name])
-        raise pickle.UnpicklingError(f"{module}.{name} is not part of a state_dict")
-
-    def persistent_load(self, pid):
-        if not (type(pid) is tuple and len(pid) == 5 and pid[0] == "storage" and type(pid[1]) is _Storage
-                and type(pid[2]) is str):
-            raise pickle.UnpicklingError("not a storage")
-        raw = self._archive.read(f"{self._prefix}data/{pid[2]}")
-        return numpy.frombuffer(raw, dtype=pid[1].dtype), pid[1].dtype
-
-
-def _read(path):
-    """The state_dict in the file at ``path``, or None: missing, partial, or holding anything
-    but tensors in dicts (a pickled module object)."""
-    try:
-        with zipfile.ZipFile(path) as archive:
-            pickles = [n for n in archive.namelist() if n.endswith("data.pkl") and n.count("/") == 1]
-            if len(pickles) != 1:
-                return None
-            prefix = pickles[0][: -len("data.pkl")]
-            state = _StateDictReader(archive.read(pickles[0]), archive, prefix).load()
-    except Exception:  # noqa: BLE001 - missing, partial, or not a plain state_dict
-        return None
-    return state if type(state) in (dict, collections.OrderedDict) else None
-
-
-def _state(saved, expected):
-    """The saved values in the bare model's key order, NaN for a key that is missing or misshapen."""
-    pieces = []
-    for key, value in expected.items():
-        got = saved.get(key) if isinstance(saved, dict) else None
-        if type(got) is torch.Tensor and got.shape == value.shape:
-            pieces.append(got.detach().to(torch.float64).reshape(-1))
-        else:
-            pieces.append(torch.full((value.numel(),), math.nan, dtype=torch.float64))
-    return torch.cat(pieces)
-
-
 def save_once(subject, nodes, model):
     rank, world = dist.get_rank(), dist.get_world_size()
     per_node = world // nodes
@@ -367,45 +296,32 @@ def save_once(subject, nodes, model):
     # bytes are write(2)'s too, and grind counts the run's writes (see the witnessed case).
     ddp = DistributedDataParallel(net, **SYNC_OFF)
     ddp(x)
-    # The run's working directory is its private temp folder (a warm server's TMPDIR is not).
-    folder = [tempfile.mkdtemp(prefix="checkpoint-", dir=os.getcwd()) if rank == 0 else None]
-    if rank == 0:
-        os.mkdir(os.path.join(folder[0], "ranks"))
-    dist.broadcast_object_list(folder)
-    path = os.path.join(folder[0], "checkpoint.pt")
-    _watch.folder, _watch.rank, _watch.world = os.path.join(folder[0], "ranks"), rank, world
+    # grind's folder for this case (protocol.kept_folder): grind reads what is left in it after
+    # the run, outside every process that held the learner's code (judge/kept.py).
+    kept = os.environ.get("GRIND_KEPT") or tempfile.mkdtemp(prefix="checkpoint-", dir=os.getcwd())
+    os.makedirs(os.path.join(kept, "ranks"), exist_ok=True)
+    path = os.path.join(kept, CHECKPOINT)
+    _watch.folder, _watch.kept, _watch.rank, _watch.world = os.path.join(kept, "ranks"), kept, rank, world
     _watch.saves = _watch.collectives = _watch.depth = 0
     _post("running")
     try:
         subject.save_checkpoint(ddp, path, local_rank)
     finally:
-        at_return = _finished(path)
+        _mark(f"returned.rank{rank}", exclusive=True)  # first: its ctime is this rank's return
         saves = _watch.saves
         _post("returned")
         _watch.folder = None
-    dist.barrier()  # every rank's call has returned, so whatever was written is complete
-    ready = at_return is not None and at_return == _finished(path)
-    saved = _read(path)
-    expected = EXPECTED[model]
-    bare = isinstance(saved, dict) and set(saved) == set(expected)
-    state = _state(saved, expected)
-    if model == "large":  # a summary: 4 MB of observations per rank would be writes of their own
-        state = torch.stack([state.sum(), (state * state).sum(), state[:: max(len(state) // 64, 1)].sum()])
-    observed = {"torch.save calls": saves, "readable at return": int(ready),
-                "loads with weights_only": int(saved is not None), "bare keys": int(bare),
-                "saved state" if model != "large" else "saved state (sum, sum of squares, sampled sum)": state}
-    dist.barrier()  # every rank has read the file before rank 0 removes the folder
-    if rank == 0:
-        shutil.rmtree(folder[0], ignore_errors=True)
-    return observed
+    return {"torch.save calls": saves}
 
 
 def state_entries(inputs):
-    """'saved state' named by key ("norm.running_mean[1]"), not by offset."""
-    if inputs["model"] == "large":
-        return {}
-    net, _ = build(inputs["model"])
-    return {"saved state": [(key, list(value.shape)) for key, value in net.state_dict().items()]}
+    """What the checkpoint should hold, the bare model's state_dict keys and shapes (the
+    "checkpoint file" entry, which grind reads the kept file against: judge/kept.py), and
+    'saved state' named by key ("norm.running_mean[1]"), not by offset. Taken from the model of
+    the case built here, before any subject touches it."""
+    pieces = [(key, list(value.shape)) for key, value in EXPECTED[inputs["model"]].items()]
+    return {"checkpoint file": pieces} if inputs["model"] == "large" else \
+        {"checkpoint file": pieces, "saved state": pieces}
 
 
 def layout(nodes, model):
@@ -422,5 +338,6 @@ CASES = [
     case("buffers_two_nodes", inputs=layout(2, "two_layers"), call=save_once, entries=state_entries,
          world_size=2),
     # The witnessed case (exercise.toml): grind counts the bytes the run writes, from outside.
-    case("large_checkpoint_two_nodes", inputs=layout(2, "large"), call=save_once, world_size=4),
+    case("large_checkpoint_two_nodes", inputs=layout(2, "large"), call=save_once, entries=state_entries,
+         world_size=4),
 ]

@@ -25,6 +25,7 @@ def _rank_body(run: Run, subject: Any, filename: str) -> Any:
     def body(rank: int, command: dict[str, Any]) -> dict[str, Any]:
         instance = instances[command["name"]]
         case = instance["case"]
+        os.environ[_protocol.KEPT_VARIABLE] = command["kept"]  # this case's kept folder (judge/kept.py)
         try:
             reseed(torch)
             inputs = case["inputs"](**instance["params"]) if "inputs" in case else {}
@@ -45,6 +46,7 @@ def _rank_body(run: Run, subject: Any, filename: str) -> Any:
             record = {"status": "bad_output", "message": str(exc)}
         except BaseException as exc:  # noqa: BLE001 - a learner's exception is data
             record = {"status": "error", "error": describe_exception(exc, filename)}
+        os.environ.pop(_protocol.KEPT_VARIABLE, None)
         run.check_integrity()
         record["forbidden"] = list(run.guards.hits) if run.guards else []
         return record
@@ -70,7 +72,11 @@ def observe_ranks(run: Run, subject_id: str, subject: Any, name: str, case: dict
     if pool is None or not pool.healthy():
         pool = _ranks.RankPool(run.torch.distributed, world, base + ".store", _rank_body(run, subject, filename))
         run.rank_pools[(subject_id, world)] = pool
-    outcome = pool.run({"name": name, "base": base})
+    # The folder grind reads after the run (judge/kept.py), named so that grind finds it without
+    # this process's word; made here, before any rank runs the case.
+    kept = os.path.join(run.job["out_dir"], _protocol.KEPT, _protocol.kept_folder(subject_id, name))
+    os.makedirs(kept, exist_ok=True)
+    outcome = pool.run({"name": name, "base": base, "kept": kept})
     records = outcome.get("ranks") or outcome.get("records") or {}
     if isinstance(records, list):
         records = dict(enumerate(records))

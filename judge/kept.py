@@ -1,0 +1,145 @@
+"""Observations of a kept checkpoint, made in grind's process from what the run left on disk.
+
+A case that declares an entry named ``CHECKPOINT`` (its expected state_dict keys and shapes,
+given by the checks' trusted ``entries`` function and carried by the trusted instances) runs on
+ranks that each get a folder of their own subject and instance (protocol.kept_folder, its path
+in ``GRIND_KEPT``): the learner's function writes the checkpoint there, each rank's checks make
+``returned.rank<r>`` the moment its call returns, and a save that waited for its peers makes
+``held`` before it writes. After the run, with none of its processes alive, grind reads that
+folder (worker/outputs.read_kept) and makes, for every rank, the observations that used to be
+made inside the ranks, where code that walks frames can rewrite any value (issue 28):
+
+- ``readable at return``: 1 when the checkpoint the run left is a finished zip, rank r's
+  ``returned`` marker was made no earlier than the checkpoint's last change (its inode's ctime:
+  written, renamed or linked into place), and a held save came no later than that change. ctimes
+  are the kernel's: no process can set one back, only forward. So a rank that returned before the
+  file was final cannot look as if it returned after; code that made its marker late can only
+  look like a rank that waited. A checkpoint that no held save wrote (written without
+  ``torch.save``, which the checks hold until the other ranks have settled) cannot show that the
+  ranks waited for it, and is readable at return on no rank.
+- ``loads with weights_only``: 1 when the file is a plain state_dict (worker/checkpoint.py, a
+  reader that never unpickles), else 0;
+- ``bare keys``: 1 when its keys are exactly the declared ones, else 0;
+- ``saved state``: its values in the declared order, NaN where a key is missing or misshapen;
+  for a large model ``saved state (sum, sum of squares, sampled sum)``.
+
+Every subject is observed the same way (the reference and the pitfalls in their trusted job,
+the learner in theirs), so the comparison is unchanged; whatever a learner's process reported
+under these names is dropped first. Why ctime ties count as "after": the kernel's file clock
+ticks coarsely (4 ms here), and the checks' hold makes a held write start on a later tick than
+every peer that had already returned.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from judge.worker import protocol
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from judge.worker.protocol import RunOutcome
+
+CHECKPOINT = "checkpoint file"  # the entry a case declares: [(key, shape), ...] of the expected state_dict
+READABLE, LOADS, BARE = "readable at return", "loads with weights_only", "bare keys"
+STATE, SUMMARY = "saved state", "saved state (sum, sum of squares, sampled sum)"
+SUMMARY_OVER = 4096  # a state larger than this is observed as a summary: its every value per rank would be writes
+NAMES = (READABLE, LOADS, BARE, STATE, SUMMARY)
+
+
+def _rank_of(key: str) -> tuple[int, str] | None:
+    head, sep, rest = key.partition(": ")
+    if sep and head.startswith("rank ") and head[5:].isdigit():
+        return int(head[5:]), rest
+    return None
+
+
+def _expected(instance: protocol.Instance) -> list[tuple[str, list[int]]] | None:
+    for name, pieces in (instance.entries or {}).items():
+        split = _rank_of(name)
+        if (split[1] if split else name) == CHECKPOINT:
+            return [(str(label), [int(n) for n in shape]) for label, shape in pieces]
+    return None
+
+
+def apply(outcome: RunOutcome, instances: list[protocol.Instance]) -> None:
+    """Replace, in place, every subject's kept-checkpoint observations with grind's own (see the
+    module's docstring). ``instances``: trusted ones (the reference's), which declare what is kept."""
+    if outcome.result is None:
+        return
+    for instance in instances:
+        expected = _expected(instance)
+        if expected is None:
+            continue
+        for sid, record in outcome.result.subjects.items():
+            case = record.cases.get(instance.name)
+            if case is None:
+                continue
+            for key in [k for k in outcome.observations if _theirs(k, sid, instance.name)]:
+                del outcome.observations[key]  # the subject's own word for these: never kept
+            case.keys = [k for k in case.keys if _bare(k) not in NAMES]
+            if case.status != "ok":
+                continue
+            folder = outcome.kept.get(protocol.kept_folder(sid, instance.name), protocol.KeptCase())
+            ranks = sorted({split[0] for split in map(_rank_of, case.keys) if split} or {0})
+            observed = observe(folder, expected, ranks)
+            keys: list[str] = []
+            for rank in ranks:
+                keys += [k for k in case.keys if (_rank_of(k) or (None,))[0] == rank]
+                for name, value in observed[rank].items():
+                    full = f"rank {rank}: {name}"
+                    outcome.observations[protocol.obs_name(sid, instance.name, full)] = value
+                    keys.append(full)
+            case.keys = keys + [k for k in case.keys if _rank_of(k) is None]
+
+
+def _theirs(name: str, sid: str, instance: str) -> bool:
+    """Whether an observation's full name is one of ``NAMES`` of this subject's instance."""
+    parts = protocol.split_obs_name(name)
+    return parts is not None and parts[:2] == (sid, instance) and _bare(parts[2]) in NAMES
+
+
+def _bare(key: str) -> str:
+    split = _rank_of(key)
+    return split[1] if split else key
+
+
+def observe(folder: protocol.KeptCase, expected: list[tuple[str, list[int]]], ranks: list[int]) -> dict[int, dict[str, Any]]:
+    """Each rank's observations of one kept folder."""
+    import numpy as np
+
+    state = folder.state
+    loads = state is not None
+    bare = loads and set(state or {}) == {key for key, _ in expected}
+    values = _values(state, expected)
+    total = sum(int(np.prod(shape)) for _, shape in expected)
+    if total > SUMMARY_OVER:
+        values = np.array([values.sum(), (values * values).sum(), values[:: max(len(values) // 64, 1)].sum()])
+        name = SUMMARY
+    else:
+        name = STATE
+    held = folder.markers.get("held")
+    final = folder.ctime_ns
+    out = {}
+    for rank in ranks:
+        returned = folder.markers.get(f"returned.rank{rank}")
+        readable = (folder.finished and final is not None and returned is not None and held is not None
+                    and returned >= final >= held)
+        out[rank] = {READABLE: np.array(int(readable), dtype=np.int64), LOADS: np.array(int(loads), dtype=np.int64),
+                     BARE: np.array(int(bare), dtype=np.int64), name: values.copy()}
+    return out
+
+
+def _values(state: dict[Any, Any] | None, expected: list[tuple[str, list[int]]]) -> np.ndarray:
+    """The saved values in the declared key order, as float64, NaN for a key missing or misshapen."""
+    import numpy as np
+
+    pieces = []
+    for key, shape in expected:
+        got = (state or {}).get(key)
+        if isinstance(got, np.ndarray) and list(got.shape) == shape and got.dtype.kind in "biuf":
+            pieces.append(got.astype(np.float64).reshape(-1))
+        else:
+            pieces.append(np.full(int(np.prod(shape)), np.nan))
+    return np.concatenate(pieces) if pieces else np.zeros(0)
