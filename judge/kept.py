@@ -2,21 +2,22 @@
 
 A case that declares an entry named ``CHECKPOINT`` (its expected state_dict keys and shapes,
 given by the checks' trusted ``entries`` function and carried by the trusted instances) runs on
-ranks that each get a folder of their own subject and instance (protocol.kept_folder, its path
-in ``GRIND_KEPT``): the learner's function writes the checkpoint there, each rank's checks make
-``returned.rank<r>`` the moment its call returns, and a save that waited for its peers makes
-``held`` before it writes. After the run, with none of its processes alive, grind reads that
-folder (worker/outputs.read_kept) and makes, for every rank, the observations that used to be
-made inside the ranks, where code that walks frames can rewrite any value (issue 28):
+ranks that each get a folder of their subject and instance (protocol.kept_folder, its path in
+``GRIND_KEPT``): the learner's function writes the checkpoint there, and a save that the checks
+held until the other ranks had settled makes ``held`` before it writes. After the run, with none
+of its processes alive, grind reads that folder (worker/outputs.read_kept) and makes, for every
+rank, the observations that used to be made inside the ranks, where code that walks frames can
+rewrite any value (issue 28):
 
-- ``readable at return``: 1 when the checkpoint the run left is a finished zip, rank r's
-  ``returned`` marker was made no earlier than the checkpoint's last change (its inode's ctime:
-  written, renamed or linked into place), and a held save came no later than that change. ctimes
-  are the kernel's: no process can set one back, only forward. So a rank that returned before the
-  file was final cannot look as if it returned after; code that made its marker late can only
-  look like a rank that waited. A checkpoint that no held save wrote (written without
-  ``torch.save``, which the checks hold until the other ranks have settled) cannot show that the
-  ranks waited for it, and is readable at return on no rank.
+- ``readable at return``: 1 when the checkpoint the run left is a finished zip, it is the very
+  file (inode, ctime, size) that stood at its path the moment this rank's record reached the
+  child (``protocol.KEPT_SEEN``, taken by the process that watches the ranks, not by the rank:
+  rank_cases._seen_when_done), and a held save came no later than its last change (ctimes are the
+  kernel's; no process sets one back). The checks' hold waits for that look before rank 0 writes,
+  so a rank that returned without waiting is seen before the file exists, however the ranks are
+  scheduled; nothing a rank runs afterwards (a thread, a forked process that touches the file
+  later) changes what was seen. A checkpoint that no held save wrote (written without
+  ``torch.save``) cannot show that the ranks waited for it, and is readable on no rank.
 - ``loads with weights_only``: 1 when the file is a plain state_dict (worker/checkpoint.py, a
   reader that never unpickles), else 0;
 - ``bare keys``: 1 when its keys are exactly the declared ones, else 0;
@@ -25,9 +26,7 @@ made inside the ranks, where code that walks frames can rewrite any value (issue
 
 Every subject is observed the same way (the reference and the pitfalls in their trusted job,
 the learner in theirs), so the comparison is unchanged; whatever a learner's process reported
-under these names is dropped first. Why ctime ties count as "after": the kernel's file clock
-ticks coarsely (4 ms here), and the checks' hold makes a held write start on a later tick than
-every peer that had already returned.
+under these names is dropped first.
 """
 
 from __future__ import annotations
@@ -45,7 +44,7 @@ CHECKPOINT = "checkpoint file"  # the entry a case declares: [(key, shape), ...]
 READABLE, LOADS, BARE = "readable at return", "loads with weights_only", "bare keys"
 STATE, SUMMARY = "saved state", "saved state (sum, sum of squares, sampled sum)"
 SUMMARY_OVER = 4096  # a state larger than this is observed as a summary: its every value per rank would be writes
-NAMES = (READABLE, LOADS, BARE, STATE, SUMMARY)
+NAMES = (READABLE, LOADS, BARE, STATE, SUMMARY, protocol.KEPT_SEEN)
 
 
 def _rank_of(key: str) -> tuple[int, str] | None:
@@ -76,14 +75,17 @@ def apply(outcome: RunOutcome, instances: list[protocol.Instance]) -> None:
             case = record.cases.get(instance.name)
             if case is None:
                 continue
+            ranks = sorted({split[0] for split in map(_rank_of, case.keys) if split} or {0})
+            seen = {rank: outcome.observations.get(protocol.obs_name(sid, instance.name,
+                                                                     f"rank {rank}: {protocol.KEPT_SEEN}"))
+                    for rank in ranks}
             for key in [k for k in outcome.observations if _theirs(k, sid, instance.name)]:
                 del outcome.observations[key]  # the subject's own word for these: never kept
             case.keys = [k for k in case.keys if _bare(k) not in NAMES]
             if case.status != "ok":
                 continue
             folder = outcome.kept.get(protocol.kept_folder(sid, instance.name), protocol.KeptCase())
-            ranks = sorted({split[0] for split in map(_rank_of, case.keys) if split} or {0})
-            observed = observe(folder, expected, ranks)
+            observed = observe(folder, expected, {rank: _seen(value) for rank, value in seen.items()})
             keys: list[str] = []
             for rank in ranks:
                 keys += [k for k in case.keys if (_rank_of(k) or (None,))[0] == rank]
@@ -92,6 +94,15 @@ def apply(outcome: RunOutcome, instances: list[protocol.Instance]) -> None:
                     outcome.observations[protocol.obs_name(sid, instance.name, full)] = value
                     keys.append(full)
             case.keys = keys + [k for k in case.keys if _rank_of(k) is None]
+
+
+def _seen(value: Any) -> tuple[int, int, int] | None:
+    """The child's look at the path when a rank's record arrived: (inode, ctime, size), or None."""
+    try:
+        numbers = [int(n) for n in value.reshape(-1)] if value is not None else []
+    except (AttributeError, TypeError, ValueError, OverflowError):
+        return None
+    return (numbers[0], numbers[1], numbers[2]) if len(numbers) == 3 and min(numbers) >= 0 else None
 
 
 def _theirs(name: str, sid: str, instance: str) -> bool:
@@ -105,8 +116,10 @@ def _bare(key: str) -> str:
     return split[1] if split else key
 
 
-def observe(folder: protocol.KeptCase, expected: list[tuple[str, list[int]]], ranks: list[int]) -> dict[int, dict[str, Any]]:
-    """Each rank's observations of one kept folder."""
+def observe(folder: protocol.KeptCase, expected: list[tuple[str, list[int]]],
+            seen: dict[int, tuple[int, int, int] | None]) -> dict[int, dict[str, Any]]:
+    """Each rank's observations of one kept folder (``seen``: what stood at the path when each
+    rank's record arrived)."""
     import numpy as np
 
     state = folder.state
@@ -120,12 +133,11 @@ def observe(folder: protocol.KeptCase, expected: list[tuple[str, list[int]]], ra
     else:
         name = STATE
     held = folder.markers.get("held")
-    final = folder.ctime_ns
+    final = (folder.inode, folder.ctime_ns, folder.size)
+    wrote = folder.finished and folder.ctime_ns is not None and held is not None and held <= folder.ctime_ns
     out = {}
-    for rank in ranks:
-        returned = folder.markers.get(f"returned.rank{rank}")
-        readable = (folder.finished and final is not None and returned is not None and held is not None
-                    and returned >= final >= held)
+    for rank, looked in seen.items():
+        readable = wrote and looked is not None and looked == final
         out[rank] = {READABLE: np.array(int(readable), dtype=np.int64), LOADS: np.array(int(loads), dtype=np.int64),
                      BARE: np.array(int(bare), dtype=np.int64), name: values.copy()}
     return out

@@ -193,10 +193,10 @@ class _Machine:
         elif name == "SETITEMS":
             self._set_items(self._pop_mark())
         elif name in ("APPEND", "APPENDS"):
-            items = [stack.pop()] if name == "APPEND" else self._pop_mark()
+            added = [stack.pop()] if name == "APPEND" else self._pop_mark()
             if not stack or type(stack[-1]) is not list:
                 raise NotAStateDict("items appended to something that is not a list")
-            stack[-1].extend(items)
+            stack[-1].extend(added)
         elif name == "BUILD":
             state = stack.pop()  # an OrderedDict's attributes (a state_dict's _metadata): kept out
             if not stack or type(stack[-1]) is not dict or type(state) is not dict:

@@ -164,7 +164,7 @@ def _read_result(outcome: RunOutcome, dir_fd: int, token: str) -> None:
 
 KEPT_FOLDERS = 256  # a trusted job's subjects times its distributed cases is far fewer
 KEPT_BYTES = 256 << 20  # every kept checkpoint of one run together (the run's disk cap)
-_MARKER = re.compile(r"(returned\.rank[0-9]{1,3}|held)")
+MARKERS = ("held",)  # made by the checks' held save (judge/kept.py)
 
 
 def read_kept(dir_fd: int) -> dict[str, protocol.KeptCase]:
@@ -191,15 +191,18 @@ def read_kept(dir_fd: int) -> dict[str, protocol.KeptCase]:
                 continue
             try:
                 case = protocol.KeptCase()
-                for entry in os.listdir(folder)[:64]:
-                    if _MARKER.fullmatch(entry):
-                        info = os.stat(entry, dir_fd=folder, follow_symlinks=False)
-                        if stat.S_ISREG(info.st_mode):
-                            case.markers[entry] = info.st_ctime_ns
+                for marker in MARKERS:
+                    try:
+                        found = os.stat(marker, dir_fd=folder, follow_symlinks=False)
+                    except OSError:
+                        continue
+                    if stat.S_ISREG(found.st_mode):
+                        case.markers[marker] = found.st_ctime_ns
                 if budget > 0:
-                    case.state, case.finished, case.ctime_ns, size = _checkpoint(folder, min(budget, MOST_BYTES),
-                                                                                 read_state_dict)
-                    budget -= size
+                    case.state, case.finished, info = _checkpoint(folder, min(budget, MOST_BYTES), read_state_dict)
+                    if info is not None:
+                        case.inode, case.ctime_ns, case.size = info.st_ino, info.st_ctime_ns, info.st_size
+                        budget -= info.st_size
                 kept[name] = case
             finally:
                 os.close(folder)
@@ -211,21 +214,21 @@ def read_kept(dir_fd: int) -> dict[str, protocol.KeptCase]:
 
 
 _KEPT_NAME = re.compile(r"[0-9a-f]{32}")
-CHECKPOINT = "checkpoint.pt"
+CHECKPOINT = protocol.KEPT_CHECKPOINT
 
 
-def _checkpoint(folder: int, cap: int, parse: Any) -> tuple[Any, bool, int | None, int]:
-    """(state_dict or None, ends as a finished zip, inode ctime, bytes read) of the kept checkpoint.
+def _checkpoint(folder: int, cap: int, parse: Any) -> tuple[Any, bool, os.stat_result | None]:
+    """(state_dict or None, ends as a finished zip, its stat) of the kept checkpoint.
     The ctime is taken after the bytes are read: a file that changed while grind read it (nothing
     of the run is alive by then) would only look later, never earlier."""
     try:
         data = read_regular(folder, CHECKPOINT, cap)
         info = os.stat(CHECKPOINT, dir_fd=folder, follow_symlinks=False)
     except (OSError, ProtocolError):
-        return None, False, None, 0
+        return None, False, None
     # A completed torch.save ends with the zip's end-of-central-directory record (22 bytes, no comment).
     finished = len(data) >= 22 and data[-22:-18] == b"PK\x05\x06" and data[-2:] == b"\0\0"
-    return parse(data), finished, info.st_ctime_ns, len(data)
+    return parse(data), finished, info
 
 
 def _over_disk(outcome: RunOutcome, over: bool, limits: Limits) -> RunOutcome:

@@ -61,6 +61,11 @@ def split_obs_name(name: str) -> tuple[str, str, str] | None:
 # GRIND_KEPT variable while the case runs.
 KEPT = "kept"
 KEPT_VARIABLE = "GRIND_KEPT"
+KEPT_CHECKPOINT = "checkpoint.pt"  # the file's name in its folder
+# What the child saw at the checkpoint's path the moment each rank's record arrived, kept as that
+# rank's observation ([inode, ctime ns, size], or -1s) until judge/kept.py turns it into "readable
+# at return" and drops it.
+KEPT_SEEN = "checkpoint when the rank returned"
 
 
 def kept_folder(subject: str, instance: str) -> str:
@@ -74,13 +79,15 @@ def kept_folder(subject: str, instance: str) -> str:
 class KeptCase:
     """What grind read, after the run, in one kept folder (judge/worker/outputs.read_kept): the
     checkpoint's state_dict (None: missing, not a regular file, or not a plain state_dict), whether
-    it ends as a finished zip does, its inode's ctime, and the ctimes of the markers the case made
-    (``returned.rank<r>`` when rank r's call returned, ``held`` when a save waited for its peers)."""
+    it ends as a finished zip does, its inode, ctime and size, and the ctime of the ``held`` marker
+    (made when a save waited for its peers)."""
 
     state: dict[Any, Any] | None = None
     finished: bool = False
     ctime_ns: int | None = None
     markers: dict[str, int] = field(default_factory=dict)
+    inode: int | None = None
+    size: int | None = None
 
 
 def pitfall_subject(slug: str) -> str:

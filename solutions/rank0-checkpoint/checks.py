@@ -4,37 +4,45 @@ nodes the way torchrun lays them out (global rank = node * ranks per node + loca
 Each rank builds the same small model, wraps it in DistributedDataParallel, runs one forward
 pass (so a BatchNorm's running statistics hold something), is told its local rank (the argument,
 and the variables torchrun sets: RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, GROUP_RANK), and
-calls the subject with a path in a fresh folder of the run's private temp directory (its working
-directory). Every rank
-holds the same weights, so whichever rank writes, the file's bytes are the same: what tells the
-mistakes apart is who wrote, when the file was there and what it holds. Observed on every rank:
+calls the subject with a path in this case's kept folder: one that grind names (the
+``GRIND_KEPT`` variable) and reads after the run, outside every process that held the learner's
+code (judge/kept.py). Every rank holds the same weights, so whichever rank writes, the file's
+bytes are the same: what tells the mistakes apart is who wrote, when the file was there and what
+it holds.
+
+Observed here, on every rank:
 
 - ``torch.save calls``: how many times this rank called ``torch.save`` during the subject's call.
   ``torch.save`` is wrapped here, when the checks load (before the learner's file, so a
-  ``from torch import save`` in it gets the wrapper too).
-- ``readable at return``: 1 when, the moment the subject returned on this rank, the path held a
-  finished checkpoint (a regular file ending with the zip archive's end record, which
-  ``torch.save`` writes last) with the very bytes every rank finds there at the end, else 0. It is read with the system calls themselves, taken when
-  these checks load, before the learner's file: a submission that rebinds ``torch.load`` or
-  ``torch.serialization``'s helpers by plain assignment (a red-team review did, and a rank that
-  never waited passed) changes nothing here. Without a barrier this
-  is a race that a loaded machine could win either way; the wrapper makes it deterministic: a
-  save waits, before it writes, until every other rank has returned, is saving too, or waits in
-  a collective that cannot complete without this rank (each rank says which in a marker file).
-  So a rank that returns without waiting for the writer never finds the file, however the ranks
-  are scheduled, and a barrier before the save is caught as surely as none. With a barrier after
-  the save the wait ends as soon as the other ranks reach it (``WAIT_S`` caps it for code that
-  waits some other way).
-- ``loads with weights_only``: 1 when, once every rank has returned, the file reads as a
-  state_dict and nothing else (tensors of plain number types in ordered dicts: what
-  ``torch.load(path, weights_only=True)`` accepts of one; a pickled module object is not), else
-  0. It is read by these checks' own reader (``_StateDictReader``), not ``torch.load``, whose
-  allow-list the learner's code can change in its process;
+  ``from torch import save`` in it gets the wrapper too). It is the learner's process's word: on
+  the witnessed case grind's count of the bytes the run wrote (exercise.toml) supersedes it.
+
+Observed by grind, after the run, from the kept folder (judge/kept.py; a forger that rewrites
+every value in the ranks changes none of these):
+
+- ``readable at return``: 1 when the file left is a finished zip, this rank's ``returned.rank<r>``
+  marker (made the moment its call returned, before anything else) is no older than the file's
+  last change, and a held save (the ``held`` marker) came no later than that change; all three
+  times are the kernel's ctimes, which no process can set back. Without a barrier this is a race
+  that a loaded machine could win either way; the wrapper makes it deterministic: a save waits,
+  before it writes, until every other rank has returned, is saving too, or waits in a collective
+  that cannot complete without this rank (each rank says which in a marker file), and then until
+  the file clock has ticked past every return marker made so far (``held``). So a rank that
+  returns without waiting for the writer is older than the file, however the ranks are scheduled,
+  and a barrier before the save is caught as surely as none. With a barrier after the save the
+  wait ends as soon as the other ranks reach it (``WAIT_S`` caps it for code that waits some other
+  way). A file written without ``torch.save`` was held by nothing, and is readable at return on no
+  rank: nothing then shows that the other ranks waited for it.
+- ``loads with weights_only``: 1 when the file reads as a state_dict and nothing else (tensors of
+  plain number types in dicts: what ``torch.load(path, weights_only=True)`` accepts of one; a
+  pickled module object is not), read by grind's own reader, which never unpickles
+  (judge/worker/checkpoint.py), else 0;
 - ``bare keys``: 1 when the file's keys are exactly the bare model's ``state_dict`` keys (no
-  ``module.`` prefix, buffers included), else 0;
-- ``saved state``: the file's values in the bare model's key order, read by every rank after
-  every rank has returned (NaN where a key is missing, or everywhere when the file does not read
-  as a state_dict).
+  ``module.`` prefix, buffers included), as this case's ``checkpoint file`` entry declares them,
+  else 0;
+- ``saved state``: the file's values in the bare model's key order (NaN where a key is missing or
+  misshapen, or everywhere when the file does not read as a state_dict); for the large model its
+  sum, sum of squares and a sampled sum.
 """
 
 import functools
@@ -63,55 +71,18 @@ WAITS = ("barrier", "monitored_barrier", "all_reduce", "broadcast", "broadcast_o
 
 # The C functions themselves, bound before the learner's file loads (a plain rebinding of
 # os.open by a submission changes nothing here).
-_OPEN, _CLOSE, _FSTAT, _STAT, _UTIME = os.open, os.close, os.fstat, os.stat, os.utime
+_OPEN, _CLOSE = os.open, os.close
 _MARK = os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-CHECKPOINT = "checkpoint.pt"  # the name grind reads in a kept folder (judge/worker/outputs.py)
-TICK_S = 0.1  # the longest a held save waits for the file clock to pass its peers' return markers
+CHECKPOINT = "checkpoint.pt"  # the name grind reads in a kept folder (protocol.KEPT_CHECKPOINT)
 
 
-def _mark(name, exclusive=False):
-    """Make the marker ``name`` in this case's kept folder; grind reads only its ctime, which the
-    kernel sets. ``exclusive``: made once, never made again (a return happens once)."""
+def _held():
+    """Say on the file system that a save was held until its peers settled: the ``held`` marker,
+    whose ctime (the kernel's) grind compares with the file's last change (judge/kept.py)."""
     try:
-        fd = _OPEN(os.path.join(_watch.kept, name), _MARK | (os.O_EXCL if exclusive else 0), 0o600)
+        _CLOSE(_OPEN(os.path.join(_watch.kept, "held"), _MARK, 0o600))
     except OSError:
-        return None
-    try:
-        return fd if not exclusive else None
-    finally:
-        if exclusive:
-            _CLOSE(fd)
-
-
-def _returned_ctimes():
-    """The ctimes of every other rank's return marker made so far."""
-    times = []
-    for rank in range(_watch.world):
-        if rank != _watch.rank:
-            try:
-                times.append(_STAT(os.path.join(_watch.kept, f"returned.rank{rank}"), follow_symlinks=False).st_ctime_ns)
-            except OSError:
-                pass
-    return times
-
-
-def _hold_marker():
-    """Say, on the file system, that this save was held until its peers settled: the ``held``
-    marker, made (or touched) until its ctime is past every peer's return marker. The kernel's
-    file clock ticks coarsely (4 ms): without this a rank that returned without waiting and the
-    write it did not wait for could share a tick, and grind reads equal times as "in order"."""
-    fd = _mark("held")
-    if fd is None:
-        return
-    try:
-        deadline = time.monotonic() + TICK_S
-        while time.monotonic() < deadline:
-            _UTIME(fd)
-            if _FSTAT(fd).st_ctime_ns > max(_returned_ctimes(), default=0):
-                break
-            time.sleep(0.001)
-    finally:
-        _CLOSE(fd)
+        pass
 
 
 class _Watch:
@@ -155,7 +126,12 @@ def _peers_settled():
         if state[:1] == ["collective"]:
             if int(state[1]) <= _watch.collectives:
                 return False
-        elif state[:1] not in (["returned"], ["saving"]):
+        elif state[:1] == ["returned"]:
+            # Returned, and grind's child has looked at the file for it (done.rank<r>, made by
+            # the process that watches the ranks when its record arrives: judge/kept.py).
+            if not os.path.exists(os.path.join(_watch.kept, f"done.rank{rank}")):
+                return False
+        elif state[:1] != ["saving"]:
             return False
     return True
 
@@ -171,7 +147,7 @@ def _watched_save(obj, f, *args, **kwargs):
     deadline = time.monotonic() + WAIT_S
     while not _peers_settled() and time.monotonic() < deadline:
         time.sleep(0.002)
-    _hold_marker()
+    _held()
     try:
         return _torch_save(obj, f, *args, **kwargs)
     finally:
@@ -307,7 +283,6 @@ def save_once(subject, nodes, model):
     try:
         subject.save_checkpoint(ddp, path, local_rank)
     finally:
-        _mark(f"returned.rank{rank}", exclusive=True)  # first: its ctime is this rank's return
         saves = _watch.saves
         _post("returned")
         _watch.folder = None
