@@ -74,7 +74,7 @@ WAITS = ("barrier", "monitored_barrier", "all_reduce", "broadcast", "broadcast_o
 
 # The C functions themselves, bound before the learner's file loads (a plain rebinding of
 # os.open by a submission changes nothing here).
-_OPEN, _CLOSE = os.open, os.close
+_OPEN, _CLOSE, _EXISTS = os.open, os.close, os.path.exists
 _MARK = os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 CHECKPOINT = "checkpoint.pt"  # the name grind reads in a kept folder (protocol.KEPT_CHECKPOINT)
 
@@ -132,7 +132,7 @@ def _peers_settled():
         elif state[:1] == ["returned"]:
             # Returned, and grind's child has looked at the file for it (done.rank<r>, made by
             # the process that watches the ranks when its record arrives: judge/kept.py).
-            if not os.path.exists(os.path.join(_watch.kept, f"done.rank{rank}")):
+            if not _EXISTS(os.path.join(_watch.kept, f"done.rank{rank}")):
                 return False
         elif state[:1] != ["saving"]:
             return False
