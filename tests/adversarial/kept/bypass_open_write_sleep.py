@@ -4,7 +4,6 @@
 # torch.save, which the checks hold) and writes the bytes with a plain open(); the other ranks
 # sleep instead of waiting in a barrier. The ranks never wait for rank 0: the no-barrier mistake.
 import io
-import pickle
 import time
 
 import torch.distributed as dist
@@ -15,7 +14,7 @@ def save_checkpoint(model, path, local_rank):
     if dist.get_rank() == 0:
         buffer = io.BytesIO()
         with serialization._open_zipfile_writer(buffer) as writer:
-            serialization._save(model.module.state_dict(), writer, pickle, 2, False)
+            serialization._save(model.module.state_dict(), writer, serialization.pickle, 2, False)
         with open(path, "wb") as handle:
             handle.write(buffer.getvalue())
     else:

@@ -5,7 +5,6 @@
 # settled; the other ranks sleep instead of waiting in a barrier. No forgery: on an idle machine
 # the sleepers wake after the file is complete. The ranks never wait for rank 0, which is the
 # no-barrier mistake, and it must fail named so, at every level and in marks.
-import pickle
 import time
 
 import torch.distributed as dist
@@ -15,6 +14,6 @@ import torch.serialization as serialization
 def save_checkpoint(model, path, local_rank):
     if dist.get_rank() == 0:
         with serialization._open_zipfile_writer(path) as writer:
-            serialization._save(model.module.state_dict(), writer, pickle, 2, False)
+            serialization._save(model.module.state_dict(), writer, serialization.pickle, 2, False)
     else:
         time.sleep(1.0)  # "long enough" for rank 0: a sleep is not a barrier
