@@ -202,3 +202,37 @@ def test_an_attack_on_the_checkpoints_facts_fails_named_in_practice_and_for_mark
     assert marked.status.value in (status, "forbidden"), marked.message
     if marked.status.value == status and pitfall is not None:
         assert marked.diagnosis is not None and marked.diagnosis.slug == pitfall, marked.diagnosis
+
+
+def test_what_a_learners_ranks_say_about_the_file_is_replaced_by_what_grind_read() -> None:
+    """The learner's process reports a correct file on every rank (readable, loads, bare keys, the
+    right values, and a look at the path of its own); grind's read of the kept folder, a wrapper's
+    state_dict ("module." keys) that no rank was looked at with, replaces every one of them."""
+    from judge.worker.protocol import CaseRecord, Instance, Result, RunOutcome, SubjectRecord
+
+    expected = [("weight", [2]), ("bias", [1])]
+    instance = Instance("case", "case", "fixed", {}, entries={f"rank {r}: {kept.CHECKPOINT}": expected
+                                                             for r in range(2)})
+    forged = {"torch.save calls": np.array(1), kept.READABLE: np.array(1), kept.LOADS: np.array(1),
+              kept.BARE: np.array(1), kept.STATE: np.array([1.0, 2.0, 3.0]),
+              protocol.KEPT_SEEN: np.array([7, 20, 100])}
+    observations = {protocol.obs_name("learner", "case", f"rank {r}: {k}"): v for r in range(2) for k, v in forged.items()}
+    record = CaseRecord("ok", keys=[f"rank {r}: {k}" for r in range(2) for k in forged])
+    wrapper = {"module.weight": np.array([1.0, 2.0], dtype=np.float32), "module.bias": np.array([3.0], dtype=np.float32)}
+    outcome = RunOutcome(status="ok", result=Result(token="", observations_sha256="",
+                                                    subjects={"learner": SubjectRecord(cases={"case": record})}),
+                         observations=observations)
+    outcome.kept = {protocol.kept_folder("learner", "case"): protocol.KeptCase(
+        state=wrapper, finished=True, ctime_ns=20, inode=7, size=100, markers={"held": 10})}
+    outcome.observations = {k: v for k, v in observations.items() if not k.endswith(protocol.KEPT_SEEN)}
+    kept.apply(outcome, [instance])  # the child's look is missing: the rank's own was never kept
+    got = {k.split("::")[-1]: v for k, v in outcome.observations.items()}
+    for rank in range(2):
+        assert int(got[f"rank {rank}: {kept.READABLE}"]) == 0
+        assert int(got[f"rank {rank}: {kept.LOADS}"]) == 1
+        assert int(got[f"rank {rank}: {kept.BARE}"]) == 0
+        assert np.isnan(got[f"rank {rank}: {kept.STATE}"]).all()
+        assert int(got[f"rank {rank}: torch.save calls"]) == 1  # not a kept fact: left as it was
+        assert f"rank {rank}: {protocol.KEPT_SEEN}" not in got
+    assert record.keys == [f"rank {r}: {k}" for r in range(2)
+                           for k in ("torch.save calls", kept.READABLE, kept.LOADS, kept.BARE, kept.STATE)]
