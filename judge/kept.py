@@ -9,15 +9,18 @@ of its processes alive, grind reads that folder (worker/outputs.read_kept) and m
 rank, the observations that used to be made inside the ranks, where code that walks frames can
 rewrite any value (issue 28):
 
-- ``readable at return``: 1 when the checkpoint the run left is a finished zip, it is the very
+- ``written by a held torch.save``: 1 when a save the checks held (the ``held`` marker) came no
+  later than the checkpoint's last change (ctimes are the kernel's; no process sets one back). A
+  file written without ``torch.save`` was held by nothing, and then "readable at return" cannot
+  show that the other ranks waited for it (a sleep instead of a barrier would pass): grind says
+  so rather than guess which mistake was made.
+- ``readable at return``: 1 when the checkpoint the run left is a finished zip and it is the very
   file (inode, ctime, size) that stood at its path the moment this rank's record reached the
   child (``protocol.KEPT_SEEN``, taken by the process that watches the ranks, not by the rank:
-  rank_cases._seen_when_done), and a held save came no later than its last change (ctimes are the
-  kernel's; no process sets one back). The checks' hold waits for that look before rank 0 writes,
-  so a rank that returned without waiting is seen before the file exists, however the ranks are
+  rank_cases._seen_when_done). The checks' hold waits for that look before rank 0 writes, so a
+  rank that returned without waiting is seen before the file exists, however the ranks are
   scheduled; nothing a rank runs afterwards (a thread, a forked process that touches the file
-  later) changes what was seen. A checkpoint that no held save wrote (written without
-  ``torch.save``) cannot show that the ranks waited for it, and is readable on no rank.
+  later) changes what was seen.
 - ``loads with weights_only``: 1 when the file is a plain state_dict (worker/checkpoint.py, a
   reader that never unpickles), else 0;
 - ``bare keys``: 1 when its keys are exactly the declared ones, else 0;
@@ -42,9 +45,10 @@ if TYPE_CHECKING:
 
 CHECKPOINT = "checkpoint file"  # the entry a case declares: [(key, shape), ...] of the expected state_dict
 READABLE, LOADS, BARE = "readable at return", "loads with weights_only", "bare keys"
+HELD = "written by a held torch.save"
 STATE, SUMMARY = "saved state", "saved state (sum, sum of squares, sampled sum)"
 SUMMARY_OVER = 4096  # a state larger than this is observed as a summary: its every value per rank would be writes
-NAMES = (READABLE, LOADS, BARE, STATE, SUMMARY, protocol.KEPT_SEEN)
+NAMES = (HELD, READABLE, LOADS, BARE, STATE, SUMMARY, protocol.KEPT_SEEN)
 
 
 def _rank_of(key: str) -> tuple[int, str] | None:
@@ -143,11 +147,12 @@ def observe(folder: protocol.KeptCase, expected: list[tuple[str, list[int]]],
         name = STATE
     held = folder.markers.get("held")
     final = (folder.inode, folder.ctime_ns, folder.size)
-    wrote = folder.finished and folder.ctime_ns is not None and held is not None and held <= folder.ctime_ns
+    wrote = folder.ctime_ns is not None and held is not None and held <= folder.ctime_ns
     out = {}
     for rank, looked in seen.items():
-        readable = wrote and looked is not None and looked == final
-        out[rank] = {READABLE: np.array(int(readable), dtype=np.int64), LOADS: np.array(int(loads), dtype=np.int64),
+        readable = folder.finished and looked is not None and looked == final
+        out[rank] = {HELD: np.array(int(wrote), dtype=np.int64), READABLE: np.array(int(readable), dtype=np.int64),
+                     LOADS: np.array(int(loads), dtype=np.int64),
                      BARE: np.array(int(bare), dtype=np.int64), name: values.copy()}
     return out
 

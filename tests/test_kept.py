@@ -11,7 +11,7 @@ the process that watches the ranks saw at the path when each rank returned. Thes
 - the folder reader refuses links, FIFOs and folders in the checkpoint's place;
 - "readable at return" is what the child saw at the path when each rank's record arrived (not a
   rank's word, nor a marker a rank could touch again later), and a file that no held save wrote is
-  readable on no rank;
+  said to be so ("written by a held torch.save");
 - the attacks in ``tests/adversarial/kept/`` (forgers that rewrite every in-process value, writers
   that skip torch.save) fail, named by the real mistake, in practice and for marks.
 """
@@ -162,26 +162,39 @@ def _readable(case: protocol.KeptCase, seen: dict[int, tuple[int, int, int] | No
     return [int(observed[r][kept.READABLE]) for r in sorted(seen)]
 
 
-def test_readable_at_return_is_what_the_child_saw_when_the_rank_returned_and_a_held_write() -> None:
+def _held(case: protocol.KeptCase) -> int:
+    return int(kept.observe(case, [("w", [1])], {0: None})[0][kept.HELD])
+
+
+def test_readable_at_return_is_what_the_child_saw_when_the_rank_returned() -> None:
     """A rank is readable when the file the run left is the very one (inode, ctime, size) that
-    stood at the path when its record reached the child, and a held save preceded its last change."""
+    stood at the path when its record reached the child."""
     final = (7, 20, 100)
     assert _readable(_case(final=20, held=10), {0: final, 1: final}) == [1, 1]
-    assert _readable(_case(final=20, held=20), {0: final, 1: final}) == [1, 1]  # one tick: in order
     assert _readable(_case(final=20, held=10), {0: final, 1: None}) == [1, 0]  # nothing there yet for rank 1
     assert _readable(_case(final=20, held=10), {0: final, 1: (7, 12, 100)}) == [1, 0]  # changed since
     assert _readable(_case(final=20, held=10), {0: final, 1: (8, 20, 100)}) == [1, 0]  # another file since
-    assert _readable(_case(final=20, held=None), {0: final, 1: final}) == [0, 0]  # no held save wrote it
-    assert _readable(_case(final=20, held=25), {0: final, 1: final}) == [0, 0]  # written before the hold
     assert _readable(_case(final=20, held=10, finished=False), {0: final, 1: final}) == [0, 0]
     assert _readable(_case(final=None, held=10), {0: final, 1: final}) == [0, 0]
 
 
-def _header(path: Path) -> tuple[str, str | None]:
+def test_a_file_no_held_save_wrote_is_said_to_be_so() -> None:
+    """Written without torch.save, the file was held by nothing: whether the ranks waited for it
+    cannot be told, and grind says that instead of guessing which mistake was made."""
+    assert _held(_case(final=20, held=10)) == 1
+    assert _held(_case(final=20, held=20)) == 1  # one tick of the file clock: in order
+    assert _held(_case(final=20, held=None)) == 0
+    assert _held(_case(final=20, held=25)) == 0  # the file's last change came before the hold
+    assert _held(_case(final=None, held=10)) == 0
+
+
+def _header(path: Path) -> tuple[str, str | None, str | None]:
+    """(status, pitfall or None, what a failing check must say or None) from the attack's header."""
     text = path.read_text()
     expect = re.search(r"^# expect: (\w+) pitfall=([\w-]+)$", text, re.M)
     assert expect and re.search(r"^# attack: ", text, re.M), f"{path.name}: needs '# expect: ...' and '# attack: ...'"
-    return expect.group(1), None if expect.group(2) == "-" else expect.group(2)
+    says = re.search(r"^# says: (.+)$", text, re.M)
+    return expect.group(1), None if expect.group(2) == "-" else expect.group(2), says.group(1) if says else None
 
 
 @pytest.mark.parametrize("path", ATTACKS)
@@ -192,12 +205,14 @@ def test_an_attack_on_the_checkpoints_facts_fails_named_in_practice_and_for_mark
     fails the same way."""
     from judge.grade import grade
 
-    status, pitfall = _header(path)
+    status, pitfall, says = _header(path)
     exercise = Catalog().get("rank0-checkpoint")
     practice = grade(exercise, path)
     assert practice.status.value == status, (practice.message, [c.message for c in practice.checks if c.message])
     if pitfall is not None:
         assert practice.diagnosis is not None and practice.diagnosis.slug == pitfall, practice.diagnosis
+    if says is not None:
+        assert any(says in c.message for c in practice.checks), [c.message for c in practice.checks]
     marked = grade(exercise, path, marked=True)
     assert marked.status.value in (status, "forbidden"), marked.message
     if marked.status.value == status and pitfall is not None:
@@ -228,6 +243,7 @@ def test_what_a_learners_ranks_say_about_the_file_is_replaced_by_what_grind_read
     kept.apply(outcome, [instance])  # the child's look is missing: the rank's own was never kept
     got = {k.split("::")[-1]: v for k, v in outcome.observations.items()}
     for rank in range(2):
+        assert int(got[f"rank {rank}: {kept.HELD}"]) == 1
         assert int(got[f"rank {rank}: {kept.READABLE}"]) == 0
         assert int(got[f"rank {rank}: {kept.LOADS}"]) == 1
         assert int(got[f"rank {rank}: {kept.BARE}"]) == 0
@@ -235,4 +251,4 @@ def test_what_a_learners_ranks_say_about_the_file_is_replaced_by_what_grind_read
         assert int(got[f"rank {rank}: torch.save calls"]) == 1  # not a kept fact: left as it was
         assert f"rank {rank}: {protocol.KEPT_SEEN}" not in got
     assert record.keys == [f"rank {r}: {k}" for r in range(2)
-                           for k in ("torch.save calls", kept.READABLE, kept.LOADS, kept.BARE, kept.STATE)]
+                           for k in ("torch.save calls", kept.HELD, kept.READABLE, kept.LOADS, kept.BARE, kept.STATE)]

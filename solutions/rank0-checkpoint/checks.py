@@ -20,11 +20,12 @@ Observed here, on every rank:
 Observed by grind, after the run, from the kept folder (judge/kept.py; a forger that rewrites
 every value in the ranks changes none of these):
 
-- ``readable at return``: 1 when the file left is a finished zip, it is the very file (inode,
+- ``written by a held torch.save``: 1 when a save this wrapper held (the ``held`` marker, made
+  before it writes) came no later than the file's last change, both the kernel's ctimes, else 0.
+- ``readable at return``: 1 when the file left is a finished zip and it is the very file (inode,
   ctime, size) that stood at the path the moment this rank's record reached grind's child (the
   process that watches the ranks looks then, on the kernel's word, before it makes
-  ``done.rank<r>``), and a held save (the ``held`` marker) came no later than the file's last
-  change. Without a barrier this is a race that a loaded machine could win either way; the
+  ``done.rank<r>``). Without a barrier this is a race that a loaded machine could win either way; the
   wrapper makes it deterministic: a save waits, before it writes, until every other rank has
   returned and been looked at (``done.rank<r>``), is saving too, or waits in a collective that
   cannot complete without this rank (each rank says which in a marker file). So a rank that
@@ -32,8 +33,8 @@ every value in the ranks changes none of these):
   are scheduled, and a barrier before the save is caught as surely as none; nothing the rank runs
   after its return (a thread, a forked process) changes that look. With a barrier after the save
   the wait ends as soon as the other ranks reach it (``WAIT_S`` caps it for code that waits some
-  other way). A file written without ``torch.save`` was held by nothing, and is readable at
-  return on no rank: nothing then shows that the other ranks waited for it. The hold itself
+  other way). A file written without ``torch.save`` was held by nothing: nothing then shows that
+  the other ranks waited for it, which "written by a held torch.save" says. The hold itself
   rests on what each rank says about itself (its marker file): it is the part that stays in the
   learner's process.
 - ``loads with weights_only``: 1 when the file reads as a state_dict and nothing else (tensors of

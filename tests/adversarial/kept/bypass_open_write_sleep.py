@@ -1,8 +1,9 @@
-# expect: failed pitfall=no-barrier
+# expect: failed pitfall=-
 # exercise: rank0-checkpoint
 # attack: rank 0 serialises the state_dict into memory with torch.serialization's internals (not
 # torch.save, which the checks hold) and writes the bytes with a plain open(); the other ranks
-# sleep instead of waiting in a barrier. The ranks never wait for rank 0: the no-barrier mistake.
+# sleep instead of waiting in a barrier. The ranks never wait for rank 0: it must fail (rank 0's
+# torch.save count, and grind's "written by a held torch.save").
 import io
 import time
 

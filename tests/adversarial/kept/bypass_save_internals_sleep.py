@@ -1,10 +1,12 @@
-# expect: failed pitfall=no-barrier
+# expect: failed pitfall=-
 # exercise: rank0-checkpoint
 # attack: the checkpoint is written without torch.save (torch.serialization's own _save and zip
 # writer), so the checks' torch.save wrapper never holds the write until the other ranks have
 # settled; the other ranks sleep instead of waiting in a barrier. No forgery: on an idle machine
-# the sleepers wake after the file is complete. The ranks never wait for rank 0, which is the
-# no-barrier mistake, and it must fail named so, at every level and in marks.
+# the sleepers wake after the file is complete. The ranks never wait for rank 0; grind cannot
+# tell a sleep from a barrier for a write it could not hold, so it must fail: rank 0's torch.save
+# count says 0 first, and grind's "written by a held torch.save" too (the marks scan refuses
+# reaching pickle).
 import time
 
 import torch.distributed as dist

@@ -1,11 +1,12 @@
-# expect: failed pitfall=no-barrier
+# expect: failed pitfall=-
 # exercise: rank0-checkpoint
+# says: written by a held torch.save
 # attack: rank 0 writes the checkpoint without torch.save (torch.serialization's internals), so the
 # checks never hold the write; the other ranks sleep instead of waiting in a barrier; and every
 # rank rewrites the checks' in-process torch.save counter (gc) to what a correct answer's is. The
 # sleepers wake after the file is complete, so a rank's own look at the file "found" it: before
 # grind read the kept file from outside, this wrong answer passed. No held save preceded the
-# file's last change (the kernel's ctimes say so), so no rank is readable at return.
+# file's last change (the kernel's ctimes say so): "written by a held torch.save" is 0, grind's.
 import gc
 import time
 
