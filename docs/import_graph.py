@@ -32,7 +32,7 @@ ROOMS: list[tuple[str, tuple[str, ...]]] = [
                       "judge.scheduling", "judge.quiz", "judge.decks", "judge.verify", "judge.repro")),
     ("grading", ("judge.grade", "judge.pipeline", "judge.judging", "judge.trusted", "judge.static_checks",
                  "judge.subjects", "judge.submit", "judge.executor", "judge.compare", "judge.diagnose",
-                 "judge.speed", "judge.witnessed", "judge.cache", "judge.paths", "judge.introspection",
+                 "judge.speed", "judge.witnessed", "judge.kept", "judge.cache", "judge.paths", "judge.introspection",
                  "judge.notebooks")),
     ("instructors", ("judge.adequacy", "judge.golden", "judge.worked_example", "judge.batch", "judge.autograder",
                      "judge.formats", "judge.gradebook", "judge.cluster", "judge.corpus", "judge.similarity",

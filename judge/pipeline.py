@@ -17,7 +17,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from judge import cache, witnessed
+from judge import cache, kept, witnessed
 from judge.executor import ColdRunner, Executor, Submission
 from judge.judging import judge_subject
 from judge.models import Exercise, Status, Verdict
@@ -97,6 +97,7 @@ def verdict_from_outcome(exercise: Exercise, ref: Reference, outcome: RunOutcome
 def _judge_learner(exercise: Exercise, ref: Reference, outcome: RunOutcome, filename: str,
                    worker: JobRunner | None = None, source: str | None = None) -> Verdict:
     assert outcome.result is not None
+    kept.apply(outcome, ref.instances)  # the kept checkpoint's facts, read by grind, not the learner's
     run = split_runs(outcome.result, outcome.observations).get(LEARNER)
     if run is None:
         return error_verdict(exercise, Status.CRASHED, "The worker returned no observations for the submission.")

@@ -17,7 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from judge import cache, witnessed
+from judge import cache, kept, witnessed
 from judge.environment import require_torch
 from judge.errors import JudgeError
 from judge.executor import ColdRunner
@@ -121,9 +121,12 @@ def _run_trusted(exercise: Exercise, seeds: int | None = None, with_oracle: bool
                      "source": exercise.pitfalls_path.read_text(encoding="utf-8")})
     # The reference's time on the SPEED case rides along (kept in the cache with its observations):
     # a learner's speed run is compared with it and never carries the reference.
-    return _trusted_job(exercise, job_for(exercise, subjects, record_inputs=True, seeds=seeds, time_speed=True,
-                                       check_forbidden=list(exercise.forbidden)), "computing the reference",
-                        worker)
+    outcome = _trusted_job(exercise, job_for(exercise, subjects, record_inputs=True, seeds=seeds, time_speed=True,
+                                          check_forbidden=list(exercise.forbidden)), "computing the reference",
+                           worker)
+    assert outcome.result is not None
+    kept.apply(outcome, outcome.result.instances)  # observed by grind, as a learner's are
+    return outcome
 
 
 def _trusted_job(exercise: Exercise, job: protocol.Job, doing: str, worker: JobRunner | None = None) -> RunOutcome:
@@ -158,6 +161,7 @@ def with_oracle(exercise: Exercise, ref: Reference, worker: JobRunner | None = N
     outcome = _trusted_job(exercise, job_for(exercise, [file_subject(ORACLE, exercise.oracle_path)]), "running the oracle",
                            worker)
     assert outcome.result is not None
+    kept.apply(outcome, ref.instances)
     runs = split_runs(outcome.result, outcome.observations)
     witnessed.trusted(exercise, runs, ref.instances, ref.witness_raw)
     oracle = runs.get(ORACLE)
@@ -187,9 +191,9 @@ def reference_with_oracle(exercise: Exercise, worker: JobRunner | None = None) -
     assert outcome.result is not None
     reference = _reference_from(exercise, outcome.result, outcome.observations)
     subjects = {sid: record for sid, record in outcome.result.subjects.items() if sid != ORACLE}
-    kept = {name: value for name, value in outcome.observations.items()
+    own = {name: value for name, value in outcome.observations.items()
             if (protocol.split_obs_name(name) or (ORACLE,))[0] != ORACLE}
-    cache.store(exercise.slug, key, replace(outcome.result, subjects=subjects), kept)
+    cache.store(exercise.slug, key, replace(outcome.result, subjects=subjects), own)
     return reference
 
 
@@ -320,6 +324,7 @@ def _run_pairs(exercise: Exercise, key: str, names: list[str],
     # A pair job records no inputs (result.instances is empty): a pair is complete when it has
     # a record for every instance of the reference.
     instances = reference_for(exercise, key).instances
+    kept.apply(outcome, instances)
     return _store_pairs(exercise, key, names, outcome.result, outcome.observations, instances)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import secrets
 import signal
 import stat
@@ -158,6 +159,76 @@ def _read_result(outcome: RunOutcome, dir_fd: int, token: str) -> None:
     if code != 0:
         return crashed(f"the worker exited with code {code} after writing its result")
     outcome.result, outcome.observations = result, observations
+    outcome.kept = read_kept(dir_fd)
+
+
+KEPT_FOLDERS = 256  # a trusted job's subjects times its distributed cases is far fewer
+KEPT_BYTES = 256 << 20  # every kept checkpoint of one run together (the run's disk cap)
+MARKERS = ("held",)  # made by the checks' held save (judge/kept.py)
+
+
+def read_kept(dir_fd: int) -> dict[str, protocol.KeptCase]:
+    """Every kept folder of the run (protocol.KEPT), read as hostile bytes: folders named as
+    protocol.kept_folder names them, a checkpoint only if it is a regular file under the cap
+    (never a link, never a FIFO), markers only as regular files, and only their ctimes, which the
+    kernel sets and no process can set back. The checkpoint is parsed here, in grind's process,
+    by a reader that never unpickles (worker/checkpoint.py). What is missing stays missing:
+    judge/kept.py reads that as "not there"."""
+    from judge.worker.checkpoint import MOST_BYTES, read_state_dict
+
+    kept: dict[str, protocol.KeptCase] = {}
+    try:
+        top = os.open(protocol.KEPT, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
+    except OSError:
+        return kept
+    budget = KEPT_BYTES
+    try:
+        names = sorted(n for n in os.listdir(top) if _KEPT_NAME.fullmatch(n))[:KEPT_FOLDERS]
+        for name in names:
+            try:
+                folder = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=top)
+            except OSError:
+                continue
+            try:
+                case = protocol.KeptCase()
+                for marker in MARKERS:
+                    try:
+                        found = os.stat(marker, dir_fd=folder, follow_symlinks=False)
+                    except OSError:
+                        continue
+                    if stat.S_ISREG(found.st_mode):
+                        case.markers[marker] = found.st_ctime_ns
+                if budget > 0:
+                    case.state, case.finished, info = _checkpoint(folder, min(budget, MOST_BYTES), read_state_dict)
+                    if info is not None:
+                        case.inode, case.ctime_ns, case.size = info.st_ino, info.st_ctime_ns, info.st_size
+                        budget -= info.st_size
+                kept[name] = case
+            finally:
+                os.close(folder)
+    except OSError:
+        pass
+    finally:
+        os.close(top)
+    return kept
+
+
+_KEPT_NAME = re.compile(r"[0-9a-f]{32}")
+CHECKPOINT = protocol.KEPT_CHECKPOINT
+
+
+def _checkpoint(folder: int, cap: int, parse: Any) -> tuple[Any, bool, os.stat_result | None]:
+    """(state_dict or None, ends as a finished zip, its stat) of the kept checkpoint.
+    The ctime is taken after the bytes are read: a file that changed while grind read it (nothing
+    of the run is alive by then) would only look later, never earlier."""
+    try:
+        data = read_regular(folder, CHECKPOINT, cap)
+        info = os.stat(CHECKPOINT, dir_fd=folder, follow_symlinks=False)
+    except (OSError, ProtocolError):
+        return None, False, None
+    # A completed torch.save ends with the zip's end-of-central-directory record (22 bytes, no comment).
+    finished = len(data) >= 22 and data[-22:-18] == b"PK\x05\x06" and data[-2:] == b"\0\0"
+    return parse(data), finished, info
 
 
 def _over_disk(outcome: RunOutcome, over: bool, limits: Limits) -> RunOutcome:

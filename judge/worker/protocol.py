@@ -55,6 +55,41 @@ def split_obs_name(name: str) -> tuple[str, str, str] | None:
     return (parts[0], parts[1], parts[2]) if len(parts) == 3 else None
 
 
+# Files a distributed case keeps for grind to read after the run, from outside every process that
+# held learner code (judge/kept.py): one folder per subject and case instance, named so that the
+# parent finds it without the child's word. Each rank learns its folder's path from the
+# GRIND_KEPT variable while the case runs.
+KEPT = "kept"
+KEPT_VARIABLE = "GRIND_KEPT"
+KEPT_CHECKPOINT = "checkpoint.pt"  # the file's name in its folder
+# What the child saw at the checkpoint's path the moment each rank's record arrived, kept as that
+# rank's observation ([inode, ctime ns, size], or -1s) until judge/kept.py turns it into "readable
+# at return" and drops it.
+KEPT_SEEN = "checkpoint when the rank returned"
+
+
+def kept_folder(subject: str, instance: str) -> str:
+    """The name of the folder, under ``KEPT`` in the run's folder, of one subject's case instance."""
+    import hashlib
+
+    return hashlib.sha256(f"{subject}\0{instance}".encode("utf-8", "backslashreplace")).hexdigest()[:32]
+
+
+@dataclass
+class KeptCase:
+    """What grind read, after the run, in one kept folder (judge/worker/outputs.read_kept): the
+    checkpoint's state_dict (None: missing, not a regular file, or not a plain state_dict), whether
+    it ends as a finished zip does, its inode, ctime and size, and the ctime of the ``held`` marker
+    (made when a save waited for its peers)."""
+
+    state: dict[Any, Any] | None = None
+    finished: bool = False
+    ctime_ns: int | None = None
+    markers: dict[str, int] = field(default_factory=dict)
+    inode: int | None = None
+    size: int | None = None
+
+
 def pitfall_subject(slug: str) -> str:
     return PITFALL + slug
 
@@ -165,6 +200,7 @@ class RunOutcome:
     isolation: str = ""
     witness: dict[str, int | None] | None = None  # traffic and writes, counted outside (witness.py)
     forbidden_api: str | None = None  # marks: the API whose poisoned implementation ended the run (poison.py)
+    kept: dict[str, KeptCase] = field(default_factory=dict)  # read by grind after the run (judge/kept.py)
 
 
 class Worker(Protocol):

@@ -4,54 +4,56 @@ nodes the way torchrun lays them out (global rank = node * ranks per node + loca
 Each rank builds the same small model, wraps it in DistributedDataParallel, runs one forward
 pass (so a BatchNorm's running statistics hold something), is told its local rank (the argument,
 and the variables torchrun sets: RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, GROUP_RANK), and
-calls the subject with a path in a fresh folder of the run's private temp directory (its working
-directory). Every rank
-holds the same weights, so whichever rank writes, the file's bytes are the same: what tells the
-mistakes apart is who wrote, when the file was there and what it holds. Observed on every rank:
+calls the subject with a path in this case's kept folder: one that grind names (the
+``GRIND_KEPT`` variable) and reads after the run, outside every process that held the learner's
+code (judge/kept.py). Every rank holds the same weights, so whichever rank writes, the file's
+bytes are the same: what tells the mistakes apart is who wrote, when the file was there and what
+it holds.
+
+Observed here, on every rank:
 
 - ``torch.save calls``: how many times this rank called ``torch.save`` during the subject's call.
   ``torch.save`` is wrapped here, when the checks load (before the learner's file, so a
-  ``from torch import save`` in it gets the wrapper too).
-- ``readable at return``: 1 when, the moment the subject returned on this rank, the path held a
-  finished checkpoint (a regular file ending with the zip archive's end record, which
-  ``torch.save`` writes last) with the very bytes every rank finds there at the end, else 0. It is read with the system calls themselves, taken when
-  these checks load, before the learner's file: a submission that rebinds ``torch.load`` or
-  ``torch.serialization``'s helpers by plain assignment (a red-team review did, and a rank that
-  never waited passed) changes nothing here. Without a barrier this
-  is a race that a loaded machine could win either way; the wrapper makes it deterministic: a
-  save waits, before it writes, until every other rank has returned, is saving too, or waits in
-  a collective that cannot complete without this rank (each rank says which in a marker file).
-  So a rank that returns without waiting for the writer never finds the file, however the ranks
-  are scheduled, and a barrier before the save is caught as surely as none. With a barrier after
-  the save the wait ends as soon as the other ranks reach it (``WAIT_S`` caps it for code that
-  waits some other way).
-- ``loads with weights_only``: 1 when, once every rank has returned, the file reads as a
-  state_dict and nothing else (tensors of plain number types in ordered dicts: what
-  ``torch.load(path, weights_only=True)`` accepts of one; a pickled module object is not), else
-  0. It is read by these checks' own reader (``_StateDictReader``), not ``torch.load``, whose
-  allow-list the learner's code can change in its process;
+  ``from torch import save`` in it gets the wrapper too). It is the learner's process's word: on
+  the witnessed case grind's count of the bytes the run wrote (exercise.toml) supersedes it.
+
+Observed by grind, after the run, from the kept folder (judge/kept.py; a forger that rewrites
+every value in the ranks changes none of these):
+
+- ``written by a held torch.save``: 1 when a save this wrapper held (the ``held`` marker, made
+  before it writes) came no later than the file's last change, both the kernel's ctimes, else 0.
+- ``readable at return``: 1 when the file left is a finished zip and it is the very file (inode,
+  ctime, size) that stood at the path the moment this rank's record reached grind's child (the
+  process that watches the ranks looks then, on the kernel's word, before it makes
+  ``done.rank<r>``). Without a barrier this is a race that a loaded machine could win either way; the
+  wrapper makes it deterministic: a save waits, before it writes, until every other rank has
+  returned and been looked at (``done.rank<r>``), is saving too, or waits in a collective that
+  cannot complete without this rank (each rank says which in a marker file). So a rank that
+  returns without waiting for the writer is looked at before the file exists, however the ranks
+  are scheduled, and a barrier before the save is caught as surely as none; nothing the rank runs
+  after its return (a thread, a forked process) changes that look. With a barrier after the save
+  the wait ends as soon as the other ranks reach it (``WAIT_S`` caps it for code that waits some
+  other way). A file written without ``torch.save`` was held by nothing: nothing then shows that
+  the other ranks waited for it, which "written by a held torch.save" says. The hold itself
+  rests on what each rank says about itself (its marker file): it is the part that stays in the
+  learner's process.
+- ``loads with weights_only``: 1 when the file reads as a state_dict and nothing else (tensors of
+  plain number types in dicts: what ``torch.load(path, weights_only=True)`` accepts of one; a
+  pickled module object is not), read by grind's own reader, which never unpickles
+  (judge/worker/checkpoint.py), else 0;
 - ``bare keys``: 1 when the file's keys are exactly the bare model's ``state_dict`` keys (no
-  ``module.`` prefix, buffers included), else 0;
-- ``saved state``: the file's values in the bare model's key order, read by every rank after
-  every rank has returned (NaN where a key is missing, or everywhere when the file does not read
-  as a state_dict).
+  ``module.`` prefix, buffers included), as this case's ``checkpoint file`` entry declares them,
+  else 0;
+- ``saved state``: the file's values in the bare model's key order (NaN where a key is missing or
+  misshapen, or everywhere when the file does not read as a state_dict); for the large model its
+  sum, sum of squares and a sampled sum.
 """
 
-import collections
 import functools
-import hashlib
 import inspect
-import io
-import math
 import os
-import pickle
-import shutil
-import stat
 import tempfile
 import time
-import zipfile
-
-import numpy
 
 import torch
 import torch.distributed as dist
@@ -71,49 +73,27 @@ WAITS = ("barrier", "monitored_barrier", "all_reduce", "broadcast", "broadcast_o
          "all_gather_object", "gather", "gather_object", "scatter", "scatter_object_list", "reduce", "recv")
 
 
-# The C functions themselves, bound before the learner's file loads (see "readable at return").
-_OPEN, _READ, _CLOSE, _FSTAT, _IS_FILE = os.open, os.read, os.close, os.fstat, stat.S_ISREG
-_SHA256 = hashlib.sha256
-_READ_ONLY = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-_END_RECORD = b"PK\x05\x06"  # a zip's end-of-central-directory record: 22 bytes, the file's last
-_MOST = 64 << 20  # the run's file-size limit: no checkpoint here is larger
+# The C functions themselves, bound before the learner's file loads (a plain rebinding of
+# os.open by a submission changes nothing here).
+_OPEN, _CLOSE, _EXISTS = os.open, os.close, os.path.exists
+_MARK = os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+CHECKPOINT = "checkpoint.pt"  # the name grind reads in a kept folder (protocol.KEPT_CHECKPOINT)
 
 
-def _finished(path):
-    """The digest of the file at ``path`` when it is a regular file that ends with a zip's end
-    record (no comment), which a completed ``torch.save`` leaves and a file still being written
-    does not; else None. "readable at return" compares it with the digest of the file every rank
-    reads at the end: a rank that found some other finished zip there (a third red team wrote
-    an empty zip's 22 bytes at the path, and rank 0's save then replaced them) did not find
-    the checkpoint."""
+def _held():
+    """Say on the file system that a save was held until its peers settled: the ``held`` marker,
+    whose ctime (the kernel's) grind compares with the file's last change (judge/kept.py)."""
     try:
-        fd = _OPEN(path, _READ_ONLY)
+        _CLOSE(_OPEN(os.path.join(_watch.kept, "held"), _MARK, 0o600))
     except OSError:
-        return None
-    try:
-        info = _FSTAT(fd)
-        if not _IS_FILE(info.st_mode) or not 22 <= info.st_size <= _MOST:
-            return None
-        digest, data = _SHA256(), b""
-        while True:
-            chunk = _READ(fd, 1 << 20)
-            if not chunk:
-                break
-            digest.update(chunk)
-            data = (data + chunk)[-22:]
-    except OSError:
-        return None
-    finally:
-        _CLOSE(fd)
-    if len(data) != 22 or data[:4] != _END_RECORD or data[20:] != b"\0\0":
-        return None
-    return digest.digest()
+        pass
 
 
 class _Watch:
     """This rank's part in the case while the subject's call runs (``folder`` is None outside it)."""
 
     folder = None
+    kept = None  # this case's kept folder, read by grind after the run (judge/kept.py)
     rank = 0
     world = 1
     saves = 0
@@ -150,7 +130,12 @@ def _peers_settled():
         if state[:1] == ["collective"]:
             if int(state[1]) <= _watch.collectives:
                 return False
-        elif state[:1] not in (["returned"], ["saving"]):
+        elif state[:1] == ["returned"]:
+            # Returned, and grind's child has looked at the file for it (done.rank<r>, made by
+            # the process that watches the ranks when its record arrives: judge/kept.py).
+            if not _EXISTS(os.path.join(_watch.kept, f"done.rank{rank}")):
+                return False
+        elif state[:1] != ["saving"]:
             return False
     return True
 
@@ -166,6 +151,7 @@ def _watched_save(obj, f, *args, **kwargs):
     deadline = time.monotonic() + WAIT_S
     while not _peers_settled() and time.monotonic() < deadline:
         time.sleep(0.002)
+    _held()
     try:
         return _torch_save(obj, f, *args, **kwargs)
     finally:
@@ -279,83 +265,6 @@ EXPECTED = {name: {key: value.detach().clone() for key, value in build(name)[0].
             for name in ("example", "two_layers", "large")}
 
 
-# The storages a state_dict's tensors may use, by the name torch.save pickles for each.
-_STORAGES = {"FloatStorage": numpy.float32, "DoubleStorage": numpy.float64, "HalfStorage": numpy.float16,
-             "LongStorage": numpy.int64, "IntStorage": numpy.int32, "ShortStorage": numpy.int16,
-             "CharStorage": numpy.int8, "ByteStorage": numpy.uint8, "BoolStorage": numpy.bool_}
-
-
-class _Storage:
-    def __init__(self, dtype):
-        self.dtype = dtype
-
-
-def _rebuild(storage, offset, size, stride, requires_grad=False, hooks=None, metadata=None):
-    """torch._utils._rebuild_tensor_v2's arguments, rebuilt as a tensor from plain bytes."""
-    values, dtype = storage
-    if not isinstance(values, numpy.ndarray) or not all(type(n) is int for n in (offset, *size, *stride)):
-        raise pickle.UnpicklingError("not a plain tensor")
-    array = numpy.lib.stride_tricks.as_strided(values[offset:], shape=tuple(size),
-                                                strides=tuple(n * values.itemsize for n in stride))
-    return torch.from_numpy(numpy.array(array, dtype=dtype))
-
-
-class _StateDictReader(pickle.Unpickler):
-    """Reads a torch.save file that holds a state_dict (tensors in ordered dicts) and nothing
-    else, without torch.load. A sixth review changed what torch.load(weights_only=True) accepts
-    from inside the learner's process (torch's cached allow-list, and the public
-    ``add_safe_globals``) and passed a pickled module and ``module.``-prefixed keys as bare. This
-    reader's allow-list is its own: an ordered dict, a tensor rebuilt from a storage of a plain
-    number type, and nothing that runs code."""
-
-    def __init__(self, data, archive, prefix):
-        super().__init__(io.BytesIO(data))
-        self._archive, self._prefix = archive, prefix
-
-    def find_class(self, module, name):
-        if (module, name) == ("collections", "OrderedDict"):
-            return collections.OrderedDict
-        if (module, name) == ("torch._utils", "_rebuild_tensor_v2"):
-            return _rebuild
-        if module == "torch" and name in _STORAGES:
-            return _Storage(_STORAGES[name])
-        raise pickle.UnpicklingError(f"{module}.{name} is not part of a state_dict")
-
-    def persistent_load(self, pid):
-        if not (type(pid) is tuple and len(pid) == 5 and pid[0] == "storage" and type(pid[1]) is _Storage
-                and type(pid[2]) is str):
-            raise pickle.UnpicklingError("not a storage")
-        raw = self._archive.read(f"{self._prefix}data/{pid[2]}")
-        return numpy.frombuffer(raw, dtype=pid[1].dtype), pid[1].dtype
-
-
-def _read(path):
-    """The state_dict in the file at ``path``, or None: missing, partial, or holding anything
-    but tensors in dicts (a pickled module object)."""
-    try:
-        with zipfile.ZipFile(path) as archive:
-            pickles = [n for n in archive.namelist() if n.endswith("data.pkl") and n.count("/") == 1]
-            if len(pickles) != 1:
-                return None
-            prefix = pickles[0][: -len("data.pkl")]
-            state = _StateDictReader(archive.read(pickles[0]), archive, prefix).load()
-    except Exception:  # noqa: BLE001 - missing, partial, or not a plain state_dict
-        return None
-    return state if type(state) in (dict, collections.OrderedDict) else None
-
-
-def _state(saved, expected):
-    """The saved values in the bare model's key order, NaN for a key that is missing or misshapen."""
-    pieces = []
-    for key, value in expected.items():
-        got = saved.get(key) if isinstance(saved, dict) else None
-        if type(got) is torch.Tensor and got.shape == value.shape:
-            pieces.append(got.detach().to(torch.float64).reshape(-1))
-        else:
-            pieces.append(torch.full((value.numel(),), math.nan, dtype=torch.float64))
-    return torch.cat(pieces)
-
-
 def save_once(subject, nodes, model):
     rank, world = dist.get_rank(), dist.get_world_size()
     per_node = world // nodes
@@ -367,45 +276,31 @@ def save_once(subject, nodes, model):
     # bytes are write(2)'s too, and grind counts the run's writes (see the witnessed case).
     ddp = DistributedDataParallel(net, **SYNC_OFF)
     ddp(x)
-    # The run's working directory is its private temp folder (a warm server's TMPDIR is not).
-    folder = [tempfile.mkdtemp(prefix="checkpoint-", dir=os.getcwd()) if rank == 0 else None]
-    if rank == 0:
-        os.mkdir(os.path.join(folder[0], "ranks"))
-    dist.broadcast_object_list(folder)
-    path = os.path.join(folder[0], "checkpoint.pt")
-    _watch.folder, _watch.rank, _watch.world = os.path.join(folder[0], "ranks"), rank, world
+    # grind's folder for this case (protocol.kept_folder): grind reads what is left in it after
+    # the run, outside every process that held the learner's code (judge/kept.py).
+    kept = os.environ.get("GRIND_KEPT") or tempfile.mkdtemp(prefix="checkpoint-", dir=os.getcwd())
+    os.makedirs(os.path.join(kept, "ranks"), exist_ok=True)
+    path = os.path.join(kept, CHECKPOINT)
+    _watch.folder, _watch.kept, _watch.rank, _watch.world = os.path.join(kept, "ranks"), kept, rank, world
     _watch.saves = _watch.collectives = _watch.depth = 0
     _post("running")
     try:
         subject.save_checkpoint(ddp, path, local_rank)
     finally:
-        at_return = _finished(path)
         saves = _watch.saves
         _post("returned")
         _watch.folder = None
-    dist.barrier()  # every rank's call has returned, so whatever was written is complete
-    ready = at_return is not None and at_return == _finished(path)
-    saved = _read(path)
-    expected = EXPECTED[model]
-    bare = isinstance(saved, dict) and set(saved) == set(expected)
-    state = _state(saved, expected)
-    if model == "large":  # a summary: 4 MB of observations per rank would be writes of their own
-        state = torch.stack([state.sum(), (state * state).sum(), state[:: max(len(state) // 64, 1)].sum()])
-    observed = {"torch.save calls": saves, "readable at return": int(ready),
-                "loads with weights_only": int(saved is not None), "bare keys": int(bare),
-                "saved state" if model != "large" else "saved state (sum, sum of squares, sampled sum)": state}
-    dist.barrier()  # every rank has read the file before rank 0 removes the folder
-    if rank == 0:
-        shutil.rmtree(folder[0], ignore_errors=True)
-    return observed
+    return {"torch.save calls": saves}
 
 
 def state_entries(inputs):
-    """'saved state' named by key ("norm.running_mean[1]"), not by offset."""
-    if inputs["model"] == "large":
-        return {}
-    net, _ = build(inputs["model"])
-    return {"saved state": [(key, list(value.shape)) for key, value in net.state_dict().items()]}
+    """What the checkpoint should hold, the bare model's state_dict keys and shapes (the
+    "checkpoint file" entry, which grind reads the kept file against: judge/kept.py), and
+    'saved state' named by key ("norm.running_mean[1]"), not by offset. Taken from the model of
+    the case built here, before any subject touches it."""
+    pieces = [(key, list(value.shape)) for key, value in EXPECTED[inputs["model"]].items()]
+    return {"checkpoint file": pieces} if inputs["model"] == "large" else \
+        {"checkpoint file": pieces, "saved state": pieces}
 
 
 def layout(nodes, model):
@@ -422,5 +317,6 @@ CASES = [
     case("buffers_two_nodes", inputs=layout(2, "two_layers"), call=save_once, entries=state_entries,
          world_size=2),
     # The witnessed case (exercise.toml): grind counts the bytes the run writes, from outside.
-    case("large_checkpoint_two_nodes", inputs=layout(2, "large"), call=save_once, world_size=4),
+    case("large_checkpoint_two_nodes", inputs=layout(2, "large"), call=save_once, entries=state_entries,
+         world_size=4),
 ]

@@ -25,6 +25,7 @@ def _rank_body(run: Run, subject: Any, filename: str) -> Any:
     def body(rank: int, command: dict[str, Any]) -> dict[str, Any]:
         instance = instances[command["name"]]
         case = instance["case"]
+        os.environ[_protocol.KEPT_VARIABLE] = command["kept"]  # this case's kept folder (judge/kept.py)
         try:
             reseed(torch)
             inputs = case["inputs"](**instance["params"]) if "inputs" in case else {}
@@ -45,6 +46,7 @@ def _rank_body(run: Run, subject: Any, filename: str) -> Any:
             record = {"status": "bad_output", "message": str(exc)}
         except BaseException as exc:  # noqa: BLE001 - a learner's exception is data
             record = {"status": "error", "error": describe_exception(exc, filename)}
+        os.environ.pop(_protocol.KEPT_VARIABLE, None)
         run.check_integrity()
         record["forbidden"] = list(run.guards.hits) if run.guards else []
         return record
@@ -70,7 +72,12 @@ def observe_ranks(run: Run, subject_id: str, subject: Any, name: str, case: dict
     if pool is None or not pool.healthy():
         pool = _ranks.RankPool(run.torch.distributed, world, base + ".store", _rank_body(run, subject, filename))
         run.rank_pools[(subject_id, world)] = pool
-    outcome = pool.run({"name": name, "base": base})
+    # The folder grind reads after the run (judge/kept.py), named so that grind finds it without
+    # this process's word; made here, before any rank runs the case.
+    kept = os.path.join(run.job["out_dir"], _protocol.KEPT, _protocol.kept_folder(subject_id, name))
+    os.makedirs(kept, exist_ok=True)
+    seen: dict[int, list[int]] = {}
+    outcome = pool.run({"name": name, "base": base, "kept": kept}, lambda rank: _seen_when_done(kept, rank, seen))
     records = outcome.get("ranks") or outcome.get("records") or {}
     if isinstance(records, list):
         records = dict(enumerate(records))
@@ -78,7 +85,27 @@ def observe_ranks(run: Run, subject_id: str, subject: Any, name: str, case: dict
         if run.guards:
             run.guards.hits.extend(h for h in record.get("forbidden", []) if h not in run.guards.hits)
     failed = _failed(records, outcome.get("failure"))
-    return failed if failed is not None else _read_ranks(run, subject_id, name, base, records)
+    return failed if failed is not None else _read_ranks(run, subject_id, name, base, records, seen)
+
+
+def _seen_when_done(kept: str, rank: int, seen: dict[int, list[int]]) -> None:
+    """The moment rank ``rank``'s record arrives: what stood at the kept checkpoint's path then
+    ([inode, ctime in ns, size] of a regular file, [] for nothing else), then ``done.rank<r>``,
+    which a held save waits for (the checks' hold: a rank that returned counts as settled only
+    once this is taken). Taken here, in the process that watches the ranks, on the kernel's
+    word: nothing the ranks run later, a forked process that touches the file or its markers
+    after the rank returned included, changes what was seen (judge/kept.py)."""
+    import stat as _stat
+
+    try:
+        info = os.stat(os.path.join(kept, _protocol.KEPT_CHECKPOINT), follow_symlinks=False)
+        seen[rank] = [info.st_ino, info.st_ctime_ns, info.st_size] if _stat.S_ISREG(info.st_mode) else []
+    except OSError:
+        seen[rank] = []
+    try:
+        os.close(os.open(os.path.join(kept, f"done.rank{rank}"), os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o600))
+    except OSError:
+        pass
 
 
 def _failed(records: dict[int, Any], failure: dict[str, Any] | None) -> Any:
@@ -103,7 +130,8 @@ def _failed(records: dict[int, Any], failure: dict[str, Any] | None) -> Any:
     return None
 
 
-def _read_ranks(run: Run, subject_id: str, name: str, base: str, records: dict[int, Any]) -> Any:
+def _read_ranks(run: Run, subject_id: str, name: str, base: str, records: dict[int, Any],
+                seen: dict[int, list[int]]) -> Any:
     """Every rank's observations, read from its file (the learner's bytes: a file that cannot be
     read, or holds other keys than its record says, is bad output) and kept as "rank r: key"."""
     from safetensors.numpy import load_file
@@ -123,6 +151,12 @@ def _read_ranks(run: Run, subject_id: str, name: str, base: str, records: dict[i
         if sorted(arrays) != sorted(records[rank]["keys"]):
             return _protocol.CaseRecord("bad_output", message=f"rank {rank}: its observations do not match its record")
         for key in records[rank]["keys"]:
+            if key == _protocol.KEPT_SEEN:
+                continue  # this process's observation, never the rank's
             run.observed[_protocol.obs_name(subject_id, name, f"rank {rank}: {key}")] = arrays[key]
             keys.append(f"rank {rank}: {key}")
+        seen_key = f"rank {rank}: {_protocol.KEPT_SEEN}"
+        run.observed[_protocol.obs_name(subject_id, name, seen_key)] = run.np.array(
+            seen.get(rank) or [-1, -1, -1], dtype=run.np.int64)
+        keys.append(seen_key)
     return _protocol.CaseRecord("ok", keys=keys)

@@ -250,8 +250,9 @@ class RankPool:
                 return False
         return True
 
-    def run(self, command: dict[str, Any]) -> dict[str, Any]:
-        """One case on every rank. Returns ``{"ranks": [record per rank]}`` when every rank
+    def run(self, command: dict[str, Any], on_done: Callable[[int], None] | None = None) -> dict[str, Any]:
+        """One case on every rank. ``on_done(rank)`` runs in this process the moment a rank's
+        record arrives, before anything else is read (rank_cases looks at the kept checkpoint then). Returns ``{"ranks": [record per rank]}`` when every rank
         finished, or ``{"failure": {"type", "message"}, "records": {rank: record}}`` (the ranks
         that had finished) when a rank died or the ranks deadlocked; then every rank is killed
         and reaped before this returns."""
@@ -264,7 +265,7 @@ class RankPool:
                 os.write(fd, line)
             except OSError:
                 pass  # a dead rank: the watch says so
-        outcome = _watch(self.children, self.pipes, states, self.buffers, self.open_fds)
+        outcome = _watch(self.children, self.pipes, states, self.buffers, self.open_fds, on_done)
         if "failure" in outcome or not all(record.get("group") for record in outcome["ranks"]):
             self.close()
         return outcome
@@ -361,7 +362,7 @@ def _rank_main(dist: Any, rank: int, world_size: int, store_path: str, report_fd
 
 
 def _watch(children: dict[int, int], pipes: dict[int, int], states: dict[int, dict[str, Any]],
-           buffers: dict[int, bytes], open_fds: set[int]) -> dict[str, Any]:
+           buffers: dict[int, bytes], open_fds: set[int], on_done: Callable[[int], None] | None = None) -> dict[str, Any]:
     exited: dict[int, int] = {}
     while True:
         ready, _, _ = select.select(list(open_fds), [], [], 0.05) if open_fds else ([], [], [])
@@ -369,22 +370,24 @@ def _watch(children: dict[int, int], pipes: dict[int, int], states: dict[int, di
             time.sleep(0.05)
         now = time.monotonic()
         for fd in ready:
-            _read_reports(fd, states[pipes[fd]], buffers, open_fds, now)
+            if _read_reports(fd, states[pipes[fd]], buffers, open_fds, now) and on_done is not None:
+                on_done(pipes[fd])
         _reap(children, exited)
         outcome = _settled(states, exited, now)
         if outcome is not None:
             return outcome
 
 
-def _read_reports(fd: int, state: dict[str, Any], buffers: dict[int, bytes], open_fds: set[int], now: float) -> None:
-    """One rank's report lines so far: where it waits ("in"), that it runs again ("out"), its record ("done")."""
+def _read_reports(fd: int, state: dict[str, Any], buffers: dict[int, bytes], open_fds: set[int], now: float) -> bool:
+    """One rank's report lines so far: where it waits ("in"), that it runs again ("out"), its
+    record ("done"). True when this read brought the record."""
     try:
         chunk = os.read(fd, 65536)
     except OSError:
         chunk = b""
     if not chunk:
         open_fds.discard(fd)
-        return
+        return False
     *lines, buffers[fd] = (buffers[fd] + chunk).split(b"\n")
     buffers[fd] = buffers[fd][-65536:]
     for raw in lines:
@@ -400,6 +403,8 @@ def _read_reports(fd: int, state: dict[str, Any], buffers: dict[int, bytes], ope
             state.update(phase="running", since=now)
         elif "done" in message and isinstance(message["done"], dict):
             state.update(phase="done", record=message["done"], since=now)
+            return True
+    return False
 
 
 def _reap(children: dict[int, int], exited: dict[int, int]) -> None:
