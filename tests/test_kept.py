@@ -42,9 +42,7 @@ from .conftest import ROOT
 # what each rank says about itself (its marker files), so a rank that lies in them lets rank 0
 # write early, and a rank that returned without waiting may then be looked at after the write.
 KNOWN = {"forge_hold_release": "the hold rests on the ranks' own marker files (README, Security model)"}
-ATTACKS = [pytest.param(path, id=path.stem, marks=[pytest.mark.xfail(reason=KNOWN[path.stem], strict=False)]
-                        if path.stem in KNOWN else [])
-           for path in sorted((ROOT / "tests" / "adversarial" / "kept").glob("*.py"))]
+ATTACKS = sorted((ROOT / "tests" / "adversarial" / "kept").glob("*.py"))
 
 
 def _saved(obj: object) -> bytes:
@@ -197,7 +195,7 @@ def _header(path: Path) -> tuple[str, str | None, str | None]:
     return expect.group(1), None if expect.group(2) == "-" else expect.group(2), says.group(1) if says else None
 
 
-@pytest.mark.parametrize("path", ATTACKS)
+@pytest.mark.parametrize("path", ATTACKS, ids=[path.stem for path in ATTACKS])
 def test_an_attack_on_the_checkpoints_facts_fails_named_in_practice_and_for_marks(path: Path) -> None:
     """In practice the scan lets frame walking and profile hooks through: the forgers rewrite
     every value the ranks report, and still fail with the real mistake's name, because those
@@ -213,6 +211,9 @@ def test_an_attack_on_the_checkpoints_facts_fails_named_in_practice_and_for_mark
         assert practice.diagnosis is not None and practice.diagnosis.slug == pitfall, practice.diagnosis
     if says is not None:
         assert any(says in c.message for c in practice.checks), [c.message for c in practice.checks]
+    if path.stem in KNOWN:
+        # the practice half above must hold; the marks half is the known hole: said, not skipped quietly
+        pytest.xfail(KNOWN[path.stem])
     marked = grade(exercise, path, marked=True)
     assert marked.status.value in (status, "forbidden"), marked.message
     if marked.status.value == status and pitfall is not None:
