@@ -713,3 +713,153 @@ print(json.dumps({{"walked": walked, "norm": key(norm.__code__) in guards.codes,
     assert report["walked"] < 10_000  # torch's heap (hundreds of thousands of objects) is frozen
     assert {k: report[k] for k in ("norm", "total", "with_norm")} == {"norm": False, "total": False,
                                                                       "with_norm": True}
+
+
+def test_a_warm_job_walks_torchs_modules_only_when_one_was_imported_since_the_freeze() -> None:
+    """A warm job that imported no torch module since the server's last freeze puts its stand-ins
+    in place from the index alone, without walking torch's namespaces (in a fresh fork the walk
+    copies a page per module: milliseconds of every job), and they are the walk's. A torch
+    module imported after the freeze (here one made by hand, holding the forbidden function) is
+    walked: its name gets the stand-in too. A module of another name is not a reason to walk."""
+    script = textwrap.dedent(f"""
+        import importlib.util, json, os, sys, types
+        spec = importlib.util.spec_from_file_location("grind_runner", {str(RUNNER)!r})
+        runner = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(runner)
+        import torch
+        heap = runner._guards.heap
+        original = torch.nn.utils.clip_grad_norm_
+
+        class Counting(dict):
+            walks = 0
+            def items(self):
+                Counting.walks += 1
+                return super().items()
+
+        def install_in_a_fork(new_module):
+            read, write = os.pipe()
+            if os.fork() == 0:
+                if new_module:
+                    held = types.ModuleType(new_module)
+                    held.clip = original
+                    sys.modules[new_module] = held
+                since = heap.torch_imported_since_freeze()
+                real = sys.modules
+                heap.sys = types.SimpleNamespace(modules=Counting(real))  # the walk is heap.py's
+                guards = runner.Guards("/learner/solution.py")
+                guards.install({CLIPPING!r})
+                guards.stop_watching()
+                heap.sys = sys
+                os.write(write, json.dumps({{
+                    "since": since, "walks": Counting.walks,
+                    "alias_replaced": torch.nn.utils.clip_grad_norm_ is not original,
+                    "new_replaced": bool(new_module) and sys.modules[new_module].clip is not original,
+                }}).encode())
+                os._exit(0)
+            os.close(write)
+            raw = os.read(read, 1 << 20)
+            os.wait()
+            return json.loads(raw)
+
+        cold = heap.torch_imported_since_freeze()
+        runner._guards.freeze_functions()
+        print(json.dumps({{"cold": cold, "none": install_in_a_fork(""),
+                          "torch": install_in_a_fork("torch._grind_made_after_the_freeze"),
+                          "other": install_in_a_fork("grind_checks_like")}}))
+    """)
+    returncode, stdout, stderr = _fork_child(script, timeout=240)
+    assert returncode == 0, stderr[-3000:]
+    report = json.loads(stdout.strip().splitlines()[-1])
+    assert report["cold"] is True
+    assert report["none"] == {"since": False, "walks": 0, "alias_replaced": True, "new_replaced": False}
+    assert report["torch"] == {"since": True, "walks": 1, "alias_replaced": True, "new_replaced": True}
+    assert report["other"] == {"since": False, "walks": 0, "alias_replaced": True, "new_replaced": False}
+
+
+_SCALER_BY_NAME = """
+import torch
+
+
+class LossScaler:
+    def __init__(self, init_scale=2.0 ** 16, growth_factor=2.0, backoff_factor=0.5, growth_interval=2000):
+        self._inner = getattr(torch.amp, "Grad" + "Scaler")("cpu", init_scale=init_scale,
+                                                         growth_factor=growth_factor,
+                                                         backoff_factor=backoff_factor,
+                                                         growth_interval=growth_interval)
+
+    def scale(self, loss):
+        return self._inner.scale(loss)
+
+    def unscale_(self, optimizer):
+        return self._inner.unscale_(optimizer)
+
+    def step(self, optimizer):
+        return self._inner.step(optimizer)
+
+    def update(self):
+        self._inner.update()
+
+    def get_scale(self):
+        return self._inner.get_scale()
+"""
+
+_SCALER_BY_OPERATOR = """
+import torch
+
+
+class LossScaler:
+    def __init__(self, init_scale=2.0 ** 16, growth_factor=2.0, backoff_factor=0.5, growth_interval=2000):
+        self._scale = torch.tensor([float(init_scale)])
+        self._tracker = torch.tensor([0], dtype=torch.int32)
+        self._factors = (growth_factor, backoff_factor, growth_interval)
+        self._found = None
+
+    def scale(self, loss):
+        return loss * float(self._scale)
+
+    def unscale_(self, optimizer):
+        found = False
+        for group in optimizer.param_groups:
+            for p in group["params"]:
+                if p.grad is not None:
+                    p.grad.div_(float(self._scale))
+                    found = found or not bool(torch.isfinite(p.grad).all())
+        self._found = found
+        return found
+
+    def step(self, optimizer):
+        if self._found is None:
+            self.unscale_(optimizer)
+        return None if self._found else optimizer.step()
+
+    def update(self):
+        found = torch.tensor([1.0 if self._found else 0.0])
+        getattr(torch.ops.aten, "_amp_update" + "_scale_")(self._scale, self._tracker, found, *self._factors)
+        self._found = None
+
+    def get_scale(self):
+        return float(self._scale)
+"""
+
+
+@pytest.mark.parametrize("source, api", [(_SCALER_BY_NAME, "torch.amp.GradScaler"),
+                                         (_SCALER_BY_OPERATOR, "_amp_update_scale_")],
+                         ids=["stand-in", "profile-hook"])
+def test_a_forbidden_scaler_is_forbidden_cold_and_in_every_warm_job(tmp_path: Path, source: str, api: str) -> None:
+    """loss-scaling in practice, reached past the static scan (a name built at run time): the
+    class through its stand-in, the operator through the profile hook. A fresh child (``grind run
+    --no-daemon``) and two jobs in a row of one warm worker (the daemon's and watch's: the second
+    job installs its guards from the server's index without walking torch's modules) give the
+    same ``forbidden`` verdict, naming the API and the learner's line."""
+    from judge.grade import grade, hidden_from_learners
+    from judge.worker.sandbox import WarmWorker
+
+    exercise = Catalog().get("loss-scaling")
+    path = tmp_path / "loss_scaling.py"
+    path.write_text(source)
+    verdicts = [grade(exercise, path)]
+    with WarmWorker(hidden_from_learners(exercise)) as worker:
+        verdicts += [grade(exercise, path, worker=worker) for _ in range(2)]
+    assert [v.status.value for v in verdicts] == ["forbidden"] * 3, [v.message for v in verdicts]
+    assert api in verdicts[0].message and verdicts[0].learner_line is not None
+    assert {(v.message, v.learner_line) for v in verdicts} == {(verdicts[0].message, verdicts[0].learner_line)}

@@ -183,13 +183,19 @@ class Guards:
         only the namespaces made or resized since then are walked. An index entry is used only
         while that name still holds the original, so a stale one replaces nothing wrongly; what
         the index cannot see (trusted code rebinding a torch name to a forbidden object, at the
-        same namespace size, between the fork and this call) is still watched by code object."""
+        same namespace size, between the fork and this call) is still watched by code object.
+        When no torch module was imported since the server's index (``heap.torch_imported_since_freeze``)
+        the namespaces are not walked at all: only an import adds a namespace or grows one with
+        torch's own objects; trusted code adding a name to one without importing anything is, like
+        a rebinding, left to the watch by code object."""
         if not replacing:
             return
         for found in replacing.values():
             for module, key in _TORCH_HOLDERS.get(_addr(found[0]), ()):
                 if vars(module).get(key) is found[0]:
                     setattr(module, key, found[1])
+        if not heap.torch_imported_since_freeze():
+            return
         for name, module, namespace in _torch_namespaces():
             indexed = _INDEXED.get(name)
             if indexed is not None and indexed[0] is module and indexed[1] == len(namespace):

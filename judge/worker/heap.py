@@ -34,6 +34,7 @@ _FROZEN_USERS: dict[int, list[Any]] = {}
 # size then. Empty in a cold run.
 _TORCH_HOLDERS: dict[int, list[tuple[Any, str]]] = {}
 _INDEXED: dict[str, tuple[Any, int]] = {}  # module name -> (module, len(vars(module)) when indexed)
+_MODULES_AT_FREEZE: list[int] = []  # len(sys.modules) at the warm server's last freeze; empty in a cold run
 _HELD_TYPES = (type, types.FunctionType, types.BuiltinFunctionType)
 # Every class that existed at the server's last freeze, by _addr, and the classes themselves
 # (held: no address is reused). Empty in a cold run.
@@ -84,7 +85,24 @@ def freeze_functions() -> None:
     if len(_INDEXED) != sum(1 for name, module in list(sys.modules.items())
                             if name.startswith("torch") and module is not None):
         _index_torch_holders()
+    _MODULES_AT_FREEZE[:] = [len(sys.modules)]
     gc.freeze()
+
+
+def torch_imported_since_freeze(most: int = 64) -> bool:
+    """Whether a torch module may have been imported since the warm server's last freeze (True
+    in a cold run). Read from the end of ``sys.modules``, which keeps insertion order: the
+    modules added since then are its last entries, so this touches only those, not the
+    thousand-odd modules a walk would (in a fresh fork, touching each one copies the page its
+    reference count lives on: 4-6 ms of every warm job). Anything it cannot tell (fewer modules
+    than then, more than ``most`` new ones) counts as an import."""
+    if not _MODULES_AT_FREEZE or not _INDEXED:
+        return True
+    added = len(sys.modules) - _MODULES_AT_FREEZE[0]
+    if added < 0 or added > most:
+        return True
+    names = reversed(sys.modules)
+    return any(next(names).startswith("torch") for _ in range(added))
 
 
 # ---------------------------------------------------------------------------------------------
