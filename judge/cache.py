@@ -83,6 +83,10 @@ def _worker_digest() -> bytes:
         digest = hashlib.sha256()
         for path in sorted(RUNNER.parent.rglob("*.py")):  # the child package (child/) included
             digest.update(path.relative_to(RUNNER.parent).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+        # judge/kept.py rewrites a trusted job's observations before they are stored (the kept
+        # checkpoint's facts): a change to it changes what the cache holds too
+        kept = RUNNER.parent.parent / "kept.py"
+        digest.update(b"kept.py\0" + kept.read_bytes() + b"\0")
         _WORKER_DIGEST.append(digest.digest())
     return _WORKER_DIGEST[0]
 

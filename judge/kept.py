@@ -74,11 +74,27 @@ def apply(outcome: RunOutcome, instances: list[protocol.Instance]) -> None:
     for instance in instances:
         expected = _expected(instance)
         if expected is None:
+            _drop_look(outcome, instance.name)
             continue
         for sid, record in outcome.result.subjects.items():
             case = record.cases.get(instance.name)
             if case is not None:
                 _apply_case(outcome, sid, instance.name, case, expected)
+
+
+def _drop_look(outcome: RunOutcome, name: str) -> None:
+    """A case that keeps no checkpoint: the child's look at the (empty) kept path, which it takes
+    for every distributed case, is not one of its observations (the sharded-clip, ddp-token-loss
+    and no-sync-accumulation statements know nothing of it)."""
+    assert outcome.result is not None
+    for sid, record in outcome.result.subjects.items():
+        case = record.cases.get(name)
+        if case is None:
+            continue
+        case.keys = [k for k in case.keys if _bare(k) != protocol.KEPT_SEEN]
+        for key in [k for k in outcome.observations
+                    if k.startswith(protocol.obs_name(sid, name, "")) and k.endswith(protocol.KEPT_SEEN)]:
+            del outcome.observations[key]
 
 
 def _apply_case(outcome: RunOutcome, sid: str, name: str, case: protocol.CaseRecord,
