@@ -267,12 +267,20 @@ def _is_half_dtype(obj: Any, torch: Any) -> bool:
     return isinstance(obj, torch.dtype) and obj in (torch.float16, torch.bfloat16)
 
 
-def _dtype_operators(torch: Any) -> list[tuple[str, tuple[tuple[int, str], ...]]]:
+# The CPU's backend keys besides CPU itself: a tensor of another layout (``torch._mkldnn``,
+# sparse, quantized, nested) dispatches there, and a review made bfloat16 and float16 tensors
+# with oneDNN's ``empty`` under MkldnnCPU (``torch.empty(n, dtype=..., layout=torch._mkldnn)``),
+# rounded with its ``add`` and read back with ``to_dense(torch.float32)``, past a CPU-only poison.
+_BACKEND_KEYS = ("MkldnnCPU", "SparseCPU", "SparseCsrCPU", "QuantizedCPU", "NestedTensorCPU")
+
+
+def _dtype_operators(torch: Any) -> list[tuple[str, str, tuple[tuple[int, str], ...]]]:
     """(operator, (position, name) of each of its Tensor arguments) for every aten operator through which a tensor
     of a chosen dtype can come into existence on the CPU: each one with a ``ScalarType`` argument
     (``empty``, ``empty_strided``, ``_to_copy``, ``view.dtype``, ``full``, ``arange``, the
     reductions' ``dtype=``, ``from_file``, ...: 150-odd), and the two complex views. Found from the
-    schemas, not listed by hand, so a torch that adds one is covered. An operator that is
+    schemas, not listed by hand, so a torch that adds one is covered; each with the CPU's backend
+    keys it has a kernel of its own under (``_BACKEND_KEYS``). An operator that is
     CompositeImplicitAutograd is left out: it has no kernel of its own, only calls to these (a CPU
     kernel there would also take it away from autograd). Allocation with no dtype given
     (``torch.set_default_dtype``) ends in ``empty``'s or ``empty_strided``'s kernel all the same."""
@@ -284,12 +292,14 @@ def _dtype_operators(torch: Any) -> list[tuple[str, tuple[tuple[int, str], ...]]
             continue
         name = schema.name + (f".{schema.overload_name}" if schema.overload_name else "")
         try:
-            if C._dispatch_has_kernel_for_dispatch_key(name, "CompositeImplicitAutograd") or \
-                    not C._dispatch_has_computed_kernel_for_dispatch_key(name, "CPU"):
+            if C._dispatch_has_kernel_for_dispatch_key(name, "CompositeImplicitAutograd"):
                 continue
+            keys = ["CPU"] if C._dispatch_has_computed_kernel_for_dispatch_key(name, "CPU") else []
+            keys += [key for key in _BACKEND_KEYS if C._dispatch_has_kernel_for_dispatch_key(name, key)]
         except RuntimeError:
             continue  # a JIT-only schema: no dispatcher operator of that name
-        found.append((name, tuple((i, a.name) for i, a in enumerate(schema.arguments) if str(a.type) == "Tensor")))
+        tensors = tuple((i, a.name) for i, a in enumerate(schema.arguments) if str(a.type) == "Tensor")
+        found += [(name, key, tensors) for key in keys]
     return found
 
 
@@ -314,12 +324,12 @@ def _poison_dtypes(dtypes: dict[Any, tuple[int, str]], torch: Any) -> None:
     library = _library(torch)
     enders = {dtype: types.FunctionType(_poisoned_code((), status, api), {}, "dtype")
               for dtype, (status, api) in dtypes.items()}
-    for name, tensors in _dtype_operators(torch):
-        original = torch._C._dispatch_get_computed_kernel_for_dispatch_key(name, torch._C.DispatchKey.CPU)
+    for name, key, tensors in _dtype_operators(torch):
+        original = torch._C._dispatch_get_computed_kernel_for_dispatch_key(name, key)  # a name: MkldnnCPU is not in the enum
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # "Overriding a previously registered kernel": the point
             try:
-                library.impl(name, "CPU", _dtype_kernel(original, tensors, enders, torch), True)
+                library.impl(name, key, _dtype_kernel(original, tensors, enders, torch), True)
             except RuntimeError:
                 continue  # the dispatcher refused this key for this operator
 
