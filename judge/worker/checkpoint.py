@@ -108,6 +108,9 @@ class _Machine:
         self.memo: dict[int, Any] = {}
         self.storages: dict[str, np.ndarray] = {}
         self.budget = [MOST_BYTES]
+        # Bytes of every storage together: each is capped, and a zip bomb (a thousand deflated
+        # storages of 64 MB each, 65 kB apiece on disk, or entries that overlap) held them all.
+        self.bytes_left = MOST_BYTES
 
     def _pop_mark(self) -> list[Any]:
         items: list[Any] = []
@@ -130,12 +133,13 @@ class _Machine:
                 info = self.archive.getinfo(name)
             except KeyError:
                 raise NotAStateDict("a storage missing from the archive") from None
-            if info.file_size > MOST_BYTES:
-                raise NotAStateDict("a storage larger than a checkpoint here")
+            if info.file_size > self.bytes_left:
+                raise NotAStateDict("storages larger than a checkpoint here")
+            self.bytes_left -= info.file_size
             with self.archive.open(info) as handle:
                 raw = handle.read(MOST_BYTES + 1)
             dtype = np.dtype(pid[1].dtype)
-            if len(raw) > MOST_BYTES or len(raw) % dtype.itemsize:
+            if len(raw) > info.file_size or len(raw) % dtype.itemsize:
                 raise NotAStateDict("a storage of the wrong length")
             self.storages[pid[2]] = np.frombuffer(raw, dtype=dtype)
         return self.storages[pid[2]]
