@@ -67,3 +67,15 @@ def test_storages_that_inflate_past_a_checkpoints_cap_together_are_not_a_state_d
     monkeypatch.setattr(checkpoint, "MOST_BYTES", 1 << 20)
     assert checkpoint.read_state_dict(_deflated_storages(1, 1 << 19)) is not None  # the control: under the cap
     assert checkpoint.read_state_dict(_deflated_storages(4, 1 << 19)) is None
+
+
+def test_a_pickle_far_longer_than_a_state_dicts_is_not_read(monkeypatch) -> None:
+    """Its opcodes would run in grind's own process, outside every time limit."""
+    program = b"\x80\x02}" + b"N" * (checkpoint.PICKLE_BYTES + 1) + b"."
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:
+        archive.writestr("archive/data.pkl", program)
+    calls = []
+    monkeypatch.setattr(checkpoint.pickletools, "genops", lambda data: calls.append(1) or iter(()))
+    assert checkpoint.read_state_dict(out.getvalue()) is None
+    assert calls == []

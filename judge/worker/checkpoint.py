@@ -28,6 +28,10 @@ from typing import Any
 import numpy as np
 
 MOST_BYTES = 64 << 20  # the run's per-file limit: no checkpoint of an exercise is larger
+# The pickle's own bytes: a state_dict's is a few dozen bytes per tensor (4 MB: 100,000 tensors).
+# This machine runs in grind's process, outside every time limit, at about 3 MB a second: a
+# 64 MB pickle of one-byte opcodes held grind 20-odd seconds per kept file.
+PICKLE_BYTES = 4 << 20
 
 # The storages a state_dict's tensors may use, by the name torch.save pickles for each.
 STORAGES = {"FloatStorage": np.float32, "DoubleStorage": np.float64, "HalfStorage": np.float16,
@@ -231,10 +235,12 @@ def read_state_dict(data: bytes) -> dict[Any, Any] | None:
             if len(pickles) != 1:
                 return None
             info = archive.getinfo(pickles[0])
-            if info.file_size > MOST_BYTES:
+            if info.file_size > PICKLE_BYTES:
                 return None
             with archive.open(info) as handle:
-                program = handle.read(MOST_BYTES + 1)
+                program = handle.read(PICKLE_BYTES + 1)
+            if len(program) > PICKLE_BYTES:
+                return None
             machine = _Machine(archive, pickles[0][: -len("data.pkl")])
             for opcode, arg, _ in pickletools.genops(program):
                 if machine.step(opcode.name, arg):
