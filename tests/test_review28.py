@@ -2,7 +2,8 @@
 
 - bf16-rounding for marks: a 16-bit float tensor made under another of the CPU's backend keys
   (oneDNN's ``empty`` for ``layout=torch._mkldnn``) was past the dtype poison, which sat at the
-  CPU key only; numpy's float16 reached by ``np.min_scalar_type(1.0)`` needs no spelling the scan
+  CPU key only, and only aten's operators (``inductor::_alloc_from_pool`` makes a 16-bit view of
+  a uint8 pool that ``copy_`` rounds into); numpy's float16 reached by ``np.min_scalar_type(1.0)`` needs no spelling the scan
   knows (xfail: the scan's known deterrent class, reached without even a run-time spelling).
 - rank0-checkpoint: grind's reader of the kept checkpoint capped each storage but not their
   sum, so a small zip of deflated storages made grind's own process hold gigabytes.
@@ -31,6 +32,12 @@ def _marked(slug: str, name: str) -> object:
 
 def test_a_16_bit_tensor_made_under_the_mkldnn_key_ends_a_marked_bf16_run() -> None:
     verdict = _marked("bf16-rounding", "bf16_mkldnn_layout.py")
+    assert verdict.status is Status.FORBIDDEN, (verdict.status, verdict.message)
+
+
+def test_a_16_bit_view_made_by_an_operator_outside_aten_ends_a_marked_bf16_run() -> None:
+    """inductor::_alloc_from_pool takes a dtype and makes a view of a uint8 pool; copy_ rounds into it."""
+    verdict = _marked("bf16-rounding", "bf16_inductor_alloc_from_pool.py")
     assert verdict.status is Status.FORBIDDEN, (verdict.status, verdict.message)
 
 

@@ -278,7 +278,8 @@ def _dtype_operators(torch: Any) -> list[tuple[str, str, tuple[tuple[int, str], 
     """(operator, (position, name) of each of its Tensor arguments) for every aten operator through which a tensor
     of a chosen dtype can come into existence on the CPU: each one with a ``ScalarType`` argument
     (``empty``, ``empty_strided``, ``_to_copy``, ``view.dtype``, ``full``, ``arange``, the
-    reductions' ``dtype=``, ``from_file``, ...: 150-odd), and the two complex views. Found from the
+    reductions' ``dtype=``, ``from_file``, ...: 150-odd; another namespace's too, ``prims``,
+    ``onednn``, ``inductor::_alloc_from_pool``), and the two complex views. Found from the
     schemas, not listed by hand, so a torch that adds one is covered; each with the CPU's backend
     keys it has a kernel of its own under (``_BACKEND_KEYS``). An operator that is
     CompositeImplicitAutograd is left out: it has no kernel of its own, only calls to these (a CPU
@@ -287,12 +288,14 @@ def _dtype_operators(torch: Any) -> list[tuple[str, str, tuple[tuple[int, str], 
     C = torch._C
     found = []
     for schema in C._jit_get_all_schemas():
-        if not schema.name.startswith("aten::") or ("ScalarType" not in str(schema)
-                                                     and schema.name not in _DTYPE_VIEWS):
+        if "ScalarType" not in str(schema) and schema.name not in _DTYPE_VIEWS:
             continue
         name = schema.name + (f".{schema.overload_name}" if schema.overload_name else "")
         try:
-            if C._dispatch_has_kernel_for_dispatch_key(name, "CompositeImplicitAutograd"):
+            # aten's composite operators only call others; another namespace's may make the tensor
+            # itself (inductor::_alloc_from_pool: a 16-bit view of a uint8 pool, filled by copy_)
+            if schema.name.startswith("aten::") and C._dispatch_has_kernel_for_dispatch_key(
+                    name, "CompositeImplicitAutograd"):
                 continue
             keys = ["CPU"] if C._dispatch_has_computed_kernel_for_dispatch_key(name, "CPU") else []
             keys += [key for key in _BACKEND_KEYS if C._dispatch_has_kernel_for_dispatch_key(name, key)]
@@ -321,10 +324,15 @@ def _poison_dtypes(dtypes: dict[Any, tuple[int, str]], torch: Any) -> None:
     it was given). The routes that make a tensor without the dispatcher (``torch.frombuffer``,
     ``torch.asarray`` over a buffer, ``torch.from_numpy`` of numpy's float16) are the exercise's
     forbidden names and the marks scan's; see the README."""
-    library = _library(torch)
+    libraries = {"aten": _library(torch)}
     enders = {dtype: types.FunctionType(_poisoned_code((), status, api), {}, "dtype")
               for dtype, (status, api) in dtypes.items()}
     for name, key, tensors in _dtype_operators(torch):
+        namespace = name.partition("::")[0]
+        if namespace not in libraries:
+            libraries[namespace] = torch._C._dispatch_library("IMPL", namespace, "", "<grind: forbidden in a marked run>", 0)
+            _LIBRARIES.append(libraries[namespace])
+        library = libraries[namespace]
         original = torch._C._dispatch_get_computed_kernel_for_dispatch_key(name, key)  # a name: MkldnnCPU is not in the enum
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # "Overriding a previously registered kernel": the point
