@@ -28,6 +28,10 @@ from typing import Any
 import numpy as np
 
 MOST_BYTES = 64 << 20  # the run's per-file limit: no checkpoint of an exercise is larger
+# The pickle's own bytes: a state_dict's is a few dozen bytes per tensor (4 MB: 100,000 tensors).
+# This machine runs in grind's process, outside every time limit, at about 3 MB a second: a
+# 64 MB pickle of one-byte opcodes held grind 20-odd seconds per kept file.
+PICKLE_BYTES = 4 << 20
 
 # The storages a state_dict's tensors may use, by the name torch.save pickles for each.
 STORAGES = {"FloatStorage": np.float32, "DoubleStorage": np.float64, "HalfStorage": np.float16,
@@ -108,6 +112,9 @@ class _Machine:
         self.memo: dict[int, Any] = {}
         self.storages: dict[str, np.ndarray] = {}
         self.budget = [MOST_BYTES]
+        # Bytes of every storage together: each is capped, and a zip bomb (a thousand deflated
+        # storages of 64 MB each, 65 kB apiece on disk, or entries that overlap) held them all.
+        self.bytes_left = MOST_BYTES
 
     def _pop_mark(self) -> list[Any]:
         items: list[Any] = []
@@ -130,12 +137,13 @@ class _Machine:
                 info = self.archive.getinfo(name)
             except KeyError:
                 raise NotAStateDict("a storage missing from the archive") from None
-            if info.file_size > MOST_BYTES:
-                raise NotAStateDict("a storage larger than a checkpoint here")
+            if info.file_size > self.bytes_left:
+                raise NotAStateDict("storages larger than a checkpoint here")
+            self.bytes_left -= info.file_size
             with self.archive.open(info) as handle:
                 raw = handle.read(MOST_BYTES + 1)
             dtype = np.dtype(pid[1].dtype)
-            if len(raw) > MOST_BYTES or len(raw) % dtype.itemsize:
+            if len(raw) > info.file_size or len(raw) % dtype.itemsize:
                 raise NotAStateDict("a storage of the wrong length")
             self.storages[pid[2]] = np.frombuffer(raw, dtype=dtype)
         return self.storages[pid[2]]
@@ -227,10 +235,12 @@ def read_state_dict(data: bytes) -> dict[Any, Any] | None:
             if len(pickles) != 1:
                 return None
             info = archive.getinfo(pickles[0])
-            if info.file_size > MOST_BYTES:
+            if info.file_size > PICKLE_BYTES:
                 return None
             with archive.open(info) as handle:
-                program = handle.read(MOST_BYTES + 1)
+                program = handle.read(PICKLE_BYTES + 1)
+            if len(program) > PICKLE_BYTES:
+                return None
             machine = _Machine(archive, pickles[0][: -len("data.pkl")])
             for opcode, arg, _ in pickletools.genops(program):
                 if machine.step(opcode.name, arg):

@@ -267,29 +267,42 @@ def _is_half_dtype(obj: Any, torch: Any) -> bool:
     return isinstance(obj, torch.dtype) and obj in (torch.float16, torch.bfloat16)
 
 
-def _dtype_operators(torch: Any) -> list[tuple[str, tuple[tuple[int, str], ...]]]:
+# The CPU's backend keys besides CPU itself: a tensor of another layout (``torch._mkldnn``,
+# sparse, quantized, nested) dispatches there, and a review made bfloat16 and float16 tensors
+# with oneDNN's ``empty`` under MkldnnCPU (``torch.empty(n, dtype=..., layout=torch._mkldnn)``),
+# rounded with its ``add`` and read back with ``to_dense(torch.float32)``, past a CPU-only poison.
+_BACKEND_KEYS = ("MkldnnCPU", "SparseCPU", "SparseCsrCPU", "QuantizedCPU", "NestedTensorCPU")
+
+
+def _dtype_operators(torch: Any) -> list[tuple[str, str, tuple[tuple[int, str], ...]]]:
     """(operator, (position, name) of each of its Tensor arguments) for every aten operator through which a tensor
     of a chosen dtype can come into existence on the CPU: each one with a ``ScalarType`` argument
     (``empty``, ``empty_strided``, ``_to_copy``, ``view.dtype``, ``full``, ``arange``, the
-    reductions' ``dtype=``, ``from_file``, ...: 150-odd), and the two complex views. Found from the
-    schemas, not listed by hand, so a torch that adds one is covered. An operator that is
+    reductions' ``dtype=``, ``from_file``, ...: 150-odd; another namespace's too, ``prims``,
+    ``onednn``, ``inductor::_alloc_from_pool``), and the two complex views. Found from the
+    schemas, not listed by hand, so a torch that adds one is covered; each with the CPU's backend
+    keys it has a kernel of its own under (``_BACKEND_KEYS``). An operator that is
     CompositeImplicitAutograd is left out: it has no kernel of its own, only calls to these (a CPU
     kernel there would also take it away from autograd). Allocation with no dtype given
     (``torch.set_default_dtype``) ends in ``empty``'s or ``empty_strided``'s kernel all the same."""
     C = torch._C
     found = []
     for schema in C._jit_get_all_schemas():
-        if not schema.name.startswith("aten::") or ("ScalarType" not in str(schema)
-                                                     and schema.name not in _DTYPE_VIEWS):
+        if "ScalarType" not in str(schema) and schema.name not in _DTYPE_VIEWS:
             continue
         name = schema.name + (f".{schema.overload_name}" if schema.overload_name else "")
         try:
-            if C._dispatch_has_kernel_for_dispatch_key(name, "CompositeImplicitAutograd") or \
-                    not C._dispatch_has_computed_kernel_for_dispatch_key(name, "CPU"):
+            # aten's composite operators only call others; another namespace's may make the tensor
+            # itself (inductor::_alloc_from_pool: a 16-bit view of a uint8 pool, filled by copy_)
+            if schema.name.startswith("aten::") and C._dispatch_has_kernel_for_dispatch_key(
+                    name, "CompositeImplicitAutograd"):
                 continue
+            keys = ["CPU"] if C._dispatch_has_computed_kernel_for_dispatch_key(name, "CPU") else []
+            keys += [key for key in _BACKEND_KEYS if C._dispatch_has_kernel_for_dispatch_key(name, key)]
         except RuntimeError:
             continue  # a JIT-only schema: no dispatcher operator of that name
-        found.append((name, tuple((i, a.name) for i, a in enumerate(schema.arguments) if str(a.type) == "Tensor")))
+        tensors = tuple((i, a.name) for i, a in enumerate(schema.arguments) if str(a.type) == "Tensor")
+        found += [(name, key, tensors) for key in keys]
     return found
 
 
@@ -311,15 +324,20 @@ def _poison_dtypes(dtypes: dict[Any, tuple[int, str]], torch: Any) -> None:
     it was given). The routes that make a tensor without the dispatcher (``torch.frombuffer``,
     ``torch.asarray`` over a buffer, ``torch.from_numpy`` of numpy's float16) are the exercise's
     forbidden names and the marks scan's; see the README."""
-    library = _library(torch)
+    libraries = {"aten": _library(torch)}
     enders = {dtype: types.FunctionType(_poisoned_code((), status, api), {}, "dtype")
               for dtype, (status, api) in dtypes.items()}
-    for name, tensors in _dtype_operators(torch):
-        original = torch._C._dispatch_get_computed_kernel_for_dispatch_key(name, torch._C.DispatchKey.CPU)
+    for name, key, tensors in _dtype_operators(torch):
+        namespace = name.partition("::")[0]
+        if namespace not in libraries:
+            libraries[namespace] = torch._C._dispatch_library("IMPL", namespace, "", "<grind: forbidden in a marked run>", 0)
+            _LIBRARIES.append(libraries[namespace])
+        library = libraries[namespace]
+        original = torch._C._dispatch_get_computed_kernel_for_dispatch_key(name, key)  # a name: MkldnnCPU is not in the enum
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # "Overriding a previously registered kernel": the point
             try:
-                library.impl(name, "CPU", _dtype_kernel(original, tensors, enders, torch), True)
+                library.impl(name, key, _dtype_kernel(original, tensors, enders, torch), True)
             except RuntimeError:
                 continue  # the dispatcher refused this key for this operator
 
