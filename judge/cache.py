@@ -30,6 +30,8 @@ if TYPE_CHECKING:
 # without importing it: a daemon-served `grind run` hashes it for the key, and never runs a child itself.
 RUNNER = Path(__file__).with_name("worker") / "runner.py"  # judge.worker.isolation.RUNNER, not imported
 
+KEPT = Path(__file__).with_name("kept.py")  # judge/kept.py: see _worker_digest
+
 RESULT = "result.json"
 OBSERVATIONS = "observations.safetensors"
 
@@ -85,8 +87,7 @@ def _worker_digest() -> bytes:
             digest.update(path.relative_to(RUNNER.parent).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
         # judge/kept.py rewrites a trusted job's observations before they are stored (the kept
         # checkpoint's facts): a change to it changes what the cache holds too
-        kept = RUNNER.parent.parent / "kept.py"
-        digest.update(b"kept.py\0" + kept.read_bytes() + b"\0")
+        digest.update(b"kept.py\0" + KEPT.read_bytes() + b"\0")
         _WORKER_DIGEST.append(digest.digest())
     return _WORKER_DIGEST[0]
 

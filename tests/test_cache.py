@@ -200,11 +200,14 @@ def test_every_worker_module_is_in_the_key(tmp_path: Path, monkeypatch: pytest.M
     worker = tmp_path / "worker"
     shutil.copytree(isolation.RUNNER.parent, worker, ignore=shutil.ignore_patterns("__pycache__"))
     monkeypatch.setattr(cache, "RUNNER", worker / "runner.py")
+    kept = tmp_path / "kept.py"  # judge/kept.py rewrites stored observations: in the key too
+    shutil.copy(cache.KEPT, kept)
+    monkeypatch.setattr(cache, "KEPT", kept)
     exercise = Catalog().get("clipping")
     keys = []
-    for edited in (None, "child/ranks.py", "guards.py", "protocol.py"):
+    for edited in (None, "child/ranks.py", "guards.py", "protocol.py", "../kept.py"):
         if edited:
             (worker / edited).write_text((worker / edited).read_text() + "\n# edited\n")
         monkeypatch.setattr(cache, "_WORKER_DIGEST", [])
         keys.append(cache.exercise_key(exercise))
-    assert len(set(keys)) == 4, keys
+    assert len(set(keys)) == 5, keys
