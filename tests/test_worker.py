@@ -743,3 +743,60 @@ def test_a_list_of_plain_floats_or_bools_becomes_the_array_its_entries_would() -
 
     with pytest.raises(BadOutput):
         to_array([1.0, Lying(2.0)], np, torch)
+
+
+def _flaky_bwrap(tmp_path: Path, real: str, failures: int) -> Path:
+    """A bubblewrap that fails its first ``failures`` starts the way the real one does when the
+    mount table changes while it remounts / (bubblewrap issue #650), then is the real one."""
+    count = tmp_path / "starts"
+    count.write_text("0")
+    fake = tmp_path / "bwrap"
+    fake.write_text(
+        "#!/bin/sh\n"
+        f"n=$(cat {count}); echo $((n + 1)) > {count}\n"
+        f"if [ \"$n\" -lt {failures} ]; then\n"
+        "  echo 'bwrap: Can'\"'\"'t bind mount /oldroot/ on /newroot/: Unable to apply mount flags: remount "
+        "\"/newroot/tmp/grind-run-gone\": No such file or directory' >&2\n"
+        "  exit 1\n"
+        "fi\n"
+        f"exec {real} \"$@\"\n")
+    fake.chmod(0o755)
+    return count
+
+
+@pytest.mark.parametrize("failures, mode, recovers", [(1, "cold", True), (2, "cold", True), (1, "warm", True),
+                                                      (2, "warm", True), (3, "cold", False)])
+def test_a_sandbox_bubblewrap_could_not_set_up_is_set_up_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, failures: int, mode: str, recovers: bool) -> None:
+    """bubblewrap exits 1 before the runner starts when another run's tmpfs goes away while it
+    remounts / read-only (CI's root mode saw it once at -n 3: a stub reported 'crashed'). Nothing
+    of the learner's has run then, so grind starts the sandbox again, up to BWRAP_TRIES times in
+    all (three), and only then reports the crash."""
+    import dataclasses
+
+    from judge.grade import hidden_from_learners
+    from judge.worker import isolation as levels
+    from judge.worker import outputs, sandbox, warm
+
+    real = levels.isolation()
+    if not real.bwrap:
+        pytest.skip(f"isolation level {real.level}: no bubblewrap to lose the race")
+    count = _flaky_bwrap(tmp_path, real.bwrap, failures)
+    fake = dataclasses.replace(real, bwrap=str(tmp_path / "bwrap"))
+    for module in (levels, sandbox, warm, outputs):
+        monkeypatch.setattr(module, "isolation", lambda: fake)
+    exercise = Catalog().get("clipping")
+    source = Path(__file__).parent / "submissions" / "clipping" / "pitfall_sum_of_norms.py"
+    if mode == "warm":
+        with sandbox.WarmWorker(hidden_from_learners(exercise)) as worker:
+            verdict = grade(exercise, source, worker=worker)
+    else:
+        verdict = grade(exercise, source)
+    starts = int(count.read_text())
+    if recovers:
+        assert verdict.status is Status.FAILED and verdict.diagnosis is not None, verdict.message
+        assert verdict.diagnosis.slug == "sum-of-norms"
+    else:
+        assert verdict.status is Status.CRASHED and "bwrap: Can't bind mount" in verdict.stderr, verdict.message
+    # the reference may have been graded in the same run (a cold cache): at least the tries of one sandbox
+    assert starts >= min(failures + 1, 3)

@@ -452,6 +452,21 @@ def limit_child(limits: Limits, drop_to: int | None, cgroup: PidsCgroup | None) 
         drop_user(drop_to)
 
 
+# How often a sandbox is started again when bubblewrap itself failed to set the sandbox up.
+# bubblewrap copies the mount table, then remounts every mount below / read-only one by one; a
+# run folder's tmpfs that another grind removes between the two (its run ended) makes that
+# remount fail, and bubblewrap exits 1 before anything of the run starts (bubblewrap issue
+# #650, seen once in CI's root mode at -n 3). Nothing of the learner's had run, so trying again
+# cannot change a verdict.
+BWRAP_TRIES = 3
+
+
+def bwrap_lost_race(iso: Isolation, returncode: int | None, stderr: str, ready: bool) -> bool:
+    """bubblewrap failed before the runner started: it exits 1 with its own "bwrap: " message,
+    and the runner never said "ready" (which it says before any learner code exists)."""
+    return bool(iso.bwrap) and not ready and returncode == 1 and stderr.startswith("bwrap: ")
+
+
 def command(iso: Isolation, workdir: str, hidden: list[Path], serve: bool = False,
             writable: tuple[str, ...] = (), confine: Confinement | None = None) -> list[str]:
     """The child's command line: the runner, inside bubblewrap or sandbox-exec where present.

@@ -31,9 +31,11 @@ from judge.worker.folders import (  # noqa: F401 - re-exported: tests and the CL
     sweep_warm_folders,
 )
 from judge.worker.isolation import (  # noqa: F401 - re-exported: tests and the CLI ask the sandbox
+    BWRAP_TRIES,
     RUNNER,
     Isolation,
     PidsCgroup,
+    bwrap_lost_race,
     can_bound_processes,
     command,
     confinement,
@@ -81,8 +83,17 @@ def run_job(job: Job, limits: Limits, hidden: list[Path] | None = None) -> RunOu
     ``hidden`` folders (the solutions, the cache, a class folder) are out of the child's reach
     where the level allows (bubblewrap hides them, Landlock never grants them). The temp
     directory (the child's cwd and HOME) is removed whatever happens, and every process the run
-    started is killed.
+    started is killed. A sandbox bubblewrap could not set up is set up again (BWRAP_TRIES).
     """
+    for _ in range(BWRAP_TRIES):
+        outcome, lost_race = _run_once(job, limits, hidden)
+        if not lost_race:
+            break
+    return outcome
+
+
+def _run_once(job: Job, limits: Limits, hidden: list[Path] | None) -> tuple[RunOutcome, bool]:
+    """One try of run_job: the outcome, and whether bubblewrap lost the mount-table race."""
     iso = isolation()
     workdir = _make_workdir(iso, disk_mb=limits.disk_mb)
     token = secrets.token_hex(16)
@@ -117,8 +128,9 @@ def run_job(job: Job, limits: Limits, hidden: list[Path] | None = None) -> RunOu
 
 
 def _observe(child: _ColdChild, proc: subprocess.Popen[bytes], job: Job, workdir: str, control_r: int,
-             witness_r: int, limits: Limits) -> RunOutcome:
-    """Send the job, watch the child to its end on grind's clock, and read what it left."""
+             witness_r: int, limits: Limits) -> tuple[RunOutcome, bool]:
+    """Send the job, watch the child to its end on grind's clock, and read what it left (and
+    whether bubblewrap failed to start it: bwrap_lost_race)."""
     iso = isolation()
     token = job["token"]
     dispatched = time.monotonic()
@@ -138,6 +150,7 @@ def _observe(child: _ColdChild, proc: subprocess.Popen[bytes], job: Job, workdir
     child.stop()  # the whole group: the child, and anything it forked or left behind
     for reader in (out, err, control):
         reader.join(timeout=2)
+    lost_race = not timed_out and bwrap_lost_race(iso, proc.returncode, err.text(), control.ready_at is not None)
     outcome = RunOutcome(status="ok", stdout=out.text(), stderr=err.text(), returncode=proc.returncode,
                          duration_s=time.monotonic() - dispatched, last_case=control.last_case,
                          witness=_witnessed(witness_r, out.total + err.total))
@@ -145,7 +158,7 @@ def _observe(child: _ColdChild, proc: subprocess.Popen[bytes], job: Job, workdir
         outcome.returncode = 128 - outcome.returncode  # bwrap reports a signal as 128 + N
     _confine_failed(outcome)
     return _over_disk(_conclude(outcome, workdir, token, limits, timed_out, started=control.ready_at is not None
-                                or not timed_out), watch.stop(), limits)
+                                or not timed_out), watch.stop(), limits), lost_race
 
 
 def _cold_job(job: Job, workdir: str, token: str, control_w: int, witness_w: int, limits: Limits,

@@ -19,6 +19,7 @@ from judge.errors import JudgeError
 from judge.worker import disk, protocol
 from judge.worker.folders import _make_workdir, hold_folder, release_folder, remove_tree, stage_job
 from judge.worker.isolation import (
+    BWRAP_TRIES,
     PidsCgroup,
     command,
     confinement,
@@ -60,6 +61,16 @@ class WarmWorker:
         self._lock = threading.Lock()
 
     def _start(self, limits: Limits) -> None:
+        """Start the server; again where bubblewrap lost the mount-table race (BWRAP_TRIES)."""
+        for _ in range(BWRAP_TRIES - 1):
+            if self._start_once(limits):
+                return
+        if not self._start_once(limits):
+            raise JudgeError("the warm worker did not start (see grind doctor)")
+
+    def _start_once(self, limits: Limits) -> bool:
+        """One try; False, with everything stopped, where bubblewrap exited 1 before the server
+        said a word (its stderr is not kept: bubblewrap's pid 1 would hold it open)."""
         iso = isolation()
         for folder in self.hidden:  # bubblewrap can only hide a folder that exists when it starts
             folder.mkdir(parents=True, exist_ok=True)
@@ -113,9 +124,19 @@ class WarmWorker:
         threading.Thread(target=pump, daemon=True).start()
         self._send(json.dumps({"confine": confine if iso.confines else None,
                                "cgroup": str(self.cgroup.path) if self.cgroup is not None else None}))
-        if self._receive(STARTUP_LIMIT_S) != b'{"ready": true}\n':
-            self._stop()
+        reply = self._receive(STARTUP_LIMIT_S)
+        if reply == b'{"ready": true}\n':
+            return True
+        lost_race = False
+        if reply is None and iso.bwrap:  # the replies pipe closed: the server (or bwrap) has ended
+            try:
+                lost_race = self.proc.wait(timeout=1) == 1
+            except subprocess.TimeoutExpired:
+                pass
+        self._stop()
+        if not lost_race:
             raise JudgeError("the warm worker did not start (see grind doctor)")
+        return False
 
     def _receive(self, timeout: float) -> bytes | None:
         try:
