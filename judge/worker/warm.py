@@ -122,9 +122,12 @@ class WarmWorker:
             self.lines.put(None)
 
         threading.Thread(target=pump, daemon=True).start()
-        self._send(json.dumps({"confine": confine if iso.confines else None,
-                               "cgroup": str(self.cgroup.path) if self.cgroup is not None else None}))
-        reply = self._receive(STARTUP_LIMIT_S)
+        try:
+            self._send(json.dumps({"confine": confine if iso.confines else None,
+                                   "cgroup": str(self.cgroup.path) if self.cgroup is not None else None}))
+            reply = self._receive(STARTUP_LIMIT_S)
+        except BrokenPipeError:  # bubblewrap (or the server) ended before it read its first line
+            reply = None
         if reply == b'{"ready": true}\n':
             return True
         lost_race = False
