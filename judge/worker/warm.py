@@ -62,11 +62,10 @@ class WarmWorker:
 
     def _start(self, limits: Limits) -> None:
         """Start the server; again where bubblewrap lost the mount-table race (BWRAP_TRIES)."""
-        for _ in range(BWRAP_TRIES - 1):
+        for _ in range(BWRAP_TRIES):
             if self._start_once(limits):
                 return
-        if not self._start_once(limits):
-            raise JudgeError("the warm worker did not start (see grind doctor)")
+        raise JudgeError("the warm worker did not start (see grind doctor)")
 
     def _start_once(self, limits: Limits) -> bool:
         """One try; False, with everything stopped, where bubblewrap exited 1 before the server
@@ -137,7 +136,7 @@ class WarmWorker:
             except subprocess.TimeoutExpired:
                 pass
         self._stop()
-        if not lost_race:
+        if not lost_race:  # anything else is not worth another try
             raise JudgeError("the warm worker did not start (see grind doctor)")
         return False
 
