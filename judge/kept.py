@@ -4,12 +4,14 @@ A case that declares an entry named ``CHECKPOINT`` (its expected state_dict keys
 given by the checks' trusted ``entries`` function and carried by the trusted instances) runs on
 ranks that each get a folder of their subject and instance (protocol.kept_folder, its path in
 ``GRIND_KEPT``): the learner's function writes the checkpoint there, and a save that the checks
-held until the other ranks had settled makes ``held`` before it writes. After the run, with none
+held until the other ranks had settled writes only once the process that watches the ranks let
+it go (worker/child/ranks.hold_save; that process notes when, on the kernel's clock). After the run, with none
 of its processes alive, grind reads that folder (worker/outputs.read_kept) and makes, for every
 rank, the observations that used to be made inside the ranks, where code that walks frames can
 rewrite any value (issue 28):
 
-- ``written by a held torch.save``: 1 when a save the checks held (the ``held`` marker) came no
+- ``written by a held torch.save``: 1 when the watcher let a held save go (the ctime of a file it
+  made then, of a name no rank knew, carried as a fourth number of ``protocol.KEPT_SEEN``) no
   later than the checkpoint's last change (ctimes are the kernel's; no process sets one back). A
   file written without ``torch.save`` was held by nothing, and then "readable at return" cannot
   show that the other ranks waited for it (a sleep instead of a barrier would pass): grind says
@@ -17,10 +19,10 @@ rewrite any value (issue 28):
 - ``readable at return``: 1 when the checkpoint the run left is a finished zip and it is the very
   file (inode, ctime, size) that stood at its path the moment this rank's record reached the
   child (``protocol.KEPT_SEEN``, taken by the process that watches the ranks, not by the rank:
-  rank_cases._seen_when_done). The checks' hold waits for that look before rank 0 writes, so a
+  rank_cases._seen_when_done). The watcher lets a held save go only after that look, so a
   rank that returned without waiting is seen before the file exists, however the ranks are
-  scheduled; nothing a rank runs afterwards (a thread, a forked process that touches the file
-  later) changes what was seen.
+  scheduled and whatever they say about themselves; nothing a rank runs afterwards (a thread, a
+  forked process that touches the file later) changes what was seen.
 - ``loads with weights_only``: 1 when the file is a plain state_dict (worker/checkpoint.py, a
   reader that never unpickles), else 0;
 - ``bare keys``: 1 when its keys are exactly the declared ones, else 0;
@@ -102,14 +104,16 @@ def _apply_case(outcome: RunOutcome, sid: str, name: str, case: protocol.CaseRec
     """One subject's instance: drop its own word under ``NAMES``, then add grind's, rank by rank
     after each rank's other observations (the order the checks used to report them in)."""
     ranks = sorted({split[0] for split in map(_rank_of, case.keys) if split} or {0})
-    seen = {rank: _seen(outcome.observations.get(protocol.obs_name(sid, name, f"rank {rank}: {protocol.KEPT_SEEN}")))
-            for rank in ranks}
+    looks = {rank: _look(outcome.observations.get(protocol.obs_name(sid, name, f"rank {rank}: {protocol.KEPT_SEEN}")))
+             for rank in ranks}
+    seen = {rank: look[0] for rank, look in looks.items()}
+    held = next((look[1] for look in looks.values() if look[1] is not None), None)
     for key in [k for k in outcome.observations if _theirs(k, sid, name)]:
         del outcome.observations[key]  # the subject's own word for these: never kept
     case.keys = [k for k in case.keys if _bare(k) not in NAMES]
     if case.status != "ok":
         return
-    observed = observe(outcome.kept.get(protocol.kept_folder(sid, name), protocol.KeptCase()), expected, seen)
+    observed = observe(outcome.kept.get(protocol.kept_folder(sid, name), protocol.KeptCase()), expected, seen, held)
     for rank in ranks:
         for key, value in observed[rank].items():
             outcome.observations[protocol.obs_name(sid, name, f"rank {rank}: {key}")] = value
@@ -125,13 +129,17 @@ def _ordered(own: list[str], ranks: list[int], observed: dict[int, dict[str, Any
     return keys + [k for k in own if _rank_of(k) is None]
 
 
-def _seen(value: Any) -> tuple[int, int, int] | None:
-    """The child's look at the path when a rank's record arrived: (inode, ctime, size), or None."""
+def _look(value: Any) -> tuple[tuple[int, int, int] | None, int | None]:
+    """The child's look at the path when a rank's record arrived, (inode, ctime, size) or None,
+    and the ctime of the case's first grant of a held save, or None."""
     try:
         numbers = [int(n) for n in value.reshape(-1)] if value is not None else []
     except (AttributeError, TypeError, ValueError, OverflowError):
-        return None
-    return (numbers[0], numbers[1], numbers[2]) if len(numbers) == 3 and min(numbers) >= 0 else None
+        return None, None
+    if len(numbers) != 4:
+        return None, None
+    seen = (numbers[0], numbers[1], numbers[2]) if min(numbers[:3]) >= 0 else None
+    return seen, numbers[3] if numbers[3] >= 0 else None
 
 
 def _theirs(name: str, sid: str, instance: str) -> bool:
@@ -146,9 +154,9 @@ def _bare(key: str) -> str:
 
 
 def observe(folder: protocol.KeptCase, expected: list[tuple[str, list[int]]],
-            seen: dict[int, tuple[int, int, int] | None]) -> dict[int, dict[str, Any]]:
+            seen: dict[int, tuple[int, int, int] | None], held: int | None = None) -> dict[int, dict[str, Any]]:
     """Each rank's observations of one kept folder (``seen``: what stood at the path when each
-    rank's record arrived)."""
+    rank's record arrived; ``held``: the ctime of the first grant of a held save, or None)."""
     import numpy as np
 
     state = folder.state
@@ -161,7 +169,6 @@ def observe(folder: protocol.KeptCase, expected: list[tuple[str, list[int]]],
         name = SUMMARY
     else:
         name = STATE
-    held = folder.markers.get("held")
     final = (folder.inode, folder.ctime_ns, folder.size)
     wrote = folder.ctime_ns is not None and held is not None and held <= folder.ctime_ns
     out = {}

@@ -241,3 +241,56 @@ def test_a_correct_distributed_answer_shows_no_gloo_warning_as_the_learners_stde
     verdict = grade(exercise, ROOT / "tests" / "corpus" / "ddp-token-loss" / "correct_hf_average_tokens.py")
     assert verdict.passed, verdict.message
     assert "ProcessGroupGloo" not in verdict.stderr and "resolve hostname" not in verdict.stderr
+
+
+def _line(key: bytes, sequence: int, pid: int, text: str, signature: str | None = None) -> bytes:
+    """A report line as a rank's tracer writes it (ranks._say), or with another signature."""
+    mark = signature if signature is not None else ranks._signature(key, sequence, pid, text)
+    return f"{sequence} {pid} {mark} {text}".encode()
+
+
+def test_a_report_line_counts_only_when_the_rank_signed_it() -> None:
+    """The learner's code shares the rank's process and can write to its report pipe: a line
+    it made (no key, an old number replayed, another process's id) is dropped, and from then on
+    that rank's word on where it waits no longer counts; its own next lines still arrive."""
+    key, pid = b"k" * 32, 4242
+    state = {"key": key, "pid": pid, "sequence": 0, "trusted": True}
+    assert ranks._signed(_line(key, 1, pid, '{"in": "barrier"}'), state) == {"in": "barrier"}
+    assert state["sequence"] == 1 and state["trusted"]
+    forged = [_line(key, 2, pid, '{"in": "barrier"}', signature="0" * 64),  # not signed with the key
+              _line(b"x" * 32, 2, pid, '{"in": "barrier"}'),  # signed with another key
+              _line(key, 1, pid, '{"in": "barrier"}'),  # the first line again
+              _line(key, 2, pid + 1, '{"in": "barrier"}'),  # a fork of the rank: its own process id
+              b'{"in": "barrier"}', b"2 4242 abc"]
+    for raw in forged:
+        assert ranks._signed(raw, state) is None, raw
+    assert not state["trusted"] and state["sequence"] == 1
+    assert ranks._signed(_line(key, 2, pid, '{"done": {}}'), state) == {"done": {}}  # its record still arrives
+
+
+def test_a_held_save_is_let_go_only_once_its_peers_have_settled() -> None:
+    """The watcher's rule (ranks._Watch._peers_settled): every other rank returned, waits its own
+    turn to save (a lower rank), or sleeps in a collective the holder has not entered yet, on a
+    signed word; anything else keeps the save held."""
+    import subprocess
+
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        time.sleep(0.3)
+
+        def settled(peer: dict[str, Any], holder_count: int = 0, holder: int = 0) -> bool:
+            states = {holder: {"phase": "hold", "count": holder_count}, 1 - holder: peer}
+            return ranks._Watch(None, states, None, None)._peers_settled(holder)  # type: ignore[arg-type]
+
+        waiting = {"phase": "in", "count": 1, "trusted": True, "pid": sleeper.pid}
+        assert settled(waiting)
+        assert not settled({**waiting, "trusted": False})  # it once wrote a line of its own
+        assert not settled({**waiting, "pid": os.getpid()})  # said so, but is running
+        assert not settled(waiting, holder_count=1)  # that collective has completed: the holder joined it
+        assert settled({"phase": "done"})
+        assert not settled({"phase": "running", "pid": sleeper.pid})  # asleep, but not in a collective
+        assert settled({"phase": "hold"}, holder=1)  # rank 0 waits its turn: rank 1 saves first
+        assert not settled({"phase": "hold"}, holder=0)  # rank 1 saves before rank 0 may
+    finally:
+        sleeper.kill()
+        sleeper.wait()

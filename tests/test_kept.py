@@ -41,7 +41,7 @@ from .conftest import ROOT
 # A hole left open, said in the README's security model: the checks' hold on rank 0's save rests on
 # what each rank says about itself (its marker files), so a rank that lies in them lets rank 0
 # write early, and a rank that returned without waiting may then be looked at after the write.
-KNOWN = {"forge_hold_release": "the hold rests on the ranks' own marker files (README, Security model)"}
+KNOWN: dict[str, str] = {}
 ATTACKS = sorted((ROOT / "tests" / "adversarial" / "kept").glob("*.py"))
 
 
@@ -135,33 +135,30 @@ def test_the_kept_checkpoint_is_read_only_as_a_regular_file(tmp_path: Path) -> N
     good = tmp_path / "good.pt"
     good.write_bytes(_saved(_model().state_dict()))
     (folder / "checkpoint.pt").symlink_to(good)
-    (folder / "held").symlink_to(good)
     case = _read(tmp_path)
-    assert case.state is None and not case.finished and case.markers == {}
+    assert case.state is None and not case.finished and case.ctime_ns is None
     (folder / "checkpoint.pt").unlink()
     os.mkfifo(folder / "checkpoint.pt")
     assert _read(tmp_path).state is None
     (folder / "checkpoint.pt").unlink()
     (folder / "checkpoint.pt").write_bytes(good.read_bytes())
-    (folder / "held").unlink()
-    (folder / "held").touch()
     case = _read(tmp_path)
-    assert case.state is not None and case.finished and set(case.markers) == {"held"}
+    assert case.state is not None and case.finished
     assert (case.inode, case.size) == ((folder / "checkpoint.pt").stat().st_ino, len(good.read_bytes()))
 
 
-def _case(final: int | None, held: int | None, finished: bool = True) -> protocol.KeptCase:
-    return protocol.KeptCase(state={}, finished=finished, ctime_ns=final, inode=7, size=100,
-                             markers={} if held is None else {"held": held})
+def _case(final: int | None, held: int | None, finished: bool = True) -> tuple[protocol.KeptCase, int | None]:
+    """A kept folder whose checkpoint last changed at ``final``, and the watcher's first grant at ``held``."""
+    return protocol.KeptCase(state={}, finished=finished, ctime_ns=final, inode=7, size=100), held
 
 
-def _readable(case: protocol.KeptCase, seen: dict[int, tuple[int, int, int] | None]) -> list[int]:
-    observed = kept.observe(case, [("w", [1])], seen)
+def _readable(case: tuple[protocol.KeptCase, int | None], seen: dict[int, tuple[int, int, int] | None]) -> list[int]:
+    observed = kept.observe(case[0], [("w", [1])], seen, case[1])
     return [int(observed[r][kept.READABLE]) for r in sorted(seen)]
 
 
-def _held(case: protocol.KeptCase) -> int:
-    return int(kept.observe(case, [("w", [1])], {0: None})[0][kept.HELD])
+def _held(case: tuple[protocol.KeptCase, int | None]) -> int:
+    return int(kept.observe(case[0], [("w", [1])], {0: None}, case[1])[0][kept.HELD])
 
 
 def test_readable_at_return_is_what_the_child_saw_when_the_rank_returned() -> None:
@@ -231,7 +228,7 @@ def test_what_a_learners_ranks_say_about_the_file_is_replaced_by_what_grind_read
                                                              for r in range(2)})
     forged = {"torch.save calls": np.array(1), kept.READABLE: np.array(1), kept.LOADS: np.array(1),
               kept.BARE: np.array(1), kept.STATE: np.array([1.0, 2.0, 3.0]),
-              protocol.KEPT_SEEN: np.array([7, 20, 100])}
+              protocol.KEPT_SEEN: np.array([7, 20, 100, 10])}
     observations = {protocol.obs_name("learner", "case", f"rank {r}: {k}"): v for r in range(2) for k, v in forged.items()}
     record = CaseRecord("ok", keys=[f"rank {r}: {k}" for r in range(2) for k in forged])
     wrapper = {"module.weight": np.array([1.0, 2.0], dtype=np.float32), "module.bias": np.array([3.0], dtype=np.float32)}
@@ -239,12 +236,12 @@ def test_what_a_learners_ranks_say_about_the_file_is_replaced_by_what_grind_read
                                                     subjects={"learner": SubjectRecord(cases={"case": record})}),
                          observations=observations)
     outcome.kept = {protocol.kept_folder("learner", "case"): protocol.KeptCase(
-        state=wrapper, finished=True, ctime_ns=20, inode=7, size=100, markers={"held": 10})}
+        state=wrapper, finished=True, ctime_ns=20, inode=7, size=100)}
     outcome.observations = {k: v for k, v in observations.items() if not k.endswith(protocol.KEPT_SEEN)}
     kept.apply(outcome, [instance])  # the child's look is missing: the rank's own was never kept
     got = {k.split("::")[-1]: v for k, v in outcome.observations.items()}
     for rank in range(2):
-        assert int(got[f"rank {rank}: {kept.HELD}"]) == 1
+        assert int(got[f"rank {rank}: {kept.HELD}"]) == 0  # no grant was seen either
         assert int(got[f"rank {rank}: {kept.READABLE}"]) == 0
         assert int(got[f"rank {rank}: {kept.LOADS}"]) == 1
         assert int(got[f"rank {rank}: {kept.BARE}"]) == 0

@@ -164,14 +164,13 @@ def _read_result(outcome: RunOutcome, dir_fd: int, token: str) -> None:
 
 KEPT_FOLDERS = 256  # a trusted job's subjects times its distributed cases is far fewer
 KEPT_BYTES = 256 << 20  # every kept checkpoint of one run together (the run's disk cap)
-MARKERS = ("held",)  # made by the checks' held save (judge/kept.py)
 
 
 def read_kept(dir_fd: int) -> dict[str, protocol.KeptCase]:
     """Every kept folder of the run (protocol.KEPT), read as hostile bytes: folders named as
     protocol.kept_folder names them, a checkpoint only if it is a regular file under the cap
-    (never a link, never a FIFO), markers only as regular files, and only their ctimes, which the
-    kernel sets and no process can set back. The checkpoint is parsed here, in grind's process,
+    (never a link, never a FIFO), with its ctime, which the kernel sets and no process can set
+    back. The checkpoint is parsed here, in grind's process,
     by a reader that never unpickles (worker/checkpoint.py). What is missing stays missing:
     judge/kept.py reads that as "not there"."""
     from judge.worker.checkpoint import MOST_BYTES, read_state_dict
@@ -191,13 +190,6 @@ def read_kept(dir_fd: int) -> dict[str, protocol.KeptCase]:
                 continue
             try:
                 case = protocol.KeptCase()
-                for marker in MARKERS:
-                    try:
-                        found = os.stat(marker, dir_fd=folder, follow_symlinks=False)
-                    except OSError:
-                        continue
-                    if stat.S_ISREG(found.st_mode):
-                        case.markers[marker] = found.st_ctime_ns
                 if budget > 0:
                     case.state, case.finished, info = _checkpoint(folder, min(budget, MOST_BYTES), read_state_dict)
                     if info is not None:

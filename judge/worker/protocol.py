@@ -62,9 +62,10 @@ def split_obs_name(name: str) -> tuple[str, str, str] | None:
 KEPT = "kept"
 KEPT_VARIABLE = "GRIND_KEPT"
 KEPT_CHECKPOINT = "checkpoint.pt"  # the file's name in its folder
-# What the child saw at the checkpoint's path the moment each rank's record arrived, kept as that
-# rank's observation ([inode, ctime ns, size], or -1s) until judge/kept.py turns it into "readable
-# at return" and drops it.
+# What the child saw at the checkpoint's path the moment each rank's record arrived, and when the
+# watcher let the case's first held save go, kept as that rank's observation ([inode, ctime ns,
+# size, grant's ctime ns], -1 for what was not there) until judge/kept.py turns it into "readable
+# at return" and "written by a held torch.save" and drops it.
 KEPT_SEEN = "checkpoint when the rank returned"
 
 
@@ -79,13 +80,11 @@ def kept_folder(subject: str, instance: str) -> str:
 class KeptCase:
     """What grind read, after the run, in one kept folder (judge/worker/outputs.read_kept): the
     checkpoint's state_dict (None: missing, not a regular file, or not a plain state_dict), whether
-    it ends as a finished zip does, its inode, ctime and size, and the ctime of the ``held`` marker
-    (made when a save waited for its peers)."""
+    it ends as a finished zip does, and its inode, ctime and size."""
 
     state: dict[Any, Any] | None = None
     finished: bool = False
     ctime_ns: int | None = None
-    markers: dict[str, int] = field(default_factory=dict)
     inode: int | None = None
     size: int | None = None
 

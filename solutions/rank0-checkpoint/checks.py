@@ -20,23 +20,25 @@ Observed here, on every rank:
 Observed by grind, after the run, from the kept folder (judge/kept.py; a forger that rewrites
 every value in the ranks changes none of these):
 
-- ``written by a held torch.save``: 1 when a save this wrapper held (the ``held`` marker, made
-  before it writes) came no later than the file's last change, both the kernel's ctimes, else 0.
+- ``written by a held torch.save``: 1 when the checkpoint's last change came no earlier than the
+  moment the process that watches the ranks let a held save go (below), on the kernel's clock,
+  else 0.
 - ``readable at return``: 1 when the file left is a finished zip and it is the very file (inode,
   ctime, size) that stood at the path the moment this rank's record reached grind's child (the
-  process that watches the ranks looks then, on the kernel's word, before it makes
-  ``done.rank<r>``). Without a barrier this is a race that a loaded machine could win either way; the
-  wrapper makes it deterministic: a save waits, before it writes, until every other rank has
-  returned and been looked at (``done.rank<r>``), is saving too, or waits in a collective that
-  cannot complete without this rank (each rank says which in a marker file). So a rank that
-  returns without waiting for the writer is looked at before the file exists, however the ranks
-  are scheduled, and a barrier before the save is caught as surely as none; nothing the rank runs
-  after its return (a thread, a forked process) changes that look. With a barrier after the save
-  the wait ends as soon as the other ranks reach it (``WAIT_S`` caps it for code that waits some
-  other way). A file written without ``torch.save`` was held by nothing: nothing then shows that
-  the other ranks waited for it, which "written by a held torch.save" says. The hold itself
-  rests on what each rank says about itself (its marker file): it is the part that stays in the
-  learner's process.
+  process that watches the ranks looks then, on the kernel's word). Without a barrier this is a
+  race that a loaded machine could win either way; the wrapper makes it deterministic: a save
+  waits, before it writes, until the watcher lets it go (``hold_save``, in grind's
+  worker/child/ranks.py), which it does once every other rank has returned and been looked at,
+  waits its own turn to save, or waits, asleep on the kernel's word, in a collective that cannot
+  complete without this rank. So a rank that returns without waiting for the writer is looked
+  at before the file exists, however the ranks are scheduled, and a barrier before the save is
+  caught as surely as none; nothing the rank runs after its return (a thread, a forked process)
+  changes that look. With a barrier after the save the wait ends as soon as the other ranks
+  reach it (the watcher's ``HOLD_S`` caps it for code that waits some other way). What a rank
+  says about where it waits reaches the watcher as lines its code signs with a key the learner's
+  code never sees, so a rank that lies about itself cannot shorten the hold. A file written
+  without ``torch.save`` was held by nothing: nothing then shows that the other ranks waited for
+  it, which "written by a held torch.save" says.
 - ``loads with weights_only``: 1 when the file reads as a state_dict and nothing else (tensors of
   plain number types in dicts: what ``torch.load(path, weights_only=True)`` accepts of one; a
   pickled module object is not), read by grind's own reader, which never unpickles
@@ -49,168 +51,50 @@ every value in the ranks changes none of these):
   sum, sum of squares and a sampled sum.
 """
 
-import functools
 import inspect
 import os
 import tempfile
-import time
 
 import torch
 import torch.distributed as dist
-from torch.distributed import distributed_c10d
 from torch.nn.parallel import DistributedDataParallel
 
 from grind_kit import case
 
+try:  # the watcher's hold (grind's worker, in the child that runs these checks)
+    from grind_worker.child.ranks import hold_save
+except ImportError:  # these checks loaded some other way: nothing holds a save
+    def hold_save():
+        return False
+
 # init_sync appeared in torch 2.1; older versions broadcast at construction (a larger baseline).
 SYNC_OFF = {"init_sync": False} if "init_sync" in inspect.signature(DistributedDataParallel.__init__).parameters else {}
-# The longest a save waits for the other ranks to settle (see the module's docstring): longer
-# than gloo's timeout, so that a rank told to sleep instead of waiting in a collective wakes up
-# and returns first (and finds no file); shorter than the exercise's time_limit.
-WAIT_S = 12.0
-# The collectives a rank may wait in while rank 0 writes (a barrier, or one used as one).
-WAITS = ("barrier", "monitored_barrier", "all_reduce", "broadcast", "broadcast_object_list", "all_gather",
-         "all_gather_object", "gather", "gather_object", "scatter", "scatter_object_list", "reduce", "recv")
-
-
-# The C functions themselves, bound before the learner's file loads (a plain rebinding of
-# os.open by a submission changes nothing here).
-_OPEN, _CLOSE, _EXISTS = os.open, os.close, os.path.exists
-_MARK = os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 CHECKPOINT = "checkpoint.pt"  # the name grind reads in a kept folder (protocol.KEPT_CHECKPOINT)
 
 
-def _held():
-    """Say on the file system that a save was held until its peers settled: the ``held`` marker,
-    whose ctime (the kernel's) grind compares with the file's last change (judge/kept.py)."""
-    try:
-        _CLOSE(_OPEN(os.path.join(_watch.kept, "held"), _MARK, 0o600))
-    except OSError:
-        pass
-
-
 class _Watch:
-    """This rank's part in the case while the subject's call runs (``folder`` is None outside it)."""
+    """This rank's part in the case while the subject's call runs (``active`` only then)."""
 
-    folder = None
-    kept = None  # this case's kept folder, read by grind after the run (judge/kept.py)
-    rank = 0
-    world = 1
+    active = False
     saves = 0
-    collectives = 0  # entered during the call, counted once each (not the ones they make inside)
-    depth = 0
 
 
 _watch = _Watch()
-
-
-def _post(state):
-    """Say where this rank is, in its marker file (replaced atomically, so a peer reads one word)."""
-    if _watch.folder is None:
-        return
-    mine = os.path.join(_watch.folder, f"rank{_watch.rank}")
-    with open(mine + ".tmp", "w") as handle:
-        handle.write(state)
-    os.replace(mine + ".tmp", mine)
-
-
-def _peers_settled():
-    """Whether every other rank has returned, is saving too, or waits in a collective that cannot
-    complete before this rank joins it. Ranks meet in collectives in the same order, so a peer in
-    its k-th collective waits for this rank's k-th: when this rank has entered k or more, the
-    peer's collective has completed (or is completing) and its marker is only not updated yet."""
-    for rank in range(_watch.world):
-        if rank == _watch.rank:
-            continue
-        try:
-            with open(os.path.join(_watch.folder, f"rank{rank}")) as handle:
-                state = handle.read().split()
-        except OSError:
-            return False
-        if state[:1] == ["collective"]:
-            if int(state[1]) <= _watch.collectives:
-                return False
-        elif state[:1] == ["returned"]:
-            # Returned, and grind's child has looked at the file for it (done.rank<r>, made by
-            # the process that watches the ranks when its record arrives: judge/kept.py).
-            if not _EXISTS(os.path.join(_watch.kept, f"done.rank{rank}")):
-                return False
-        elif state[:1] != ["saving"]:
-            return False
-    return True
-
-
 _torch_save = torch.serialization.save
 
 
 def _watched_save(obj, f, *args, **kwargs):
-    if _watch.folder is None:
+    if not _watch.active:
         return _torch_save(obj, f, *args, **kwargs)
     _watch.saves += 1
-    _post("saving")
-    deadline = time.monotonic() + WAIT_S
-    while not _peers_settled() and time.monotonic() < deadline:
-        time.sleep(0.002)
-    _held()
-    try:
-        return _torch_save(obj, f, *args, **kwargs)
-    finally:
-        _post("running")
+    hold_save()
+    return _torch_save(obj, f, *args, **kwargs)
 
 
 # torch.save's name and docstring, without functools.wraps's __wrapped__ (a way around the count)
 _watched_save.__name__, _watched_save.__qualname__ = _torch_save.__name__, _torch_save.__qualname__
 _watched_save.__doc__, _watched_save.__module__ = _torch_save.__doc__, _torch_save.__module__
-
-
-class _Pending:
-    """What ``async_op=True`` returns, wrapped: the rank waits in the collective when it calls
-    ``wait()`` (``dist.barrier(async_op=True).wait()`` is a barrier), not when it issues it."""
-
-    def __init__(self, work, number):
-        self._work, self._number = work, number
-
-    def wait(self, *args, **kwargs):
-        if _watch.folder is not None:
-            _post(f"collective {self._number}")
-        try:
-            return self._work.wait(*args, **kwargs)
-        finally:
-            if _watch.folder is not None:
-                _post("running")
-
-    def __getattr__(self, name):
-        return getattr(self._work, name)
-
-
-def _watched_collective(function):
-    @functools.wraps(function)
-    def collective(*args, **kwargs):
-        if _watch.folder is None or _watch.depth:  # broadcast_object_list's own broadcasts: one collective
-            return function(*args, **kwargs)
-        _watch.collectives += 1
-        number = _watch.collectives
-        _watch.depth += 1
-        if not kwargs.get("async_op"):
-            _post(f"collective {number}")
-        try:
-            work = function(*args, **kwargs)
-        finally:
-            _watch.depth -= 1
-            _post("running")
-        return _Pending(work, number) if kwargs.get("async_op") and work is not None else work
-    return collective
-
-
 torch.save = torch.serialization.save = _watched_save
-for _name in WAITS:
-    _original = getattr(distributed_c10d, _name, None)
-    if _original is None:
-        continue
-    _wrapped = _watched_collective(_original)
-    for _module in (dist, distributed_c10d):
-        if getattr(_module, _name, None) is _original:
-            setattr(_module, _name, _wrapped)
 
 
 class TwoLayers(torch.nn.Module):
@@ -279,17 +163,13 @@ def save_once(subject, nodes, model):
     # grind's folder for this case (protocol.kept_folder): grind reads what is left in it after
     # the run, outside every process that held the learner's code (judge/kept.py).
     kept = os.environ.get("GRIND_KEPT") or tempfile.mkdtemp(prefix="checkpoint-", dir=os.getcwd())
-    os.makedirs(os.path.join(kept, "ranks"), exist_ok=True)
     path = os.path.join(kept, CHECKPOINT)
-    _watch.folder, _watch.kept, _watch.rank, _watch.world = os.path.join(kept, "ranks"), kept, rank, world
-    _watch.saves = _watch.collectives = _watch.depth = 0
-    _post("running")
+    _watch.active, _watch.saves = True, 0
     try:
         subject.save_checkpoint(ddp, path, local_rank)
     finally:
         saves = _watch.saves
-        _post("returned")
-        _watch.folder = None
+        _watch.active = False
     return {"torch.save calls": saves}
 
 

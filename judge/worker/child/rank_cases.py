@@ -77,7 +77,9 @@ def observe_ranks(run: Run, subject_id: str, subject: Any, name: str, case: dict
     kept = os.path.join(run.job["out_dir"], _protocol.KEPT, _protocol.kept_folder(subject_id, name))
     os.makedirs(kept, exist_ok=True)
     seen: dict[int, list[int]] = {}
-    outcome = pool.run({"name": name, "base": base, "kept": kept}, lambda rank: _seen_when_done(kept, rank, seen))
+    held: list[int] = []
+    outcome = pool.run({"name": name, "base": base, "kept": kept}, lambda rank: _seen_when_done(kept, rank, seen),
+                       lambda rank: _held(kept, held))
     records = outcome.get("ranks") or outcome.get("records") or {}
     if isinstance(records, list):
         records = dict(enumerate(records))
@@ -85,27 +87,46 @@ def observe_ranks(run: Run, subject_id: str, subject: Any, name: str, case: dict
         if run.guards:
             run.guards.hits.extend(h for h in record.get("forbidden", []) if h not in run.guards.hits)
     failed = _failed(records, outcome.get("failure"))
-    return failed if failed is not None else _read_ranks(run, subject_id, name, base, records, seen)
+    if failed is not None:
+        return failed
+    for look in seen.values():
+        look.append(held[0] if held else -1)  # the first grant's ctime: judge/kept.py compares it
+    return _read_ranks(run, subject_id, name, base, records, seen)
 
 
 def _seen_when_done(kept: str, rank: int, seen: dict[int, list[int]]) -> None:
     """The moment rank ``rank``'s record arrives: what stood at the kept checkpoint's path then
-    ([inode, ctime in ns, size] of a regular file, [] for nothing else), then ``done.rank<r>``,
-    which a held save waits for (the checks' hold: a rank that returned counts as settled only
-    once this is taken). Taken here, in the process that watches the ranks, on the kernel's
-    word: nothing the ranks run later, a forked process that touches the file or its markers
-    after the rank returned included, changes what was seen (judge/kept.py)."""
+    ([inode, ctime in ns, size] of a regular file, -1s for nothing else). Taken here, in the
+    process that watches the ranks, on the kernel's word, before any held save is let go (the
+    watcher reads every record before it grants: ranks.hold_save): nothing the ranks run later,
+    a forked process that touches the file after the rank returned included, changes what was
+    seen (judge/kept.py)."""
     import stat as _stat
 
     try:
         info = os.stat(os.path.join(kept, _protocol.KEPT_CHECKPOINT), follow_symlinks=False)
-        seen[rank] = [info.st_ino, info.st_ctime_ns, info.st_size] if _stat.S_ISREG(info.st_mode) else []
+        seen[rank] = [info.st_ino, info.st_ctime_ns, info.st_size] if _stat.S_ISREG(info.st_mode) else [-1, -1, -1]
     except OSError:
-        seen[rank] = []
+        seen[rank] = [-1, -1, -1]
+
+
+def _held(kept: str, held: list[int]) -> None:
+    """The moment the watcher lets a held save go: a file of a new random name in the kept
+    folder, whose ctime (the kernel's, the clock the checkpoint's ctime is on) says when. Only
+    the first grant is kept; judge/kept.py says a checkpoint was written by a held save when its
+    last change came no earlier. Made here, in the process that watches the ranks: no rank can
+    make a grant, nor know the file's name before it exists."""
+    if held:
+        return
     try:
-        os.close(os.open(os.path.join(kept, f"done.rank{rank}"), os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o600))
+        fd = os.open(os.path.join(kept, f"held-{os.urandom(8).hex()}"),
+                     os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | os.O_CLOEXEC, 0o600)
     except OSError:
-        pass
+        return
+    try:
+        held.append(os.fstat(fd).st_ctime_ns)
+    finally:
+        os.close(fd)
 
 
 def _failed(records: dict[int, Any], failure: dict[str, Any] | None) -> Any:
@@ -157,6 +178,6 @@ def _read_ranks(run: Run, subject_id: str, name: str, base: str, records: dict[i
             keys.append(f"rank {rank}: {key}")
         seen_key = f"rank {rank}: {_protocol.KEPT_SEEN}"
         run.observed[_protocol.obs_name(subject_id, name, seen_key)] = run.np.array(
-            seen.get(rank) or [-1, -1, -1], dtype=run.np.int64)
+            seen.get(rank) or [-1, -1, -1, -1], dtype=run.np.int64)
         keys.append(seen_key)
     return _protocol.CaseRecord("ok", keys=keys)

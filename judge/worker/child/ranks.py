@@ -66,14 +66,73 @@ _report_fd: int | None = None  # set in a rank: where the wrappers say which col
 # shared default encoder is an object the learner's code can reach (``json._default_encoder``)
 # and change, and a sixth review emptied every "forbidden" record in the ranks' reports that way.
 _ENCODE = json.JSONEncoder().encode
+# Every report line is signed (issue 28): the learner's code shares the rank's process and can
+# write to the report pipe (its descriptor is a number), so a line it wrote saying "rank 1 waits
+# in barrier" would release rank 0's held save early. Each rank gets a key of its own when it is
+# forked (never written anywhere; the watcher keeps its copy), numbers its lines and signs number,
+# process id and text: a line that is not signed, repeated, or sent by another process (a fork of
+# the rank) is not the rank's word, and from then on nothing that rank says about where it waits
+# counts. Its record (the "done" line) still counts, so the case ends as it would have.
+_key = b""
+_sequence = 0
+_commands: Any = None  # set in a rank: its command pipe, where a held save reads its grant
+HOLD_S = 12.0  # the longest the watcher holds a save for its peers (see hold_save)
+
+
+def _signature(key: bytes, sequence: int, pid: int, text: str) -> str:
+    import hashlib
+    import hmac
+
+    return hmac.new(key, f"{sequence} {pid} {text}".encode(), hashlib.sha256).hexdigest()
 
 
 def _say(message: dict[str, Any]) -> None:
+    global _sequence
     if _report_fd is not None:
+        _sequence += 1
+        text, pid = _ENCODE(message), os.getpid()
         try:
-            os.write(_report_fd, (_ENCODE(message) + "\n").encode())
+            os.write(_report_fd, f"{_sequence} {pid} {_signature(_key, _sequence, pid, text)} {text}\n".encode())
         except OSError:
             pass
+
+
+def hold_save() -> bool:
+    """Wait, before a save writes, until the watcher (the process that forked the ranks, where no
+    rank's code runs) says this rank may write: every other rank has returned and been looked at,
+    waits in a collective that cannot complete before this rank joins it, or waits its own turn
+    to save (a lower rank: holds are granted from the highest rank down, so a rank's own held save
+    never serves as its barrier). ``HOLD_S`` caps the wait: a rank that waits some other way (a
+    sleep) wakes and returns first. rank0-checkpoint's checks call it in their ``torch.save``;
+    what was decided (the grant, and when) is the watcher's, so a rank that lies about itself
+    cannot release it. False outside a rank's case (nothing to wait for)."""
+    if _report_fd is None or _commands is None:
+        return False
+    _say({"hold": 1})
+    try:
+        _commands.readline()  # "granted": the watcher writes it, no rank can
+    except (OSError, ValueError):
+        pass
+    return True
+
+
+class _Pending:
+    """What a collective issued with ``async_op=True`` returns, wrapped: the rank waits in the
+    collective when it calls ``wait()`` (``dist.barrier(async_op=True).wait()`` is a barrier),
+    not when it issues it, and the wrapper says so."""
+
+    def __init__(self, work: Any, name: str) -> None:
+        self._work, self._name = work, name
+
+    def wait(self, *args: Any, **kwargs: Any) -> Any:
+        _say({"wait": self._name})
+        try:
+            return self._work.wait(*args, **kwargs)
+        finally:
+            _say({"out": self._name})
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._work, name)
 
 
 def _traced(name: str, function: Callable[..., Any]) -> Callable[..., Any]:
@@ -83,6 +142,10 @@ def _traced(name: str, function: Callable[..., Any]) -> Callable[..., Any]:
     def collective(*args: Any, **kwargs: Any) -> Any:
         if _report_fd is None:
             return function(*args, **kwargs)
+        if kwargs.get("async_op"):
+            _say({"issued": name})  # counted now, waited in at wait()
+            work = function(*args, **kwargs)
+            return _Pending(work, name) if work is not None else work
         _say({"in": name})
         try:
             return function(*args, **kwargs)
@@ -118,6 +181,8 @@ def _ranks(ranks: list[int]) -> str:
 def _where(state: dict[str, Any]) -> str:
     if state["phase"] == "in":
         return f"waited in {state['op']}"
+    if state["phase"] == "hold":
+        return "waited to save"
     if state["phase"] == "done":
         return "returned" if state["record"]["status"] != "error" else \
             f"raised {state['record']['error']['type']}"
@@ -213,10 +278,15 @@ class RankPool:
         self.commands: dict[int, int] = {}  # rank -> command write fd
         self.buffers: dict[int, bytes] = {}
         self.open_fds: set[int] = set()
+        self.keys: dict[int, bytes] = {}  # rank -> the key its report lines are signed with
+        self.sequences: dict[int, int] = {}  # rank -> the number of its last report line
         self.closed = False
+        global _key
         for rank in range(world_size):
             read_fd, write_fd = os.pipe()
             command_r, command_w = os.pipe()
+            self.keys[rank] = _key = os.urandom(32)
+            self.sequences[rank] = 0
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # "fork() of a multi-threaded process": only the caller forks
                 pid = os.fork()
@@ -227,6 +297,7 @@ class RankPool:
                     os.close(fd)
                 _die_with_parent()
                 _rank_main(dist, rank, world_size, store_path, write_fd, command_r, body)
+            _key = b""
             os.close(write_fd)
             os.close(command_r)
             self.children[pid] = rank
@@ -250,22 +321,30 @@ class RankPool:
                 return False
         return True
 
-    def run(self, command: dict[str, Any], on_done: Callable[[int], None] | None = None) -> dict[str, Any]:
+    def run(self, command: dict[str, Any], on_done: Callable[[int], None] | None = None,
+            on_grant: Callable[[int], None] | None = None) -> dict[str, Any]:
         """One case on every rank. ``on_done(rank)`` runs in this process the moment a rank's
-        record arrives, before anything else is read (rank_cases looks at the kept checkpoint then). Returns ``{"ranks": [record per rank]}`` when every rank
+        record arrives, before anything else is read (rank_cases looks at the kept checkpoint
+        then); ``on_grant(rank)`` the moment a held save (hold_save) is let go, before the rank
+        hears of it. Returns ``{"ranks": [record per rank]}`` when every rank
         finished, or ``{"failure": {"type", "message"}, "records": {rank: record}}`` (the ranks
         that had finished) when a rank died or the ranks deadlocked; then every rank is killed
         and reaped before this returns."""
         line = (json.dumps(command) + "\n").encode()
         now = time.monotonic()
-        states: dict[int, dict[str, Any]] = {rank: {"phase": "running", "since": now, "pid": pid}
+        states: dict[int, dict[str, Any]] = {rank: {"phase": "running", "since": now, "pid": pid, "count": 0,
+                                                    "key": self.keys[rank], "trusted": True}
                                              for pid, rank in self.children.items()}
+        for rank, state in states.items():
+            state["sequence"] = self.sequences[rank]
         for fd in self.commands.values():
             try:
                 os.write(fd, line)
             except OSError:
                 pass  # a dead rank: the watch says so
-        outcome = _watch(self.children, self.pipes, states, self.buffers, self.open_fds, on_done)
+        outcome = _Watch(self, states, on_done, on_grant).until_settled()
+        for rank, state in states.items():
+            self.sequences[rank] = state["sequence"]
         if "failure" in outcome or not all(record.get("group") for record in outcome["ranks"]):
             self.close()
         return outcome
@@ -323,7 +402,7 @@ def _rank_main(dist: Any, rank: int, world_size: int, store_path: str, report_fd
                body: Callable[[int, dict[str, Any]], dict[str, Any]]) -> None:
     """A rank's life: join the group, then run each case it is sent until its command pipe closes.
     Only a case's own code is traced (the wrappers report to ``_report_fd`` only while it runs)."""
-    global _report_fd
+    global _report_fd, _commands
     import datetime
 
     joined: dict[str, Any] | None = None
@@ -337,7 +416,8 @@ def _rank_main(dist: Any, rank: int, world_size: int, store_path: str, report_fd
                   "code": "", "traceback": ""}}
     try:
         with os.fdopen(command_fd, "rb") as commands:
-            for raw in commands:
+            _commands = commands
+            for raw in iter(commands.readline, b""):
                 try:
                     command = json.loads(raw)
                 except ValueError:
@@ -361,26 +441,79 @@ def _rank_main(dist: Any, rank: int, world_size: int, store_path: str, report_fd
         os._exit(0)
 
 
-def _watch(children: dict[int, int], pipes: dict[int, int], states: dict[int, dict[str, Any]],
-           buffers: dict[int, bytes], open_fds: set[int], on_done: Callable[[int], None] | None = None) -> dict[str, Any]:
-    exited: dict[int, int] = {}
-    while True:
-        ready, _, _ = select.select(list(open_fds), [], [], 0.05) if open_fds else ([], [], [])
-        if not open_fds:
-            time.sleep(0.05)
-        now = time.monotonic()
+class _Watch:
+    """The watcher's side of one case: the ranks' report pipes read as they come, each rank's
+    record handed to ``on_done`` the moment it arrives, held saves granted (hold_save), until the
+    case is settled (every rank done, a rank died, or the ranks deadlocked)."""
+
+    def __init__(self, pool: RankPool, states: dict[int, dict[str, Any]],
+                 on_done: Callable[[int], None] | None, on_grant: Callable[[int], None] | None) -> None:
+        self.pool, self.states, self.on_done, self.on_grant = pool, states, on_done, on_grant
+
+    def until_settled(self) -> dict[str, Any]:
+        exited: dict[int, int] = {}
+        pool = self.pool
+        while True:
+            holding = any(s["phase"] == "hold" for s in self.states.values())
+            fds = list(pool.open_fds)
+            ready, _, _ = select.select(fds, [], [], 0.002 if holding else 0.05) if fds else ([], [], [])
+            if not fds:
+                time.sleep(0.05)
+            now = time.monotonic()
+            self._read(ready, now)
+            _reap(pool.children, exited)
+            outcome = _settled(self.states, exited, now)
+            if outcome is not None:
+                return outcome
+            if holding:
+                self._grant(now)
+
+    def _read(self, ready: list[int], now: float) -> None:
         for fd in ready:
-            if _read_reports(fd, states[pipes[fd]], buffers, open_fds, now) and on_done is not None:
-                on_done(pipes[fd])
-        _reap(children, exited)
-        outcome = _settled(states, exited, now)
-        if outcome is not None:
-            return outcome
+            rank = self.pool.pipes[fd]
+            if _read_reports(fd, self.states[rank], self.pool.buffers, self.pool.open_fds, now) and self.on_done:
+                self.on_done(rank)
+
+    def _grant(self, now: float) -> None:
+        """Let go of one held save whose peers have settled (the highest rank first), or that has
+        waited ``HOLD_S``. Nothing here takes a rank's word for more than its signed report
+        lines: where a peer waits is checked against the kernel (it must be asleep), and a
+        report still in a pipe is read first (a rank that returned must be looked at first)."""
+        for rank in sorted((r for r, s in self.states.items() if s["phase"] == "hold"), reverse=True):
+            if now - self.states[rank]["since"] < HOLD_S and not self._peers_settled(rank):
+                continue
+            pending, _, _ = select.select(list(self.pool.open_fds), [], [], 0)
+            if pending:
+                return  # read them first: the next turn decides
+            if self.on_grant is not None:
+                self.on_grant(rank)
+            self.states[rank].update(phase="running", since=now)
+            try:
+                os.write(self.pool.commands[rank], b"granted\n")
+            except OSError:
+                pass  # a dead rank: the watch says so
+            return
+
+    def _peers_settled(self, holder: int) -> bool:
+        """Whether every rank but ``holder`` has returned (and been looked at), waits its own
+        turn to save (a lower rank), or waits in a collective that cannot complete before the
+        holder joins it: ranks meet in collectives in the same order, so a peer waiting in its
+        k-th collective waits for the holder's k-th while the holder has entered fewer than k."""
+        count = self.states[holder]["count"]
+        for rank, state in self.states.items():
+            if rank == holder or state["phase"] == "done" or (state["phase"] == "hold" and rank < holder):
+                continue
+            if state["phase"] == "in" and state["trusted"] and state["count"] > count and not _runnable(state["pid"]):
+                continue
+            return False
+        return True
 
 
 def _read_reports(fd: int, state: dict[str, Any], buffers: dict[int, bytes], open_fds: set[int], now: float) -> bool:
-    """One rank's report lines so far: where it waits ("in"), that it runs again ("out"), its
-    record ("done"). True when this read brought the record."""
+    """One rank's report lines so far: where it waits ("in"), that it runs again ("out"), that
+    a save of its waits for the watcher ("hold"), its record ("done"). True when this read
+    brought the record. A line the rank's own code did not sign (see ``_say``) is dropped, and
+    the rank's word on where it waits no longer counts."""
     try:
         chunk = os.read(fd, 65536)
     except OSError:
@@ -389,22 +522,46 @@ def _read_reports(fd: int, state: dict[str, Any], buffers: dict[int, bytes], ope
         open_fds.discard(fd)
         return False
     *lines, buffers[fd] = (buffers[fd] + chunk).split(b"\n")
-    buffers[fd] = buffers[fd][-65536:]
+    buffers[fd] = buffers[fd][-(1 << 20):]
     for raw in lines:
-        try:
-            message = json.loads(raw)
-        except ValueError:
+        message = _signed(raw, state)
+        if message is None or state["phase"] == "done":
             continue
-        if not isinstance(message, dict) or state["phase"] == "done":
-            continue
-        if "in" in message:
-            state.update(phase="in", op=str(message["in"])[:80], since=now)
+        if "in" in message or "wait" in message:
+            if "in" in message:
+                state["count"] += 1
+            state.update(phase="in", op=str(message.get("in", message.get("wait")))[:80], since=now)
+        elif "issued" in message:
+            state["count"] += 1
         elif "out" in message:
             state.update(phase="running", since=now)
+        elif "hold" in message:
+            state.update(phase="hold", since=now)
         elif "done" in message and isinstance(message["done"], dict):
             state.update(phase="done", record=message["done"], since=now)
             return True
     return False
+
+
+def _signed(raw: bytes, state: dict[str, Any]) -> dict[str, Any] | None:
+    """The message of a line the rank signed, numbered past its last one (a line repeated is not
+    news), from its own process; None (and the rank no longer trusted on where it waits) for any
+    other line, such as one the learner's code wrote to the pipe."""
+    import hmac
+
+    try:
+        number, pid, signature, text = raw.decode().split(" ", 3)
+        sequence = int(number)
+        good = (sequence > state["sequence"] and int(pid) == state["pid"]
+                and hmac.compare_digest(signature, _signature(state["key"], sequence, int(pid), text)))
+        message = json.loads(text) if good else None
+    except (UnicodeDecodeError, ValueError):
+        message = None
+    if not isinstance(message, dict):
+        state["trusted"] = False
+        return None
+    state["sequence"] = sequence
+    return message
 
 
 def _reap(children: dict[int, int], exited: dict[int, int]) -> None:

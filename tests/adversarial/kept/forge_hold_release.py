@@ -1,13 +1,12 @@
 # expect: failed pitfall=no-barrier
 # exercise: rank0-checkpoint
 # attack: no barrier; the ranks other than 0 say, before they return, that they have returned
-# and that grind has looked (the checks' marker files: ranks/rank<r> "returned", done.rank<r>),
-# so that rank 0's hold lets its write go early and it may finish before the child looks at the
-# path for them. They still return without waiting for the file. A KNOWN HOLE (README, Security
-# model; xfail in tests/test_kept.py): the hold rests on these files, so rank 0's write can win
-# the race with the child's look at the liars' records. Measured: passed for marks 3 times in 3
-# (the marked path after the return, the integrity check, reaches the child after rank 0's write),
-# failed named no-barrier in practice 3 times in 3.
+# and that grind has looked (the marker files an earlier version of the checks' hold read:
+# ranks/rank<r> "returned", done.rank<r>), so that rank 0's hold would let its write go early and
+# it might finish before the child looks at the path for them. They still return without
+# waiting for the file. Closed (issue 28): the hold is the watcher's now (ranks.hold_save), which
+# reads no file a rank can write, so rank 0 writes only after every rank's look. Measured before:
+# passed for marks 3 times in 3.
 import os
 
 import torch
@@ -18,6 +17,7 @@ def save_checkpoint(model, path, local_rank):
     rank = dist.get_rank()
     folder = os.path.dirname(path)
     if rank != 0:
+        os.makedirs(os.path.join(folder, "ranks"), exist_ok=True)
         with open(os.path.join(folder, "ranks", f"rank{rank}"), "w") as handle:
             handle.write("returned")
         open(os.path.join(folder, f"done.rank{rank}"), "w").close()
