@@ -270,8 +270,9 @@ def test_a_report_line_counts_only_when_the_rank_signed_it() -> None:
 
 def test_a_held_save_is_let_go_only_once_its_peers_have_settled() -> None:
     """The watcher's rule (ranks._Watch._peers_settled): every other rank returned, waits its own
-    turn to save (a lower rank), or sleeps in a collective the holder has not entered yet, on a
-    signed word; anything else keeps the save held."""
+    turn to save (a lower rank), or sleeps in a collective the holder has not entered yet (or in
+    a point-to-point receive), on a signed word, with no collective of its ended in an error;
+    anything else keeps the save held."""
     import subprocess
 
     sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
@@ -279,18 +280,31 @@ def test_a_held_save_is_let_go_only_once_its_peers_have_settled() -> None:
         time.sleep(0.3)
 
         def settled(peer: dict[str, Any], holder_count: int = 0, holder: int = 0) -> bool:
-            states = {holder: {"phase": "hold", "count": holder_count}, 1 - holder: peer}
+            states = {holder: {"phase": "running", "count": holder_count, "holding": True}, 1 - holder: peer}
             return ranks._Watch(None, states, None, None)._peers_settled(holder)  # type: ignore[arg-type]
 
-        waiting = {"phase": "in", "count": 1, "trusted": True, "pid": sleeper.pid}
+        waiting = {"phase": "in", "op": "barrier", "count": 1, "trusted": True, "pid": sleeper.pid}
         assert settled(waiting)
         assert not settled({**waiting, "trusted": False})  # it once wrote a line of its own
         assert not settled({**waiting, "pid": os.getpid()})  # said so, but is running
         assert not settled(waiting, holder_count=1)  # that collective has completed: the holder joined it
+        assert not settled({**waiting, "raised": "barrier ended in RuntimeError: timed out"})
+        assert settled({**waiting, "op": "recv", "count": 0}, holder_count=3)  # a receive is not counted
         assert settled({"phase": "done"})
         assert not settled({"phase": "running", "pid": sleeper.pid})  # asleep, but not in a collective
-        assert settled({"phase": "hold"}, holder=1)  # rank 0 waits its turn: rank 1 saves first
-        assert not settled({"phase": "hold"}, holder=0)  # rank 1 saves before rank 0 may
+        assert settled({"phase": "running", "holding": True}, holder=1)  # rank 0 waits its turn: rank 1 saves first
+        assert not settled({"phase": "running", "holding": True}, holder=0)  # rank 1 saves before rank 0 may
     finally:
         sleeper.kill()
         sleeper.wait()
+
+
+def test_a_collective_that_failed_and_was_caught_fails_the_case() -> None:
+    """A rank whose barrier timed out (a group no one else met, a wait with a timeout) did not
+    wait for its peers, whatever its code did with the exception: the case fails, naming it."""
+    states = {0: _state("done"), 1: {**_state("done"), "raised": "barrier ended in RuntimeError: timed out"}}
+    outcome = ranks._settled(states, {}, 0.0)
+    assert outcome is not None and outcome["failure"]["type"] == "CollectiveFailed"
+    assert outcome["failure"]["message"].startswith("rank 1's barrier ended in RuntimeError: timed out")
+    del states[1]["raised"]
+    assert ranks._settled(states, {}, 0.0) == {"ranks": [{"status": "ok"}, {"status": "ok"}]}

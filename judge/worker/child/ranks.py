@@ -49,6 +49,7 @@ import select
 import signal
 import socket
 import sys
+import threading
 import time
 import warnings
 from typing import Any, Callable
@@ -58,7 +59,11 @@ GLOO_TIMEOUT_S = 5.0  # gloo gives up on a collective nothing else explains
 COLLECTIVES = ("all_reduce", "all_gather", "all_gather_into_tensor", "all_gather_object", "broadcast",
                "broadcast_object_list", "reduce", "reduce_scatter", "reduce_scatter_tensor", "all_to_all",
                "all_to_all_single", "barrier", "monitored_barrier", "gather", "gather_object", "scatter",
-               "scatter_object_list", "send", "recv")
+               "scatter_object_list", "send", "recv", "isend", "irecv", "batch_isend_irecv")
+# Point-to-point calls: not met by every rank in the same order, so not counted (see _peers_settled).
+POINT_TO_POINT = ("send", "recv", "isend", "irecv", "batch_isend_irecv")
+# Calls that always return a handle to wait on (no async_op argument).
+ALWAYS_ASYNC = ("isend", "irecv", "batch_isend_irecv")
 BACKWARD = "backward (where DDP all-reduces the gradients)"
 
 _report_fd: int | None = None  # set in a rank: where the wrappers say which collective it is in
@@ -75,6 +80,7 @@ _ENCODE = json.JSONEncoder().encode
 # counts. Its record (the "done" line) still counts, so the case ends as it would have.
 _key = b""
 _sequence = 0
+_SAYING = threading.Lock()
 _commands: Any = None  # set in a rank: its command pipe, where a held save reads its grant
 HOLD_S = 12.0  # the longest the watcher holds a save for its peers (see hold_save)
 
@@ -87,10 +93,15 @@ def _signature(key: bytes, sequence: int, pid: int, text: str) -> str:
 
 
 def _say(message: dict[str, Any]) -> None:
+    """Write one signed report line. Numbered and written under one lock: a rank's threads (a
+    save in a thread while the main thread waits in a barrier) would otherwise write their lines
+    out of their numbers' order, and the watcher drops a line numbered below the last it read."""
     global _sequence
-    if _report_fd is not None:
+    if _report_fd is None:
+        return
+    text, pid = _ENCODE(message), os.getpid()
+    with _SAYING:
         _sequence += 1
-        text, pid = _ENCODE(message), os.getpid()
         try:
             os.write(_report_fd, f"{_sequence} {pid} {_signature(_key, _sequence, pid, text)} {text}\n".encode())
         except OSError:
@@ -116,6 +127,19 @@ def hold_save() -> bool:
     return True
 
 
+def _ended(name: str, function: Callable[..., Any], args: Any, kwargs: Any) -> Any:
+    """Call ``function`` (a collective, or a handle's wait), then say it is over, and whether it
+    ended in an exception: a rank whose collective failed (a timeout, a group that never met)
+    did not wait for its peers, whatever its code did with the exception (see _settled)."""
+    try:
+        result = function(*args, **kwargs)
+    except BaseException as exc:
+        _say({"out": name, "raised": f"{type(exc).__name__}: {exc}"[:300]})
+        raise
+    _say({"out": name})
+    return result
+
+
 class _Pending:
     """What a collective issued with ``async_op=True`` returns, wrapped: the rank waits in the
     collective when it calls ``wait()`` (``dist.barrier(async_op=True).wait()`` is a barrier),
@@ -126,10 +150,7 @@ class _Pending:
 
     def wait(self, *args: Any, **kwargs: Any) -> Any:
         _say({"wait": self._name})
-        try:
-            return self._work.wait(*args, **kwargs)
-        finally:
-            _say({"out": self._name})
+        return _ended(self._name, self._work.wait, args, kwargs)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._work, name)
@@ -142,15 +163,14 @@ def _traced(name: str, function: Callable[..., Any]) -> Callable[..., Any]:
     def collective(*args: Any, **kwargs: Any) -> Any:
         if _report_fd is None:
             return function(*args, **kwargs)
-        if kwargs.get("async_op"):
+        if kwargs.get("async_op") or name in ALWAYS_ASYNC:
             _say({"issued": name})  # counted now, waited in at wait()
             work = function(*args, **kwargs)
+            if isinstance(work, list):  # batch_isend_irecv: a handle per operation
+                return [_Pending(w, name) for w in work]
             return _Pending(work, name) if work is not None else work
         _say({"in": name})
-        try:
-            return function(*args, **kwargs)
-        finally:
-            _say({"out": name})
+        return _ended(name, function, args, kwargs)
 
     collective.__grind_traced__ = True  # type: ignore[attr-defined]
     return collective
@@ -181,8 +201,6 @@ def _ranks(ranks: list[int]) -> str:
 def _where(state: dict[str, Any]) -> str:
     if state["phase"] == "in":
         return f"waited in {state['op']}"
-    if state["phase"] == "hold":
-        return "waited to save"
     if state["phase"] == "done":
         return "returned" if state["record"]["status"] != "error" else \
             f"raised {state['record']['error']['type']}"
@@ -454,7 +472,7 @@ class _Watch:
         exited: dict[int, int] = {}
         pool = self.pool
         while True:
-            holding = any(s["phase"] == "hold" for s in self.states.values())
+            holding = any(s.get("holding") for s in self.states.values())
             fds = list(pool.open_fds)
             ready, _, _ = select.select(fds, [], [], 0.002 if holding else 0.05) if fds else ([], [], [])
             if not fds:
@@ -479,15 +497,15 @@ class _Watch:
         waited ``HOLD_S``. Nothing here takes a rank's word for more than its signed report
         lines: where a peer waits is checked against the kernel (it must be asleep), and a
         report still in a pipe is read first (a rank that returned must be looked at first)."""
-        for rank in sorted((r for r, s in self.states.items() if s["phase"] == "hold"), reverse=True):
-            if now - self.states[rank]["since"] < HOLD_S and not self._peers_settled(rank):
+        for rank in sorted((r for r, s in self.states.items() if s.get("holding")), reverse=True):
+            if now - self.states[rank]["held_since"] < HOLD_S and not self._peers_settled(rank):
                 continue
             pending, _, _ = select.select(list(self.pool.open_fds), [], [], 0)
             if pending:
                 return  # read them first: the next turn decides
             if self.on_grant is not None:
                 self.on_grant(rank)
-            self.states[rank].update(phase="running", since=now)
+            self.states[rank]["holding"] = False
             try:
                 os.write(self.pool.commands[rank], b"granted\n")
             except OSError:
@@ -496,14 +514,17 @@ class _Watch:
 
     def _peers_settled(self, holder: int) -> bool:
         """Whether every rank but ``holder`` has returned (and been looked at), waits its own
-        turn to save (a lower rank), or waits in a collective that cannot complete before the
+        turn to save (a lower rank), or sleeps in a collective that cannot complete before the
         holder joins it: ranks meet in collectives in the same order, so a peer waiting in its
-        k-th collective waits for the holder's k-th while the holder has entered fewer than k."""
+        k-th collective waits for the holder's k-th while the holder has entered fewer than k.
+        A point-to-point receive is not met in order (it is not counted): a peer asleep in one
+        counts as waiting."""
         count = self.states[holder]["count"]
         for rank, state in self.states.items():
-            if rank == holder or state["phase"] == "done" or (state["phase"] == "hold" and rank < holder):
+            if rank == holder or state["phase"] == "done" or (state.get("holding") and rank < holder):
                 continue
-            if state["phase"] == "in" and state["trusted"] and state["count"] > count and not _runnable(state["pid"]):
+            if (state["phase"] == "in" and state["trusted"] and not state.get("raised")
+                    and (state["count"] > count or state["op"] in POINT_TO_POINT) and not _runnable(state["pid"])):
                 continue
             return False
         return True
@@ -511,7 +532,8 @@ class _Watch:
 
 def _read_reports(fd: int, state: dict[str, Any], buffers: dict[int, bytes], open_fds: set[int], now: float) -> bool:
     """One rank's report lines so far: where it waits ("in"), that it runs again ("out"), that
-    a save of its waits for the watcher ("hold"), its record ("done"). True when this read
+    a save of its waits for the watcher ("hold"), its record ("done"); "out" says when the
+    collective ended in an exception. True when this read
     brought the record. A line the rank's own code did not sign (see ``_say``) is dropped, and
     the rank's word on where it waits no longer counts."""
     try:
@@ -528,15 +550,19 @@ def _read_reports(fd: int, state: dict[str, Any], buffers: dict[int, bytes], ope
         if message is None or state["phase"] == "done":
             continue
         if "in" in message or "wait" in message:
-            if "in" in message:
+            op = str(message.get("in", message.get("wait")))[:80]
+            if "in" in message and op not in POINT_TO_POINT:
                 state["count"] += 1
-            state.update(phase="in", op=str(message.get("in", message.get("wait")))[:80], since=now)
+            state.update(phase="in", op=op, since=now)
         elif "issued" in message:
-            state["count"] += 1
+            if str(message["issued"]) not in POINT_TO_POINT:
+                state["count"] += 1
         elif "out" in message:
             state.update(phase="running", since=now)
+            if message.get("raised") and not state.get("raised"):
+                state["raised"] = f"{str(message['out'])[:80]} ended in {str(message['raised'])[:300]}"
         elif "hold" in message:
-            state.update(phase="hold", since=now)
+            state.update(holding=True, held_since=now)
         elif "done" in message and isinstance(message["done"], dict):
             state.update(phase="done", record=message["done"], since=now)
             return True
@@ -589,6 +615,11 @@ def _settled(states: dict[int, dict[str, Any]], exited: dict[int, int], now: flo
                 text += f" while {_group_text(states, others)}"
             return {"failure": {"type": "RankDied", "message": text}, "records": _finished(states)}
     if all(s["phase"] == "done" for s in states.values()):
+        caught = [r for r in sorted(states) if states[r].get("raised") and states[r]["record"].get("status") == "ok"]
+        if caught:
+            return {"failure": {"type": "CollectiveFailed", "message": (
+                f"rank {caught[0]}'s {states[caught[0]]['raised']}, which its code caught and went on: "
+                "a rank cannot go on past a collective that did not complete")}, "records": _finished(states)}
         return {"ranks": [states[r]["record"] for r in sorted(states)]}
     deadlock = _deadlock(states, now)
     if deadlock:
