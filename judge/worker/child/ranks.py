@@ -127,12 +127,30 @@ def hold_save() -> bool:
     return True
 
 
+_inside = threading.local()  # depth of traced calls on this thread (a ProcessGroup method under one is not traced)
+# A ProcessGroup's own methods (``dist.group.WORLD.barrier().wait()``): each returns a handle.
+GROUP_METHODS = ("barrier", "allreduce", "broadcast", "allgather", "reduce", "gather", "scatter", "alltoall",
+                 "send", "recv")
+
+
+def _depth() -> int:
+    return int(getattr(_inside, "depth", 0))
+
+
+def _call(function: Callable[..., Any], args: Any, kwargs: Any) -> Any:
+    _inside.depth = _depth() + 1
+    try:
+        return function(*args, **kwargs)
+    finally:
+        _inside.depth -= 1
+
+
 def _ended(name: str, function: Callable[..., Any], args: Any, kwargs: Any) -> Any:
     """Call ``function`` (a collective, or a handle's wait), then say it is over, and whether it
     ended in an exception: a rank whose collective failed (a timeout, a group that never met)
     did not wait for its peers, whatever its code did with the exception (see _settled)."""
     try:
-        result = function(*args, **kwargs)
+        result = _call(function, args, kwargs)
     except BaseException as exc:
         _say({"out": name, "raised": f"{type(exc).__name__}: {exc}"[:300]})
         raise
@@ -165,7 +183,7 @@ def _traced(name: str, function: Callable[..., Any]) -> Callable[..., Any]:
             return function(*args, **kwargs)
         if kwargs.get("async_op") or name in ALWAYS_ASYNC:
             _say({"issued": name})  # counted now, waited in at wait()
-            work = function(*args, **kwargs)
+            work = _call(function, args, kwargs)
             if isinstance(work, list):  # batch_isend_irecv: a handle per operation
                 return [_Pending(w, name) for w in work]
             return _Pending(work, name) if work is not None else work
@@ -174,6 +192,24 @@ def _traced(name: str, function: Callable[..., Any]) -> Callable[..., Any]:
 
     collective.__grind_traced__ = True  # type: ignore[attr-defined]
     return collective
+
+
+def _traced_method(name: str, method: Callable[..., Any]) -> Callable[..., Any]:
+    """A ProcessGroup method, traced when the learner's code calls it itself (not when a traced
+    ``torch.distributed`` function calls it on the learner's behalf): issued now, waited in at
+    the handle's ``wait()``."""
+    import functools
+
+    @functools.wraps(method)
+    def traced(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if _report_fd is None or _depth():
+            return method(self, *args, **kwargs)
+        _say({"issued": name})
+        work = _call(method, (self, *args), kwargs)
+        return _Pending(work, name) if work is not None else work
+
+    traced.__grind_traced__ = True  # type: ignore[attr-defined]
+    return traced
 
 
 def install_tracer(torch: Any) -> None:  # torch: imported by the runner, the one module that may
@@ -192,6 +228,14 @@ def install_tracer(torch: Any) -> None:  # torch: imported by the runner, the on
                 setattr(module, name, wrapped)
     if not getattr(torch.autograd.backward, "__grind_traced__", False):
         torch.autograd.backward = _traced(BACKWARD, torch.autograd.backward)
+    group = getattr(dist, "ProcessGroup", None)
+    for name in GROUP_METHODS if group is not None else ():
+        method = getattr(group, name, None)
+        if method is not None and not getattr(method, "__grind_traced__", False):
+            try:
+                setattr(group, name, _traced_method(name, method))
+            except (AttributeError, TypeError):  # a torch whose ProcessGroup cannot be changed: left untraced
+                pass
 
 
 def _ranks(ranks: list[int]) -> str:
