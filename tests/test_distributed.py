@@ -290,6 +290,9 @@ def test_a_held_save_is_let_go_only_once_its_peers_have_settled() -> None:
         assert not settled(waiting, holder_count=1)  # that collective has completed: the holder joined it
         assert not settled({**waiting, "raised": "barrier ended in RuntimeError: timed out"})
         assert settled({**waiting, "op": "recv", "count": 0}, holder_count=3)  # a receive is not counted
+        assert settled({**waiting, "op": "recv", "count": 0, "src": 0})  # ... from the holder
+        assert not settled({**waiting, "op": "recv", "count": 0, "src": 1})  # from another peer: a ring on a timer
+        assert settled({**waiting, "op": ranks.BACKWARD, "count": 0}, holder_count=1)  # DDP's gradients
         assert settled({"phase": "done"})
         assert not settled({"phase": "running", "pid": sleeper.pid})  # asleep, but not in a collective
         assert settled({"phase": "running", "holding": True}, holder=1)  # rank 0 waits its turn: rank 1 saves first
@@ -308,3 +311,25 @@ def test_a_collective_that_failed_and_was_caught_fails_the_case() -> None:
     assert outcome["failure"]["message"].startswith("rank 1's barrier ended in RuntimeError: timed out")
     del states[1]["raised"]
     assert ranks._settled(states, {}, 0.0) == {"ranks": [{"status": "ok"}, {"status": "ok"}]}
+
+
+def test_a_wait_on_another_thread_is_not_the_ranks() -> None:
+    """A thread other than the rank's main one that waits in a collective does not make the rank
+    a waiting one (its main thread may sleep, then return), and a receive says its source."""
+    key, pid = b"k" * 32, 77
+    state = {"key": key, "pid": pid, "sequence": 0, "trusted": True, "phase": "running", "count": 0}
+    buffers: dict[int, bytes] = {}
+    read, write = os.pipe()
+    try:
+        lines = ['{"in": "barrier", "aside": 1}', '{"in": "recv", "src": 0}', '{"out": "recv"}']
+        for number, text in enumerate(lines, 1):
+            os.write(write, _line(key, number, pid, text) + b"\n")
+        os.write(write, _line(key, 4, pid, '{"out": "barrier", "aside": 1, "raised": "RuntimeError: timed out"}') + b"\n")
+        buffers[read] = b""
+        ranks._read_reports(read, state, buffers, {read}, 1.0)
+    finally:
+        os.close(read)
+        os.close(write)
+    assert state["count"] == 1  # the thread's barrier is still one of the rank's collectives
+    assert state["phase"] == "running" and state["src"] == 0  # but only the main thread's receive was a wait
+    assert state["raised"].startswith("barrier ended in RuntimeError")  # and a thread's failure is the rank's

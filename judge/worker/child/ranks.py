@@ -62,9 +62,14 @@ COLLECTIVES = ("all_reduce", "all_gather", "all_gather_into_tensor", "all_gather
                "scatter_object_list", "send", "recv", "isend", "irecv", "batch_isend_irecv")
 # Point-to-point calls: not met by every rank in the same order, so not counted (see _peers_settled).
 POINT_TO_POINT = ("send", "recv", "isend", "irecv", "batch_isend_irecv")
+BACKWARD = "backward (where DDP all-reduces the gradients)"
+# Not counted: a backward is a collective only under DDP (a local one on rank 0 would put its
+# count one ahead); a rank asleep in one waits for the others' gradients.
+UNCOUNTED = (*POINT_TO_POINT, BACKWARD)
+# Receives: a wait in one is credited only when it may wait for the holder (see _peers_settled).
+RECEIVES = ("recv", "irecv")
 # Calls that always return a handle to wait on (no async_op argument).
 ALWAYS_ASYNC = ("isend", "irecv", "batch_isend_irecv")
-BACKWARD = "backward (where DDP all-reduces the gradients)"
 
 _report_fd: int | None = None  # set in a rank: where the wrappers say which collective it is in
 # A rank's reports are encoded by an encoder of grind's own, made when this module loads: json's
@@ -152,10 +157,27 @@ def _ended(name: str, function: Callable[..., Any], args: Any, kwargs: Any) -> A
     try:
         result = _call(function, args, kwargs)
     except BaseException as exc:
-        _say({"out": name, "raised": f"{type(exc).__name__}: {exc}"[:300]})
+        _say({"out": name, "raised": f"{type(exc).__name__}: {exc}"[:300], **_aside()})
         raise
-    _say({"out": name})
+    _say({"out": name, **_aside()})
     return result
+
+
+def _aside() -> dict[str, Any]:
+    return {"aside": 1} if threading.current_thread() is not threading.main_thread() else {}
+
+
+def _where_from(name: str, args: Any, kwargs: Any) -> dict[str, Any]:
+    """What a wait's line says besides the call's name: the source a receive names (None: any,
+    or not known), and whether a thread other than the rank's main one waits (its wait is not
+    the rank's: the main thread may be doing anything meanwhile)."""
+    extra: dict[str, Any] = {}
+    if name in RECEIVES:
+        src = kwargs.get("src", args[1] if len(args) > 1 else None)
+        extra["src"] = src if isinstance(src, int) and not isinstance(src, bool) else None
+    if threading.current_thread() is not threading.main_thread():
+        extra["aside"] = 1
+    return extra
 
 
 class _Pending:
@@ -163,11 +185,14 @@ class _Pending:
     collective when it calls ``wait()`` (``dist.barrier(async_op=True).wait()`` is a barrier),
     not when it issues it, and the wrapper says so."""
 
-    def __init__(self, work: Any, name: str) -> None:
-        self._work, self._name = work, name
+    def __init__(self, work: Any, name: str, source: dict[str, Any] | None = None) -> None:
+        self._work, self._name, self._source = work, name, dict(source or {})
 
     def wait(self, *args: Any, **kwargs: Any) -> Any:
-        _say({"wait": self._name})
+        where = {k: v for k, v in self._source.items() if k == "src"}
+        if threading.current_thread() is not threading.main_thread():
+            where["aside"] = 1
+        _say({"wait": self._name, **where})
         return _ended(self._name, self._work.wait, args, kwargs)
 
     def __getattr__(self, name: str) -> Any:
@@ -183,11 +208,12 @@ def _traced(name: str, function: Callable[..., Any]) -> Callable[..., Any]:
             return function(*args, **kwargs)
         if kwargs.get("async_op") or name in ALWAYS_ASYNC:
             _say({"issued": name})  # counted now, waited in at wait()
+            source = _where_from(name, args, kwargs)
             work = _call(function, args, kwargs)
             if isinstance(work, list):  # batch_isend_irecv: a handle per operation
-                return [_Pending(w, name) for w in work]
-            return _Pending(work, name) if work is not None else work
-        _say({"in": name})
+                return [_Pending(w, name, source) for w in work]
+            return _Pending(work, name, source) if work is not None else work
+        _say({"in": name, **_where_from(name, args, kwargs)})
         return _ended(name, function, args, kwargs)
 
     collective.__grind_traced__ = True  # type: ignore[attr-defined]
@@ -562,13 +588,16 @@ class _Watch:
         holder joins it: ranks meet in collectives in the same order, so a peer waiting in its
         k-th collective waits for the holder's k-th while the holder has entered fewer than k.
         A point-to-point receive is not met in order (it is not counted): a peer asleep in one
-        counts as waiting."""
+        from the holder (or from any rank) counts as waiting; so does one asleep in a backward
+        (DDP's gradients). Only a wait on the rank's main thread counts (_read_reports)."""
         count = self.states[holder]["count"]
         for rank, state in self.states.items():
             if rank == holder or state["phase"] == "done" or (state.get("holding") and rank < holder):
                 continue
             if (state["phase"] == "in" and state["trusted"] and not state.get("raised")
-                    and (state["count"] > count or state["op"] in POINT_TO_POINT) and not _runnable(state["pid"])):
+                    and (state["count"] > count or state["op"] == BACKWARD
+                         or (state["op"] in POINT_TO_POINT and state.get("src") in (None, holder)))
+                    and not _runnable(state["pid"])):
                 continue
             return False
         return True
@@ -593,16 +622,20 @@ def _read_reports(fd: int, state: dict[str, Any], buffers: dict[int, bytes], ope
         message = _signed(raw, state)
         if message is None or state["phase"] == "done":
             continue
+        aside = bool(message.get("aside"))  # a thread other than the rank's main one
         if "in" in message or "wait" in message:
             op = str(message.get("in", message.get("wait")))[:80]
-            if "in" in message and op not in POINT_TO_POINT:
+            if "in" in message and op not in UNCOUNTED:
                 state["count"] += 1
-            state.update(phase="in", op=op, since=now)
+            if not aside:
+                src = message.get("src")
+                state.update(phase="in", op=op, since=now, src=src if isinstance(src, int) else None)
         elif "issued" in message:
-            if str(message["issued"]) not in POINT_TO_POINT:
+            if str(message["issued"]) not in UNCOUNTED:
                 state["count"] += 1
         elif "out" in message:
-            state.update(phase="running", since=now)
+            if not aside:
+                state.update(phase="running", since=now)
             if message.get("raised") and not state.get("raised"):
                 state["raised"] = f"{str(message['out'])[:80]} ended in {str(message['raised'])[:300]}"
         elif "hold" in message:
