@@ -114,8 +114,8 @@ def _say(message: dict[str, Any]) -> None:
 
 
 def hold_save() -> bool:
-    """Wait, before a save writes, until the watcher (the process that forked the ranks, where no
-    rank's code runs) says this rank may write: every other rank has returned and been looked at,
+    """Wait, before a save writes, until the watcher (the process that forked the ranks, where
+    none of the ranks' calls runs) says this rank may write: every other rank has returned and been looked at,
     waits in a collective that cannot complete before this rank joins it, or waits its own turn
     to save (a lower rank: holds are granted from the highest rank down, so a rank's own held save
     never serves as its barrier). ``HOLD_S`` caps the wait: a rank that waits some other way (a
@@ -163,21 +163,19 @@ def _ended(name: str, function: Callable[..., Any], args: Any, kwargs: Any) -> A
     return result
 
 
+
 def _aside() -> dict[str, Any]:
+    """Said of a thread other than the rank's main one: its wait is not the rank's (the main
+    thread may be doing anything meanwhile)."""
     return {"aside": 1} if threading.current_thread() is not threading.main_thread() else {}
 
 
-def _where_from(name: str, args: Any, kwargs: Any) -> dict[str, Any]:
-    """What a wait's line says besides the call's name: the source a receive names (None: any,
-    or not known), and whether a thread other than the rank's main one waits (its wait is not
-    the rank's: the main thread may be doing anything meanwhile)."""
-    extra: dict[str, Any] = {}
-    if name in RECEIVES:
-        src = kwargs.get("src", args[1] if len(args) > 1 else None)
-        extra["src"] = src if isinstance(src, int) and not isinstance(src, bool) else None
-    if threading.current_thread() is not threading.main_thread():
-        extra["aside"] = 1
-    return extra
+def _source(name: str, args: Any, kwargs: Any) -> dict[str, Any]:
+    """The source a receive names (None: any rank, or not known); nothing for other calls."""
+    if name not in RECEIVES:
+        return {}
+    src = kwargs.get("src", args[1] if len(args) > 1 else None)
+    return {"src": src if isinstance(src, int) and not isinstance(src, bool) else None}
 
 
 class _Pending:
@@ -189,10 +187,7 @@ class _Pending:
         self._work, self._name, self._source = work, name, dict(source or {})
 
     def wait(self, *args: Any, **kwargs: Any) -> Any:
-        where = {k: v for k, v in self._source.items() if k == "src"}
-        if threading.current_thread() is not threading.main_thread():
-            where["aside"] = 1
-        _say({"wait": self._name, **where})
+        _say({"wait": self._name, **self._source, **_aside()})
         return _ended(self._name, self._work.wait, args, kwargs)
 
     def __getattr__(self, name: str) -> Any:
@@ -208,12 +203,12 @@ def _traced(name: str, function: Callable[..., Any]) -> Callable[..., Any]:
             return function(*args, **kwargs)
         if kwargs.get("async_op") or name in ALWAYS_ASYNC:
             _say({"issued": name})  # counted now, waited in at wait()
-            source = _where_from(name, args, kwargs)
+            source = _source(name, args, kwargs)
             work = _call(function, args, kwargs)
             if isinstance(work, list):  # batch_isend_irecv: a handle per operation
                 return [_Pending(w, name, source) for w in work]
             return _Pending(work, name, source) if work is not None else work
-        _say({"in": name, **_where_from(name, args, kwargs)})
+        _say({"in": name, **_source(name, args, kwargs), **_aside()})
         return _ended(name, function, args, kwargs)
 
     collective.__grind_traced__ = True  # type: ignore[attr-defined]
