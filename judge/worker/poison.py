@@ -34,8 +34,9 @@ checks drive the learner's lambda with ``LambdaLR``; such an object keeps only t
 what is neither code nor a dtype. ``not_poisoned`` lists them, and the README says so. A 16-bit
 tensor made in C past every operator (``torch.frombuffer``, ``torch.asarray`` over a buffer, a
 numpy float16 array) is out of the dispatcher's reach: bf16-rounding names torch's two and the
-marks scan refuses them and numpy's float16 spellings (introspection.py), so the numpy cast
-spelled at run time is what stays a deterrent. The checks of such an exercise must not make a
+marks scan refuses them and numpy's float16 spellings (introspection.py); a spelling built at run
+time meets the C encoders themselves absent (``_poison_half_encoders``: CPython's ends the process,
+numpy's float16 becomes float32's twin). The checks of such an exercise must not make a
 16-bit tensor themselves (bf16-rounding's build their inputs from integers).
 """
 
@@ -313,6 +314,8 @@ def _install_dtypes(dtypes: dict[Any, tuple[int, str]], not_poisoned: list[str],
         dtypes.setdefault(torch.complex32, dtypes[torch.float16])
     _poison_dtypes(dtypes, torch)
     _poison_rounding_operators(dtypes, torch)
+    if torch.float16 in dtypes:
+        _poison_half_encoders(*dtypes[torch.float16])
     return [d for d in not_poisoned if getattr(torch, d.rsplit(".", 1)[-1], None) not in dtypes]
 
 
@@ -410,3 +413,129 @@ def _poison_rounding_operators(dtypes: dict[Any, tuple[int, str]], torch: Any) -
                     libraries[namespace].impl(base, key, kernel, False)
                 except RuntimeError:
                     continue
+
+
+# Past torch: the IEEE half encoders in C. CPython's (``PyFloat_Pack2``: ``struct``'s ``'e'``,
+# ``memoryview``'s from 3.12, ``_testcapi.float_pack``) and numpy's (its float16 dtype: casts,
+# item writes, ufunc loops, the ``np.float16`` scalar and its arithmetic) round to nearest even
+# exactly as bf16-rounding's float16 half asks, and no hook in the interpreter reaches them.
+_PAGE = 4096
+_ENCODER_STUBS: list[Any] = []  # the stub's page and the slot table: they live as long as the process
+
+
+def _poison_half_encoders(status: int, api: str) -> None:
+    """Make every IEEE half encoder in C absent from this process (and every process it forks):
+    one that is called ends the process with the marker line and ``status``, as a poisoned
+    Python function does.
+
+    - ``PyFloat_Pack2``'s first bytes become a jump to a stub of machine code (write the marker
+      to stderr, ``exit_group(status)``), so every caller in CPython, direct or through its
+      symbol, reaches the stub;
+    - numpy's float16 descriptor (the one object every numpy route to float16 resolves to:
+      ``np.dtype('e')``, ``'f2'``, ``np.min_scalar_type(1.0)``, ``Float16DType()``, a ufunc's
+      ``dtype=``/``signature=``) becomes a copy of float32's, in place: such a "cast to float16"
+      is a cast to float32 and rounds nothing, so an answer built on one is wrong, not forbidden;
+    - the ``np.float16`` scalar type's constructor and arithmetic (its number slots and the slot
+      wrappers in its namespace, which hold the C functions themselves) jump to the stub.
+
+    Undoing any of it takes writing memory (``ctypes``, ``mmap``), which the marks scan refuses.
+    Raises RuntimeError where the layouts it relies on are not the ones checked (another machine
+    architecture, CPython or numpy): a marked run then ends with that error, never a pass."""
+    import ctypes
+    import platform
+
+    import numpy as np
+
+    if platform.machine() not in ("x86_64", "AMD64"):
+        raise RuntimeError(f"grind cannot remove the float16 encoders on {platform.machine()} for a marked run")
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+    libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    stub = _exit_stub(libc, (MARKER + api + "\n").encode(), status)
+    pack2 = getattr(ctypes.pythonapi, "PyFloat_Pack2", None) or ctypes.pythonapi._PyFloat_Pack2
+    _write_code(libc, ctypes.cast(pack2, ctypes.c_void_p).value or 0,
+                b"\x48\xb8" + stub.to_bytes(8, "little") + b"\xff\xe0")  # movabs rax, stub; jmp rax
+    _twin_descriptor(ctypes, np.dtype(np.float16), np.dtype(np.float32), np.__version__)
+    _stub_scalar_type(ctypes, np.float16, stub)
+
+
+def _exit_stub(libc: Any, message: bytes, status: int) -> int:
+    """The address of x86-64 code that writes ``message`` to fd 2 and calls exit_group(status),
+    whatever registers its caller set up, on a page of its own, then made read-and-execute."""
+    tail = (b"\xba" + len(message).to_bytes(4, "little")              # mov edx, len
+            + b"\xb8\x01\x00\x00\x00\x0f\x05"                          # mov eax, 1 (write); syscall
+            + b"\xbf" + status.to_bytes(4, "little")                      # mov edi, status
+            + b"\xb8\xe7\x00\x00\x00\x0f\x05")                         # mov eax, 231 (exit_group); syscall
+    code = (b"\xbf\x02\x00\x00\x00"                                     # mov edi, 2
+            + b"\x48\x8d\x35" + len(tail).to_bytes(4, "little")         # lea rsi, [rip + len(tail)]: the message
+            + tail)
+    import ctypes
+
+    page = libc.mmap(None, _PAGE, 3, 0x22, -1, 0)  # PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS
+    if page in (None, (1 << 64) - 1):  # MAP_FAILED
+        raise RuntimeError("grind could not map a page for the float16 poison")
+    ctypes.memmove(page, code + message, len(code) + len(message))
+    if libc.mprotect(page, _PAGE, 5) != 0:  # PROT_READ|PROT_EXEC
+        raise RuntimeError("grind could not make the float16 poison's page executable")
+    _ENCODER_STUBS.append(page)
+    return int(page)
+
+
+def _write_code(libc: Any, address: int, code: bytes) -> None:
+    """Write ``code`` over a function's first bytes: its pages writable for the moment it takes."""
+    import ctypes
+
+    if not address:
+        raise RuntimeError("grind could not find PyFloat_Pack2")
+    start = address & ~(_PAGE - 1)
+    length = address + len(code) - start
+    if libc.mprotect(start, length, 7) != 0:
+        raise RuntimeError(f"grind could not write PyFloat_Pack2's code (errno {ctypes.get_errno()})")
+    ctypes.memmove(address, code, len(code))
+    libc.mprotect(start, length, 5)
+
+
+# numpy's descriptor layouts: (offset of elsize, its C type, the bytes past the object header
+# to copy); type_num is an int at 28 in both.
+_DESCRIPTORS = {1: (32, "c_int", 96), 2: (40, "c_ssize_t", 120)}
+
+
+def _twin_descriptor(ctypes: Any, half: Any, single: Any, version: str) -> None:
+    """Overwrite numpy's float16 descriptor with float32's fields (type, DType, sizes), in place."""
+    major = int(version.split(".")[0])
+    if major not in _DESCRIPTORS:
+        raise RuntimeError(f"grind does not know numpy {version}'s dtype layout")
+    at, kind, end = _DESCRIPTORS[major]
+    size = getattr(ctypes, kind)
+    seen = [(ctypes.c_int.from_address(id(d) + 28).value, size.from_address(id(d) + at).value) for d in (half, single)]
+    if seen != [(half.num, 2), (single.num, 4)]:
+        raise RuntimeError(f"grind does not know numpy {version}'s dtype layout ({seen})")
+    for owner in (type(single), single.type):  # the twin holds references to both
+        ctypes.pythonapi.Py_IncRef(ctypes.py_object(owner))
+    ctypes.memmove(id(half) + 8, id(single) + 8, end - 8)
+    if half.itemsize != 4 or half.type is not single.type:
+        raise RuntimeError("grind could not make numpy's float16 absent")
+
+
+# CPython's PyTypeObject: tp_basicsize at 32, tp_as_number at 96, tp_richcompare at 200, tp_new at
+# 312 (3.8 to 3.13); a slot wrapper's C function (d_wrapped) at 48, its wrapperbase at 40.
+_NUMBER_SLOTS = 36
+
+
+def _stub_scalar_type(ctypes: Any, scalar: type, stub: int) -> None:
+    """Point the scalar type's constructor, comparisons and every number slot at the stub."""
+    if ctypes.c_ssize_t.from_address(id(scalar) + 32).value != scalar.__basicsize__:
+        raise RuntimeError("grind does not know this Python's type layout")
+    numbers = (ctypes.c_void_p * _NUMBER_SLOTS)(*([stub] * _NUMBER_SLOTS))
+    _ENCODER_STUBS.append(numbers)  # the type points into it from now on
+    for offset, value in ((96, ctypes.addressof(numbers)), (200, stub), (312, stub)):
+        ctypes.c_void_p.from_address(id(scalar) + offset).value = value
+    for name, slot in vars(scalar).items():
+        if type(slot).__name__ != "wrapper_descriptor":
+            continue
+        base = ctypes.c_void_p.from_address(id(slot) + 40).value
+        if ctypes.c_char_p.from_address(base).value != name.encode():
+            raise RuntimeError(f"grind does not know this Python's slot wrapper layout ({name})")
+        ctypes.c_void_p.from_address(id(slot) + 48).value = stub
+
