@@ -278,7 +278,7 @@ HALF_ROUTES = {
     "zeros": "torch.zeros(3, dtype=torch.half)", "full": "torch.full((3,), 1.5, dtype=torch.half)",
     "arange": "torch.arange(3, dtype=torch.half)", "linspace": "torch.linspace(0, 1, 3, dtype=torch.half)",
     "rand": "torch.rand(3, dtype=torch.half)", "view_dtype": "x.view(torch.float16)",
-    "tensor_of_numpy": "torch.tensor(np.zeros(3, 'e'))", "legacy_ctor": "torch.HalfTensor([1.0])",
+    "legacy_ctor": "torch.HalfTensor([1.0])",
     "legacy_bf16_ctor": "torch.BFloat16Tensor(3)", "legacy_storage": "torch.HalfTensor(torch.HalfStorage(3))",
     "type_text": "x.type('torch.HalfTensor')", "type_class": "x.type(torch.BFloat16Tensor)",
     "autocast": "a = torch.ones(4, 4)\nwith torch.autocast('cpu'):\n    torch.mm(a, a)",
@@ -302,6 +302,10 @@ HALF_ROUTES = {
     "embedding_4bit_scale": "torch.ops.quantized.embedding_bag_4bit_prepack(x.reshape(-1, 1).repeat(1, 4))",
     "prepack_fp16": "torch.ops.quantized.linear_prepack_fp16(x.reshape(-1, 1))",
     "bf16_quantized": "torch.ops.quantization._FloatToBfloat16Quantized(x)",
+    # torch's compilers, which round inside code of their own (NNC's interpreter, the fusers)
+    "nnc": "torch._C._te.Dtype.Half", "nnc_import": "import torch._C._te as te\nte.Cast",
+    "fuser_switch": "torch._C._jit_override_can_fuse_on_cpu(True)",
+    "fuser_context": "with torch.jit.fuser('fuser1'):\n    pass", "onednn_graph": "torch.jit.enable_onednn_fusion(True)",
 }
 # Each must survive: the poison is on, and these make no 16-bit float tensor.
 HALF_NEIGHBOURS = [
@@ -469,3 +473,25 @@ def test_bf16_checks_build_the_same_float16_midpoints_without_a_float16_tensor(k
     old = checks.from_bits(torch.cat([ties - 1, ties, ties + 1]) & 0xFFFFFFFF)
     new = checks.every_midpoint(checks.FP16)()["x"]
     assert torch.equal(new.view(torch.int32), old.view(torch.int32))
+
+
+def test_the_encoder_poison_writes_code_on_a_host_that_refuses_writable_code_pages() -> None:
+    """Where mprotect refuses write and execute together (W^X), the jump is written through
+    /proc/self/mem, which the kernel performs past the page's protection (here on a scratch page)."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+    libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+    page = libc.mmap(None, 4096, 5, 0x22, -1, 0)  # read and execute only, as code is
+
+    class RefusingMprotect:
+        def mprotect(self, *args: object) -> int:
+            return -1
+
+    try:
+        poison._write_code(RefusingMprotect(), page + 16, b"\x48\xb8jump")
+        assert ctypes.string_at(page + 16, 6) == b"\x48\xb8jump"
+    finally:
+        libc.munmap(page, 4096)

@@ -314,6 +314,7 @@ def _install_dtypes(dtypes: dict[Any, tuple[int, str]], not_poisoned: list[str],
         dtypes.setdefault(torch.complex32, dtypes[torch.float16])
     _poison_dtypes(dtypes, torch)
     _poison_rounding_operators(dtypes, torch)
+    _poison_compilers(dtypes.get(torch.float16) or dtypes.get(torch.bfloat16), torch)
     if torch.float16 in dtypes:
         _poison_half_encoders(*dtypes[torch.float16])
     return [d for d in not_poisoned if getattr(torch, d.rsplit(".", 1)[-1], None) not in dtypes]
@@ -415,6 +416,48 @@ def _poison_rounding_operators(dtypes: dict[Any, tuple[int, str]], torch: Any) -
                     continue
 
 
+# torch's compilers run their own code on a tensor's elements, past the dispatcher: NNC's
+# interpreter (``torch._C._te``: a ``Cast`` to ``Dtype.Half`` rounds with c10::Half, into an int16
+# output a review read the bits from) and the fusers that hand a TorchScript graph to NNC or
+# oneDNN Graph (a fused ``x.half().float()`` never makes a 16-bit tensor). On CPU they are off
+# until one of these switches turns them on.
+_FUSER_SWITCHES = ("_jit_override_can_fuse_on_cpu", "_jit_override_can_fuse_on_cpu_legacy",
+                   "_jit_set_te_must_use_llvm_cpu", "_jit_set_llga_enabled", "_jit_pass_fuse_tensorexprs",
+                   "_jit_set_texpr_fuser_enabled")
+
+
+def _poison_compilers(named: tuple[int, str] | None, torch: Any) -> None:
+    """NNC's Python module absent (a stand-in whose every attribute ends the process, in its place
+    in ``torch._C`` and ``sys.modules``) and each fuser switch a poisoned function, wherever a
+    loaded module holds it."""
+    import sys
+
+    if named is None:
+        return
+    status, api = named
+    ender = types.FunctionType(_poisoned_code((), status, api), {}, "absent")
+    absent = types.ModuleType("torch._C._te", "NNC: absent from a marked run that forbids a 16-bit float dtype")
+    vars(absent)["__getattr__"] = ender  # a module's __getattr__: every name it lacks
+    swaps: dict[int, Any] = {}
+    original = getattr(torch._C, "_te", None)
+    if original is not None:
+        swaps[id(original)] = absent
+    for name in _FUSER_SWITCHES:
+        switch = getattr(torch._C, name, None)
+        if switch is not None:
+            swaps[id(switch)] = types.FunctionType(_poisoned_code((), status, api), {}, name)
+    if "torch._C._te" in sys.modules:
+        sys.modules["torch._C._te"] = absent
+    for module in list(sys.modules.values()):
+        try:
+            namespace = vars(module)
+        except TypeError:
+            continue
+        for key, value in list(namespace.items()):
+            if id(value) in swaps:
+                namespace[key] = swaps[id(value)]
+
+
 # Past torch: the IEEE half encoders in C. CPython's (``PyFloat_Pack2``: ``struct``'s ``'e'``,
 # ``memoryview``'s from 3.12, ``_testcapi.float_pack``) and numpy's (its float16 dtype: casts,
 # item writes, ufunc loops, the ``np.float16`` scalar and its arithmetic) round to nearest even
@@ -439,6 +482,8 @@ def _poison_half_encoders(status: int, api: str) -> None:
       wrappers in its namespace, which hold the C functions themselves) jump to the stub.
 
     Undoing any of it takes writing memory (``ctypes``, ``mmap``), which the marks scan refuses.
+    A numpy float16 array alive at this point would be read as float32 past its end: the checks
+    of an exercise that forbids a 16-bit dtype make none (bf16-rounding's build from integers).
     Raises RuntimeError where the layouts it relies on are not the ones checked (another machine
     architecture, CPython or numpy): a marked run then ends with that error, never a pass."""
     import ctypes
@@ -490,10 +535,16 @@ def _write_code(libc: Any, address: int, code: bytes) -> None:
         raise RuntimeError("grind could not find PyFloat_Pack2")
     start = address & ~(_PAGE - 1)
     length = address + len(code) - start
-    if libc.mprotect(start, length, 7) != 0:
-        raise RuntimeError(f"grind could not write PyFloat_Pack2's code (errno {ctypes.get_errno()})")
-    ctypes.memmove(address, code, len(code))
-    libc.mprotect(start, length, 5)
+    if libc.mprotect(start, length, 7) == 0:
+        ctypes.memmove(address, code, len(code))
+        libc.mprotect(start, length, 5)
+        return
+    try:  # a host that refuses writable code pages (W^X): the kernel's own write, past the protection
+        with open("/proc/self/mem", "r+b", buffering=0) as memory:
+            memory.seek(address)
+            memory.write(code)
+    except OSError as exc:
+        raise RuntimeError(f"grind could not write PyFloat_Pack2's code ({exc.strerror})") from None
 
 
 # numpy's descriptor layouts: (offset of elsize, its C type, the bytes past the object header
