@@ -51,6 +51,7 @@ def test_structs_half_format_built_at_run_time_is_forbidden_for_marks() -> None:
     verdict = _marked("bf16-rounding", "bf16_struct_format_built_at_run_time.py")
     assert verdict.status is Status.FORBIDDEN, (verdict.status, verdict.message)
     assert "torch.float16" in verdict.message, verdict.message
+    assert "struct's or memoryview's 'e' format" in verdict.stderr, verdict.stderr  # what the code reached
 
 
 @pytest.mark.parametrize("name", ["bf16_nnc_interpreter_float16.py", "bf16_nnc_interpreter_both.py"])

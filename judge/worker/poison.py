@@ -463,6 +463,10 @@ def _poison_compilers(named: tuple[int, str] | None, torch: Any) -> None:
 # item writes, ufunc loops, the ``np.float16`` scalar and its arithmetic) round to nearest even
 # exactly as bf16-rounding's float16 half asks, and no hook in the interpreter reaches them.
 _PAGE = 4096
+# The line before the marker when an encoder ends the run: the learner's code called no torch.float16,
+# so the verdict's stderr says which rounding it reached.
+_ENCODER_NOTE = ("grind: float16 rounding done in C (struct's or memoryview's 'e' format, the np.float16 "
+                 "scalar) is absent from a graded run; it counts as the forbidden torch.float16\n")
 _ENCODER_STUBS: list[Any] = []  # the stub's page and the slot table: they live as long as the process
 
 
@@ -497,7 +501,7 @@ def _poison_half_encoders(status: int, api: str) -> None:
     libc.mmap.restype = ctypes.c_void_p
     libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
     libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
-    stub = _exit_stub(libc, (MARKER + api + "\n").encode(), status)
+    stub = _exit_stub(libc, (_ENCODER_NOTE + MARKER + api + "\n").encode(), status)
     pack2 = getattr(ctypes.pythonapi, "PyFloat_Pack2", None) or ctypes.pythonapi._PyFloat_Pack2
     _write_code(libc, ctypes.cast(pack2, ctypes.c_void_p).value or 0,
                 b"\x48\xb8" + stub.to_bytes(8, "little") + b"\xff\xe0")  # movabs rax, stub; jmp rax
