@@ -88,7 +88,12 @@ ATTRIBUTES = frozenset({"_getframe", "_current_frames", "settrace", "setprofile"
                         # made with no storage behind it (worker/poison.py)
                         "DispatchKey", "DispatchKeySet", "_dispatch_library", "Library", "call_boxed",
                         "redispatch", "redispatch_boxed", "_op_dk", "fallthrough_kernel",
-                        "_DisableTorchDispatch", "_make_wrapper_subclass"})
+                        "_DisableTorchDispatch", "_make_wrapper_subclass",
+                        # torch's own functions by operator name, past the stand-ins the guards put
+                        # under torch's names (TorchScript's table of builtins), and the switch that
+                        # turns every __torch_function__ mode off (a check's watch is one)
+                        "_builtin_ops", "_builtin_table", "_get_builtin_table", "_find_builtin",
+                        "DisableTorchFunction", "DisableTorchFunctionSubclass"})
 # Builtins that turn text into code, or a computed name into a module or an attribute: any use of
 # the name is a door (``run = exec`` is as good as a call), not only a call.
 NAMES = frozenset({"exec", "eval", "compile", "__import__", "breakpoint", "globals", "vars", "locals", "getattr",

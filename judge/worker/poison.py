@@ -33,10 +33,12 @@ What cannot be absent: an object the checks themselves use in the learner's proc
 checks drive the learner's lambda with ``LambdaLR``; such an object keeps only the guards), and
 what is neither code nor a dtype. ``not_poisoned`` lists them, and the README says so. A 16-bit
 tensor made in C past every operator (``torch.frombuffer``, ``torch.asarray`` over a buffer, a
-numpy float16 array) is out of the dispatcher's reach: bf16-rounding names torch's two and the
-marks scan refuses them and numpy's float16 spellings (introspection.py); a spelling built at run
-time meets the C encoders themselves absent (``_poison_half_encoders``: CPython's ends the process,
-numpy's float16 becomes float32's twin). The checks of such an exercise must not make a
+numpy float16 array) is out of the dispatcher's reach: bf16-rounding names torch's two, whose own
+C functions become the exit stub (``_poison_builtin``, as every forbidden C builtin's does), and
+``copy_`` into such a tensor ends the process; the marks scan refuses them and numpy's float16
+spellings (introspection.py); a spelling built at run time meets the C encoders themselves absent
+(``_poison_half_encoders``: CPython's ends the process, numpy's float16 becomes float32's twin);
+torch's compilers (NNC, the fusers) are absent (``_poison_compilers``). The checks of such an exercise must not make a
 16-bit tensor themselves (bf16-rounding's build their inputs from integers).
 """
 
@@ -148,9 +150,12 @@ def install(targets: list[Target], checks: Any, torch: Any, guards: Any) -> list
         for function in functions:
             sources.setdefault(function.__code__.co_filename, status)
             function.__code__ = _poisoned_code(function.__code__.co_freevars, status, dotted)
+        # a C builtin's own C function too: its Python binding need not go through the operator
+        # of its name (torch.asarray's does not), and some have none (torch.frombuffer)
+        builtin = _poison_builtin(original, status, dotted)
         if _is_half_dtype(original, torch):
             dtypes.setdefault(original, (status, dotted))
-        elif not functions and not names:
+        elif not functions and not names and not builtin:
             not_poisoned.append(dotted)
     if dtypes:
         not_poisoned = _install_dtypes(dtypes, not_poisoned, torch)
@@ -258,7 +263,11 @@ def _poison_ops(ops: dict[str, tuple[int, str]], torch: Any) -> None:
 
 
 # Operators that make a tensor of another dtype without a ScalarType argument (complex32 <-> float16).
-_DTYPE_VIEWS = ("aten::view_as_real", "aten::view_as_complex")
+# Operators with no dtype argument through which a 16-bit float tensor still shows: the complex
+# views, and the copies, which round into one that exists (made past every operator: a review
+# reached torch.frombuffer through TorchScript's table of builtins and copy_'d into its result).
+_DTYPE_VIEWS = ("aten::view_as_real", "aten::view_as_complex", "aten::copy_", "aten::_copy_from",
+                "aten::_copy_from_and_resize")
 # A "wrapped number" (a Python scalar torch turned into a tensor) reaches a Python kernel as the
 # scalar, and the original kernel takes a tensor there: it goes back as a 0-dim tensor of this dtype.
 _WRAPPED = {float: "float64", int: "int64", bool: "bool", complex: "complex128"}
@@ -458,6 +467,72 @@ def _poison_compilers(named: tuple[int, str] | None, torch: Any) -> None:
                 namespace[key] = swaps[id(value)]
 
 
+
+def _poison_builtin(original: Any, status: int, api: str) -> bool:
+    """A forbidden C builtin with no aten operator behind it (``torch.frombuffer``,
+    ``torch.asarray``: they make a tensor of any dtype over a buffer, past the dispatcher) made
+    absent where it is defined: its ``PyMethodDef``'s C function becomes the exit stub, so every
+    object that calls it (torch's name, the guards' original, TorchScript's table of builtins, a
+    bound copy) ends the process. False where that cannot be done (not a C builtin, not x86-64):
+    the name is then the guards' and the scan's alone."""
+    import ctypes
+    import platform
+
+    if type(original).__name__ != "builtin_function_or_method" or platform.machine() not in ("x86_64", "AMD64"):
+        return False
+    definition = ctypes.c_void_p.from_address(id(original) + 16).value  # PyCFunctionObject.m_ml
+    if not definition or ctypes.c_char_p.from_address(definition).value != original.__name__.encode():
+        return False  # not the layout this was written for
+    libc = _libc()
+    stub = _exit_stub(libc, (MARKER + api + "\n").encode(), status)
+    _write_memory(libc, definition + 8, stub.to_bytes(8, "little"))  # PyMethodDef.ml_meth
+    return True
+
+
+def _libc() -> Any:
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+    libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    return libc
+
+
+def _write_memory(libc: Any, address: int, data: bytes) -> None:
+    """Write ``data`` at ``address`` whatever its page's protection, and leave that protection as it was."""
+    import ctypes
+
+    protection = _protection(address)
+    if "w" in protection:
+        ctypes.memmove(address, data, len(data))
+        return
+    start = address & ~(_PAGE - 1)
+    length = address + len(data) - start
+    keep = (1 if "r" in protection else 0) | (4 if "x" in protection else 0)
+    if libc.mprotect(start, length, keep | 2) == 0:
+        ctypes.memmove(address, data, len(data))
+        libc.mprotect(start, length, keep)
+        return
+    try:  # a host that refuses writable code pages (W^X): the kernel's own write, past the protection
+        with open("/proc/self/mem", "r+b", buffering=0) as memory:
+            memory.seek(address)
+            memory.write(data)
+    except OSError as exc:
+        raise RuntimeError(f"grind could not write its poison at {address:#x} ({exc.strerror})") from None
+
+
+def _protection(address: int) -> str:
+    """The protection of the mapping that holds ``address`` ("r-xp"...), from /proc/self/maps ("" if none)."""
+    with open("/proc/self/maps") as maps:
+        for line in maps:
+            span, protection = line.split(None, 2)[:2]
+            low, high = (int(part, 16) for part in span.split("-"))
+            if low <= address < high:
+                return protection
+    return ""
+
+
 # Past torch: the IEEE half encoders in C. CPython's (``PyFloat_Pack2``: ``struct``'s ``'e'``,
 # ``memoryview``'s from 3.12, ``_testcapi.float_pack``) and numpy's (its float16 dtype: casts,
 # item writes, ufunc loops, the ``np.float16`` scalar and its arithmetic) round to nearest even
@@ -497,14 +572,13 @@ def _poison_half_encoders(status: int, api: str) -> None:
 
     if platform.machine() not in ("x86_64", "AMD64"):
         raise RuntimeError(f"grind cannot remove the float16 encoders on {platform.machine()} for a marked run")
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.mmap.restype = ctypes.c_void_p
-    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
-    libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    libc = _libc()
     stub = _exit_stub(libc, (_ENCODER_NOTE + MARKER + api + "\n").encode(), status)
     pack2 = getattr(ctypes.pythonapi, "PyFloat_Pack2", None) or ctypes.pythonapi._PyFloat_Pack2
-    _write_code(libc, ctypes.cast(pack2, ctypes.c_void_p).value or 0,
-                b"\x48\xb8" + stub.to_bytes(8, "little") + b"\xff\xe0")  # movabs rax, stub; jmp rax
+    entry = ctypes.cast(pack2, ctypes.c_void_p).value
+    if not entry:
+        raise RuntimeError("grind could not find PyFloat_Pack2")
+    _write_memory(libc, entry, b"\x48\xb8" + stub.to_bytes(8, "little") + b"\xff\xe0")  # movabs rax, stub; jmp rax
     _twin_descriptor(ctypes, np.dtype(np.float16), np.dtype(np.float32), np.__version__)
     _stub_scalar_type(ctypes, np.float16, stub)
 
@@ -529,26 +603,6 @@ def _exit_stub(libc: Any, message: bytes, status: int) -> int:
         raise RuntimeError("grind could not make the float16 poison's page executable")
     _ENCODER_STUBS.append(page)
     return int(page)
-
-
-def _write_code(libc: Any, address: int, code: bytes) -> None:
-    """Write ``code`` over a function's first bytes: its pages writable for the moment it takes."""
-    import ctypes
-
-    if not address:
-        raise RuntimeError("grind could not find PyFloat_Pack2")
-    start = address & ~(_PAGE - 1)
-    length = address + len(code) - start
-    if libc.mprotect(start, length, 7) == 0:
-        ctypes.memmove(address, code, len(code))
-        libc.mprotect(start, length, 5)
-        return
-    try:  # a host that refuses writable code pages (W^X): the kernel's own write, past the protection
-        with open("/proc/self/mem", "r+b", buffering=0) as memory:
-            memory.seek(address)
-            memory.write(code)
-    except OSError as exc:
-        raise RuntimeError(f"grind could not write PyFloat_Pack2's code ({exc.strerror})") from None
 
 
 # numpy's descriptor layouts: (offset of elsize, its C type, the bytes past the object header
