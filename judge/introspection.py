@@ -93,7 +93,14 @@ ATTRIBUTES = frozenset({"_getframe", "_current_frames", "settrace", "setprofile"
                         # under torch's names (TorchScript's table of builtins), and the switch that
                         # turns every __torch_function__ mode off (a check's watch is one)
                         "_builtin_ops", "_builtin_table", "_get_builtin_table", "_find_builtin",
-                        "DisableTorchFunction", "DisableTorchFunctionSubclass"})
+                        "DisableTorchFunction", "DisableTorchFunctionSubclass",
+                        # an object, a storage or a tensor over a raw address: a write anywhere in
+                        # the process (a third review rewrote a tensor's dtype field in memory,
+                        # past every operator, and passed bf16-rounding for marks)
+                        "_cdata", "_set_cdata", "_new_with_weak_ptr", "_construct_storage_from_data_pointer",
+                        "_tensor_impl_raw_handle", "_swap_tensor_impl", "_rebuild_wrapper_subclass",
+                        "_unsafe_reset_storage", "_new_using_fd_cpu", "_new_using_filename_cpu",
+                        "_new_shared_fd_cpu", "_new_shared_filename_cpu", "_set_from_file"})
 # Builtins that turn text into code, or a computed name into a module or an attribute: any use of
 # the name is a door (``run = exec`` is as good as a call), not only a call.
 NAMES = frozenset({"exec", "eval", "compile", "__import__", "breakpoint", "globals", "vars", "locals", "getattr",

@@ -61,6 +61,17 @@ def test_torchs_nnc_interpreter_is_forbidden_for_marks(name: str) -> None:
     assert verdict.status is Status.FORBIDDEN, (verdict.status, verdict.message)
 
 
+@pytest.mark.parametrize("name", ["bf16_dtype_field_rewritten_through_a_raw_storage.py",
+                                  "bf16_dtype_field_rewritten_through_set_cdata.py"])
+def test_torchs_raw_address_doors_are_refused_for_marks(name: str) -> None:
+    """A storage over any address (or an object from a raw pointer) is a write anywhere: a review
+    turned an int16 tensor's dtype field into bfloat16's, past every operator, and rounded into it
+    with a mixed-dtype kernel (native_batch_norm.out), from a thread the checks' watch does not see."""
+    verdict = _marked("bf16-rounding", name)
+    assert verdict.status is Status.FORBIDDEN, (verdict.status, verdict.message)
+    assert "Not accepted for marks" in verdict.message, verdict.message
+
+
 def test_an_honest_int32_and_python_loop_bf16_answer_passes_for_marks() -> None:
     verdict = _marked("bf16-rounding", "bf16_honest_int32_python_loop.py")
     assert verdict.status is Status.PASSED, (verdict.status, verdict.message)
