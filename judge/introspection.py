@@ -536,7 +536,10 @@ _STRUCT_HALF = re.compile(r"(?=.*e)(?=^[@=<>!]|.*(\d|%d|\{\}))[@=<>!]?(\s*(\d+|%
 # torch's settings that let a float32 matmul or convolution round its inputs to a 16-bit float
 # (oneDNN on a CPU with bfloat16 instructions, cuBLAS): torch's rounding, with no 16-bit tensor.
 _REDUCED_PRECISION = frozenset({"fp32_precision", "set_float32_matmul_precision",
-                                "allow_bf16_reduced_precision_reduction", "allow_fp16_reduced_precision_reduction"})
+                                "allow_bf16_reduced_precision_reduction", "allow_fp16_reduced_precision_reduction",
+                                # the C setters behind them, and the setting as a keyword
+                                # (torch.backends.mkldnn.flags(fp32_precision="bf16"))
+                                "_set_fp32_precision_setter", "_set_float32_matmul_precision"})
 
 
 def _numpy_half_spellings(tree: ast.AST) -> list[tuple[str, int]]:
@@ -549,6 +552,8 @@ def _numpy_half_spellings(tree: ast.AST) -> list[tuple[str, int]]:
              if isinstance(node, ast.Constant) and id(node) not in skip and _spells_half(node.value)]
     found += [(f".{node.attr} (a float32 operation rounded to 16 bits)", node.lineno)
               for node in ast.walk(tree) if isinstance(node, ast.Attribute) and node.attr in _REDUCED_PRECISION]
+    found += [(f"{node.arg}= (a float32 operation rounded to 16 bits)", node.lineno)
+              for node in ast.walk(tree) if isinstance(node, ast.keyword) and node.arg in _REDUCED_PRECISION]
     return found + _registers_a_kernel(tree)
 
 

@@ -72,6 +72,30 @@ def test_torchs_raw_address_doors_are_refused_for_marks(name: str) -> None:
     assert "Not accepted for marks" in verdict.message, verdict.message
 
 
+@pytest.mark.parametrize(("slug", "name", "api"), [
+    ("adam", "adam_sparse_functional.py", "torch.optim._functional.sparse_adam"),
+    ("sgd-momentum", "sgd_via_rmsprop.py", "torch.optim.RMSprop"),
+])
+def test_torchs_maths_through_an_optimizer_the_exercise_did_not_name_is_forbidden(slug: str, name: str,
+                                                                                   api: str) -> None:
+    """SparseAdam's update is Adam's; RMSprop with alpha=1, eps=1 is heavy-ball SGD: both passed for marks."""
+    verdict = _marked(slug, name)
+    assert verdict.status is Status.FORBIDDEN and f"Forbidden API: {api}" in verdict.message, verdict.message
+
+
+@pytest.mark.parametrize("source", [
+    'import torch\ntorch._C._set_fp32_precision_setter("mkldnn", "all", "bf16")\n',
+    'import torch\ntorch._C._set_float32_matmul_precision("medium")\n',
+    'import torch\nwith torch.backends.mkldnn.flags(enabled=True, fp32_precision="bf16"):\n    pass\n',
+])
+def test_every_spelling_of_a_bf16_float32_matmul_is_refused_for_bf16_rounding(source: str) -> None:
+    """On a CPU with AMX, oneDNN rounds a float32 matmul's inputs to bfloat16 under these settings."""
+    from judge.introspection import names_a_forbidden_api
+
+    found = names_a_forbidden_api(source, tuple(Catalog().get("bf16-rounding").forbidden))
+    assert any("rounded to 16 bits" in what for what, _ in found), found
+
+
 def test_an_honest_int32_and_python_loop_bf16_answer_passes_for_marks() -> None:
     verdict = _marked("bf16-rounding", "bf16_honest_int32_python_loop.py")
     assert verdict.status is Status.PASSED, (verdict.status, verdict.message)
