@@ -91,6 +91,11 @@ def _poisoned_code(freevars: tuple[str, ...], status: int, name: str) -> types.C
     return inner.replace(co_consts=consts)
 
 
+def _ender(status: int, api: str, name: str) -> types.FunctionType:
+    """A function named ``name`` that takes any arguments and ends the process naming ``api``."""
+    return types.FunctionType(_poisoned_code((), status, api), {}, name)
+
+
 def _used_by_checks(checks: Any) -> set[int]:
     """id() of each object the checks module holds by name: the judge's own use, left alone."""
     try:
@@ -250,7 +255,7 @@ def _poison_ops(ops: dict[str, tuple[int, str]], torch: Any) -> None:
         packet = getattr(torch.ops.aten, name, None)
         if packet is None:
             continue
-        kernel = types.FunctionType(_poisoned_code((), status, api), {}, name)
+        kernel = _ender(status, api, name)
         for overload in packet.overloads():
             target = name if overload == "default" else f"{name}.{overload}"
             for key in ("CPU", "CompositeExplicitAutograd"):
@@ -338,7 +343,7 @@ def _poison_dtypes(dtypes: dict[Any, tuple[int, str]], torch: Any) -> None:
     ``torch.asarray`` over a buffer, ``torch.from_numpy`` of numpy's float16) are the exercise's
     forbidden names and the marks scan's; see the README."""
     libraries = {"aten": _library(torch)}
-    enders = {dtype: types.FunctionType(_poisoned_code((), status, api), {}, "dtype")
+    enders = {dtype: _ender(status, api, "dtype")
               for dtype, (status, api) in dtypes.items()}
     for name, key, tensors in _dtype_operators(torch):
         namespace = name.partition("::")[0]
@@ -414,7 +419,7 @@ def _poison_rounding_operators(dtypes: dict[Any, tuple[int, str]], torch: Any) -
         if namespace not in libraries:
             libraries[namespace] = C._dispatch_library("IMPL", namespace, "", "<grind: forbidden in a marked run>", 0)
             _LIBRARIES.append(libraries[namespace])
-        kernel = types.FunctionType(_poisoned_code((), *named), {}, base)
+        kernel = _ender(*named, base)
         keys = [k for k in _KERNEL_KEYS if C._dispatch_has_kernel_for_dispatch_key(name, k)] or ["CPU"]
         for key in keys:
             with warnings.catch_warnings():
@@ -444,7 +449,7 @@ def _poison_compilers(named: tuple[int, str] | None, torch: Any) -> None:
     if named is None:
         return
     status, api = named
-    ender = types.FunctionType(_poisoned_code((), status, api), {}, "absent")
+    ender = _ender(status, api, "absent")
     absent = types.ModuleType("torch._C._te", "NNC: absent from a marked run that forbids a 16-bit float dtype")
     vars(absent)["__getattr__"] = ender  # a module's __getattr__: every name it lacks
     swaps: dict[int, Any] = {}
@@ -454,7 +459,7 @@ def _poison_compilers(named: tuple[int, str] | None, torch: Any) -> None:
     for name in _FUSER_SWITCHES:
         switch = getattr(torch._C, name, None)
         if switch is not None:
-            swaps[id(switch)] = types.FunctionType(_poisoned_code((), status, api), {}, name)
+            swaps[id(switch)] = _ender(status, api, name)
     if "torch._C._te" in sys.modules:
         sys.modules["torch._C._te"] = absent
     for module in list(sys.modules.values()):
@@ -467,18 +472,20 @@ def _poison_compilers(named: tuple[int, str] | None, torch: Any) -> None:
                 namespace[key] = swaps[id(value)]
 
 
+_PAGE = 4096
+_STUBS: list[Any] = []  # the stubs' pages and the scalar type's slot table: they live as long as the process
+
 
 def _poison_builtin(original: Any, status: int, api: str) -> bool:
-    """A forbidden C builtin with no aten operator behind it (``torch.frombuffer``,
-    ``torch.asarray``: they make a tensor of any dtype over a buffer, past the dispatcher) made
-    absent where it is defined: its ``PyMethodDef``'s C function becomes the exit stub, so every
-    object that calls it (torch's name, the guards' original, TorchScript's table of builtins, a
-    bound copy) ends the process. False where that cannot be done (not a C builtin, not x86-64):
-    the name is then the guards' and the scan's alone."""
+    """A forbidden C builtin made absent where it is defined: its ``PyMethodDef``'s C function
+    becomes the exit stub, so every object that calls it (torch's name, the guards' original,
+    TorchScript's table of builtins, a bound copy) ends the process. Its aten operator, where it
+    has one, is poisoned besides: the binding need not go through it (``torch.asarray``'s does
+    not), and some have none (``torch.frombuffer``). False where that cannot be done (not a C
+    builtin, not x86-64): the name is then the guards' and the scan's alone."""
     import ctypes
-    import platform
 
-    if type(original).__name__ != "builtin_function_or_method" or platform.machine() not in ("x86_64", "AMD64"):
+    if type(original).__name__ != "builtin_function_or_method" or not _writes_code():
         return False
     definition = ctypes.c_void_p.from_address(id(original) + 16).value  # PyCFunctionObject.m_ml
     if not definition or ctypes.c_char_p.from_address(definition).value != original.__name__.encode():
@@ -487,6 +494,13 @@ def _poison_builtin(original: Any, status: int, api: str) -> bool:
     stub = _exit_stub(libc, (MARKER + api + "\n").encode(), status)
     _write_memory(libc, definition + 8, stub.to_bytes(8, "little"))  # PyMethodDef.ml_meth
     return True
+
+
+def _writes_code() -> bool:
+    """Whether this machine runs the stubs (``_exit_stub``'s x86-64 code)."""
+    import platform
+
+    return platform.machine() in ("x86_64", "AMD64")
 
 
 def _libc() -> Any:
@@ -537,12 +551,10 @@ def _protection(address: int) -> str:
 # ``memoryview``'s from 3.12, ``_testcapi.float_pack``) and numpy's (its float16 dtype: casts,
 # item writes, ufunc loops, the ``np.float16`` scalar and its arithmetic) round to nearest even
 # exactly as bf16-rounding's float16 half asks, and no hook in the interpreter reaches them.
-_PAGE = 4096
 # The line before the marker when an encoder ends the run: the learner's code called no torch.float16,
 # so the verdict's stderr says which rounding it reached.
 _ENCODER_NOTE = ("grind: float16 rounding done in C (struct's or memoryview's 'e' format, the np.float16 "
                  "scalar) is absent from a graded run; it counts as the forbidden torch.float16\n")
-_ENCODER_STUBS: list[Any] = []  # the stub's page and the slot table: they live as long as the process
 
 
 def _poison_half_encoders(status: int, api: str) -> None:
@@ -570,7 +582,7 @@ def _poison_half_encoders(status: int, api: str) -> None:
 
     import numpy as np
 
-    if platform.machine() not in ("x86_64", "AMD64"):
+    if not _writes_code():
         raise RuntimeError(f"grind cannot remove the float16 encoders on {platform.machine()} for a marked run")
     libc = _libc()
     stub = _exit_stub(libc, (_ENCODER_NOTE + MARKER + api + "\n").encode(), status)
@@ -586,6 +598,8 @@ def _poison_half_encoders(status: int, api: str) -> None:
 def _exit_stub(libc: Any, message: bytes, status: int) -> int:
     """The address of x86-64 code that writes ``message`` to fd 2 and calls exit_group(status),
     whatever registers its caller set up, on a page of its own, then made read-and-execute."""
+    import ctypes
+
     tail = (b"\xba" + len(message).to_bytes(4, "little")              # mov edx, len
             + b"\xb8\x01\x00\x00\x00\x0f\x05"                          # mov eax, 1 (write); syscall
             + b"\xbf" + status.to_bytes(4, "little")                      # mov edi, status
@@ -593,15 +607,13 @@ def _exit_stub(libc: Any, message: bytes, status: int) -> int:
     code = (b"\xbf\x02\x00\x00\x00"                                     # mov edi, 2
             + b"\x48\x8d\x35" + len(tail).to_bytes(4, "little")         # lea rsi, [rip + len(tail)]: the message
             + tail)
-    import ctypes
-
     page = libc.mmap(None, _PAGE, 3, 0x22, -1, 0)  # PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS
     if page in (None, (1 << 64) - 1):  # MAP_FAILED
-        raise RuntimeError("grind could not map a page for the float16 poison")
+        raise RuntimeError("grind could not map a page for its poison")
     ctypes.memmove(page, code + message, len(code) + len(message))
     if libc.mprotect(page, _PAGE, 5) != 0:  # PROT_READ|PROT_EXEC
-        raise RuntimeError("grind could not make the float16 poison's page executable")
-    _ENCODER_STUBS.append(page)
+        raise RuntimeError("grind could not make its poison's page executable")
+    _STUBS.append(page)
     return int(page)
 
 
@@ -637,7 +649,7 @@ def _stub_scalar_type(ctypes: Any, scalar: type, stub: int) -> None:
     if ctypes.c_ssize_t.from_address(id(scalar) + 32).value != scalar.__basicsize__:
         raise RuntimeError("grind does not know this Python's type layout")
     numbers = (ctypes.c_void_p * _NUMBER_SLOTS)(*([stub] * _NUMBER_SLOTS))
-    _ENCODER_STUBS.append(numbers)  # the type points into it from now on
+    _STUBS.append(numbers)  # the type points into it from now on
     for offset, value in ((96, ctypes.addressof(numbers)), (200, stub), (312, stub)):
         ctypes.c_void_p.from_address(id(scalar) + offset).value = value
     for name, slot in vars(scalar).items():

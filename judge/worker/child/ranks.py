@@ -163,7 +163,6 @@ def _ended(name: str, function: Callable[..., Any], args: Any, kwargs: Any) -> A
     return result
 
 
-
 def _aside() -> dict[str, Any]:
     """Said of a thread other than the rank's main one: its wait is not the rank's (the main
     thread may be doing anything meanwhile)."""
