@@ -217,12 +217,17 @@ def apply_roster(rows: list[dict[str, Any]], roster: dict[str, str], source: str
 
 
 def _sha256(path: Path | None) -> str:
+    """The file's digest, or "" when there is no file or it can no longer be read (a row with
+    no digest is graded again next time, never reused)."""
     if path is None:
         return ""
     digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
+    try:
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    except OSError:
+        return ""
     return digest.hexdigest()
 
 
@@ -329,6 +334,7 @@ class _ClassRun:
         self.total, self.log, self.on_done = total, log, on_done
         self.rows: dict[str, dict[str, Any]] = {}
         self.todo: dict[Path, Student] = {}
+        self.digests: dict[Path, str] = {}  # the digest of each file to grade, taken before it is graded
         self.answered: set[Path] = set()
         self.lock = threading.Lock()
         self.done = 0
@@ -361,6 +367,7 @@ class _ClassRun:
             self.report(student.name, self.rows[student.name], False)
         else:
             self.todo[student.path] = student
+            self.digests[student.path] = digest  # of what is graded: the file may change meanwhile
 
     def landed(self, path: Path, verdict: dict[str, Any]) -> None:
         student = self.todo[path]
@@ -368,7 +375,8 @@ class _ClassRun:
             if path in self.answered:  # an executor that answered twice: the first answer stands
                 return
             self.answered.add(path)
-        row = _save(self.store / f"{student.name}.json", student.name, _sha256(path), self.exercise_hash, verdict)
+        row = _save(self.store / f"{student.name}.json", student.name, self.digests.get(path, ""), self.exercise_hash,
+                    verdict)
         self.rows[student.name] = row
         self.report(student.name, row, False)
 

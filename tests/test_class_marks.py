@@ -105,6 +105,30 @@ def test_a_huge_or_unreadable_file_is_a_row_not_the_end_of_the_class(tmp_path: P
         assert students["locked"].path is None and "could not be read" in students["locked"].problem
 
 
+def test_a_file_gone_while_it_was_graded_keeps_its_row_and_the_class(tmp_path: Path) -> None:
+    """A review's submission made the class folder's files unreadable from inside its run (a
+    chmod the sandbox now refuses): hashing a file after its grade then raised PermissionError,
+    grind's internal error with no summary. The row keeps the digest of what was graded, taken
+    before, and the class finishes."""
+    import hashlib
+
+    root = tmp_path / "class"
+    root.mkdir()
+    for name in ("alice", "bob"):
+        shutil.copyfile(SUBMISSIONS / "clipping" / "correct_loop.py", root / f"{name}.py")
+    graded = (root / "alice.py").read_bytes()
+
+    def vanishing(exercise, paths, *, limits, on_done, hidden):  # type: ignore[no-untyped-def]
+        for path in paths:
+            path.unlink()  # gone (or unreadable) by the time its verdict lands
+            on_done(path, {"exercise": "clipping", "status": "passed", "message": "ok"})
+
+    rows = grade_class(Catalog().get("clipping"), root, tmp_path / "out", executor=vanishing)
+    assert sorted(row["student"] for row in rows) == ["alice", "bob"]
+    stored = json.loads((tmp_path / "out" / "graded" / "alice.json").read_text())
+    assert stored["sha256"] == hashlib.sha256(graded).hexdigest()
+
+
 def test_a_file_and_a_folder_with_one_name_are_refused_up_front(tmp_path: Path) -> None:
     """dup_name.py beside dup_name/ gave two identical rows, which one won changing between runs."""
     root = tmp_path / "class"

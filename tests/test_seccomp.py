@@ -63,8 +63,9 @@ linux_x86_64 = pytest.mark.skipif(
 @pytest.mark.parametrize("inet", [True, False])
 def test_the_program_assembles_for_every_known_machine(machine: str, inet: bool) -> None:
     numbers = kl._SECCOMP_ARCHES[machine][1]
-    refused = [name for names in kl.REFUSED.values() for name in names]
-    assert set(refused) <= set(numbers), set(refused) - set(numbers)
+    refused = {name for names in kl.REFUSED.values() for name in names}
+    missing = refused - set(numbers)
+    assert missing <= (kl.X86_ONLY if machine != "x86_64" else set()), missing
     assert len(set(numbers.values())) == len(numbers), "two calls share a number"
     assert max(numbers.values()) <= kl._NEWEST
     program = kl.seccomp_program(machine, inet)
@@ -74,8 +75,8 @@ def test_the_program_assembles_for_every_known_machine(machine: str, inet: bool)
 
 def test_the_two_tables_differ_only_where_the_kernel_s_do() -> None:
     x86, arm = kl._SECCOMP_ARCHES["x86_64"][1], kl._SECCOMP_ARCHES["aarch64"][1]
-    assert x86.keys() == arm.keys()
-    assert {name for name in x86 if x86[name] == arm[name]} == set(kl._SHARED_NUMBERS)
+    assert x86.keys() - kl.X86_ONLY == arm.keys() and kl.X86_ONLY <= x86.keys()
+    assert {name for name in arm if x86[name] == arm[name]} == set(kl._SHARED_NUMBERS)
     # a few numbers checked against the kernel's tables by hand (arch/x86/entry/syscalls, asm-generic)
     assert (x86["socket"], arm["socket"], x86["clone"], arm["clone"], x86["unshare"], arm["unshare"]) == (
         41, 198, 56, 220, 272, 97)
@@ -187,7 +188,45 @@ def probes():
         out[name] = call(nr[name], -1, None, 0, 0, 0, 0)
     out["number_470"] = call(470)
     out["prlimit_own"] = call(nr["prlimit64"], 0, 7, None, ctypes.create_string_buffer(16))
+    # a file's metadata, on a file of this very user's (Landlock governs none of it)
+    path = TARGET.encode()
+    fd = os.open(TARGET, os.O_RDONLY)
+    try:
+        out["chmod"] = call(nr["chmod"], path, 0o640)
+        out["fchmod"] = call(nr["fchmod"], fd, 0o640)
+        out["fchmodat"] = call(nr["fchmodat"], -100, path, 0o640)
+        out["fchmodat2"] = call(nr["fchmodat2"], -100, path, 0o640, 0)
+        out["chown"] = call(nr["chown"], path, -1, -1)
+        out["fchown"] = call(nr["fchown"], fd, -1, -1)
+        out["lchown"] = call(nr["lchown"], path, -1, -1)
+        out["fchownat"] = call(nr["fchownat"], -100, path, -1, -1, 0)
+        out["utime"] = call(nr["utime"], path, None)
+        out["utimes"] = call(nr["utimes"], path, None)
+        out["futimesat"] = call(nr["futimesat"], -100, path, None)
+        out["utimensat"] = call(nr["utimensat"], -100, path, None, 0)
+        for name in ("setxattr", "lsetxattr"):
+            out[name] = call(nr[name], path, b"user.grind", b"x", 1, 0)
+        out["fsetxattr"] = call(nr["fsetxattr"], fd, b"user.grind", b"x", 1, 0)
+        for name in ("removexattr", "lremovexattr"):
+            out[name] = call(nr[name], path, b"user.grind")
+        out["fremovexattr"] = call(nr["fremovexattr"], fd, b"user.grind")
+        out["setxattrat"] = call(nr["setxattrat"], -100, path, 0, b"user.grind", None, 0)
+        out["removexattrat"] = call(nr["removexattrat"], -100, path, 0, b"user.grind")
+        out["file_setattr"] = call(nr["file_setattr"], -100, path, None, 0, 0)
+    finally:
+        os.close(fd)
+    # another process's scheduling: a sleeper of this test's own, and this process itself
+    out["ioprio_set_self"] = call(nr["ioprio_set"], 1, 0, (2 << 13) | 4)  # who 0: itself, best effort 4
+    mask = (ctypes.c_ulong * 16)(*([~0 & 0xFFFFFFFFFFFFFFFF] + [0] * 15))
+    out["sched_setaffinity_other"] = call(nr["sched_setaffinity"], SLEEPER.pid, ctypes.sizeof(mask), mask)
+    out["sched_setaffinity_self"] = call(nr["sched_setaffinity"], 0, ctypes.sizeof(mask), mask)
+    out["migrate_pages_other"] = call(nr["migrate_pages"], SLEEPER.pid, 0, None, None)
+    out["move_pages_other"] = call(nr["move_pages"], SLEEPER.pid, 0, None, None, None, 0)
     return out
+
+import tempfile
+TARGET = tempfile.mkstemp(prefix="grind-seccomp-")[1]
+SLEEPER = subprocess.Popen(["sleep", "60"])
 
 results = {"before": probes()}
 kl.seccomp_filter(inet=args["inet"])
@@ -203,6 +242,7 @@ if pid == 0:
     os._exit(3)
 results["fork"] = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
 results["subprocess"] = subprocess.run(["/bin/true"]).returncode
+SLEEPER.kill()
 print(json.dumps(results))
 """
 
@@ -214,6 +254,10 @@ REFUSED_ALWAYS = [
     "request_key", "fanotify_init", "name_to_handle_at", "open_by_handle_at", "mount", "umount2", "chroot",
     "pivot_root", "fsopen", "fspick", "open_tree", "move_mount", "fsconfig", "fsmount", "mount_setattr",
     "open_tree_attr", "process_madvise", "io_setup", "io_submit", "sigchld_set",
+    "chmod", "fchmod", "fchmodat", "fchmodat2", "chown", "fchown", "lchown", "fchownat", "utime", "utimes", "futimesat",
+    "utimensat", "setxattr", "lsetxattr", "fsetxattr", "removexattr", "lremovexattr", "fremovexattr", "setxattrat",
+    "removexattrat", "file_setattr", "ioprio_set_self", "sched_setaffinity_other", "migrate_pages_other",
+    "move_pages_other",
 ]
 INET = ["socket_inet_tcp", "socket_inet_udp", "socket_inet6_udp", "socket_netlink_route", "udp_to_host"]
 EPERM, ENOSYS = os.strerror(1), os.strerror(38)
@@ -256,14 +300,16 @@ def test_the_filter_refuses_every_side_door(inet: bool, udp_listener: tuple[int,
     before, after = results["before"], results["after"]
     # Controls: what worked before the filter (a refusal after it is then the filter's doing).
     for name in ("io_uring_setup", "socket_unix", "socketpair_dgram", "socket_inet_udp", "udp_to_host", "io_setup",
-                 "sigchld_set"):
+                 "sigchld_set", "chmod", "fchmod", "chown", "utimensat", "utime", "ioprio_set_self",
+                 "sched_setaffinity_other"):
         assert before[name] == "ok", f"control {name} failed, the check proves nothing: {before[name]}"
     wrong = {name: after[name] for name in REFUSED_ALWAYS if after[name] != EPERM}
     assert not wrong, f"not refused with EPERM after the filter: {wrong}"
     assert after["clone3"] == ENOSYS and after["number_470"] == ENOSYS
     for name in INET:
         assert after[name] == ("ok" if inet else EPERM), (name, after[name])
-    for name in ("socketpair_stream", "socketpair_seqpacket", "prlimit_own", "pidfd_open", "sigchld_read", "sigusr1_set"):
+    for name in ("socketpair_stream", "socketpair_seqpacket", "prlimit_own", "pidfd_open", "sigchld_read", "sigusr1_set",
+                 "sched_setaffinity_self"):
         assert after[name] == "ok", (name, after[name])
     assert results["thread"] and results["fork"] == 3 and results["subprocess"] == 0, results
     # The control's datagram arrives; the one sent under the filter only where it was allowed here
@@ -361,6 +407,27 @@ class Bait:
         self.udp = self._listen(socket.AF_INET, socket.SOCK_DGRAM, ("127.0.0.1", 0))
         for path in (self.unix, self.unix_dgram):
             os.chmod(path, 0o777)
+        # a file of this user's outside every run: its mode, times and attributes must not move
+        self.file = os.path.join(self.folder, "notes.txt")
+        with open(self.file, "w") as handle:
+            handle.write("the grader's own file\n")
+        os.chmod(self.file, 0o644)
+        os.utime(self.file, (1_000_000_000, 1_000_000_000))
+        self.file_was = self._file_state()
+
+    def _file_state(self) -> tuple[Any, ...]:
+        info = os.stat(self.file)
+        try:
+            attributes = sorted(os.listxattr(self.file))
+        except OSError:
+            attributes = []
+        return info.st_mode, info.st_uid, info.st_gid, info.st_mtime_ns, info.st_ctime_ns, attributes
+
+    def file_changes(self) -> list[str]:
+        """What changed in the bait file's metadata since it was made (ctime moves on any change)."""
+        now = self._file_state()
+        names = ("mode", "owner", "group", "mtime", "ctime", "xattrs")
+        return [f"{name}: {was} -> {is_}" for name, was, is_ in zip(names, self.file_was, now) if was != is_]
 
     def _listen(self, family: int, kind: int, address: Any) -> Any:
         sock = socket.socket(family, kind)
@@ -399,7 +466,7 @@ class Bait:
 
     def addresses(self) -> dict[str, Any]:
         return {"unix": self.unix, "unix_dgram": self.unix_dgram, "abstract": self.abstract[1:],
-                "abstract_dgram": self.abstract_dgram[1:], "tcp": self.tcp, "udp": self.udp}
+                "abstract_dgram": self.abstract_dgram[1:], "tcp": self.tcp, "udp": self.udp, "file": self.file}
 
     def close(self) -> None:
         for sock in self.sockets:
@@ -477,6 +544,7 @@ def test_a_side_door_stays_shut_cold_and_warm(attack: Path, bait: Bait, warm_wor
     for mode, verdict in (("cold", cold), ("warm", warm)):  # the record: how each attempt ended (pytest -s)
         print(f"\n{attack.stem} {mode} at {level}: {verdict.status.value}: " + "; ".join(verdict.stdout.splitlines()))
     assert not bait.heard, f"{attack.name} reached a service of the host: {bait.heard}"
+    assert not bait.file_changes(), f"{attack.name} changed a file outside its run: {bait.file_changes()}"
     for mode, verdict in (("cold", cold), ("warm", warm)):
         assert verdict.status.value == "passed", (mode, verdict.status.value, verdict.message, verdict.stdout[-2000:])
         assert said[mode].startswith("GRIND-SIDEDOOR shut"), (mode, verdict.stdout[-2000:])
@@ -510,5 +578,6 @@ def test_bubblewrap_without_landlock_still_shuts_every_side_door(attack: Path, b
     print(f"\n{attack.stem} cold at bubblewrap without landlock: {verdict.status.value}: "
           + "; ".join(verdict.stdout.splitlines()))
     assert not bait.heard, f"{attack.name} reached a service of the host: {bait.heard}"
+    assert not bait.file_changes(), f"{attack.name} changed a file outside its run: {bait.file_changes()}"
     assert verdict.status.value == "passed", (verdict.status.value, verdict.message, verdict.stdout[-2000:])
     assert "GRIND-SIDEDOOR shut" in verdict.stdout, verdict.stdout[-2000:]

@@ -76,7 +76,7 @@ _SHARED_NUMBERS = {
     "pidfd_send_signal": 424, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
     "open_tree": 428, "move_mount": 429, "fsopen": 430, "fsconfig": 431, "fsmount": 432, "fspick": 433,
     "pidfd_open": 434, "clone3": 435, "pidfd_getfd": 438, "process_madvise": 440, "mount_setattr": 442,
-    "open_tree_attr": 467,
+    "open_tree_attr": 467, "fchmodat2": 452, "setxattrat": 463, "removexattrat": 466, "file_setattr": 469,
 }
 _SECCOMP_ARCHES = {
     "x86_64": (0xC000003E, {
@@ -86,7 +86,11 @@ _SECCOMP_ARCHES = {
         "fanotify_init": 300, "prlimit64": 302, "name_to_handle_at": 303, "open_by_handle_at": 304, "setns": 308,
         "process_vm_readv": 310, "process_vm_writev": 311, "kcmp": 312, "sched_setattr": 314, "bpf": 321,
         "userfaultfd": 323, "rt_sigaction": 13, "io_setup": 206, "io_destroy": 207, "io_getevents": 208,
-        "io_submit": 209, "io_cancel": 210, "io_pgetevents": 333, **_SHARED_NUMBERS,
+        "io_submit": 209, "io_cancel": 210, "io_pgetevents": 333,
+        "chmod": 90, "fchmod": 91, "fchmodat": 268, "chown": 92, "fchown": 93, "lchown": 94, "fchownat": 260,
+        "utime": 132, "utimes": 235, "futimesat": 261, "utimensat": 280, "setxattr": 188, "lsetxattr": 189,
+        "fsetxattr": 190, "removexattr": 197, "lremovexattr": 198, "fremovexattr": 199, "ioprio_set": 251,
+        "sched_setaffinity": 203, "migrate_pages": 256, "move_pages": 279, **_SHARED_NUMBERS,
     }),
     "aarch64": (0xC00000B7, {
         "socket": 198, "socketpair": 199, "clone": 220, "ptrace": 117, "setpriority": 140, "sched_setparam": 118,
@@ -95,9 +99,14 @@ _SECCOMP_ARCHES = {
         "fanotify_init": 262, "prlimit64": 261, "name_to_handle_at": 264, "open_by_handle_at": 265, "setns": 268,
         "process_vm_readv": 270, "process_vm_writev": 271, "kcmp": 272, "sched_setattr": 274, "bpf": 280,
         "userfaultfd": 282, "rt_sigaction": 134, "io_setup": 0, "io_destroy": 1, "io_submit": 2, "io_cancel": 3,
-        "io_getevents": 4, "io_pgetevents": 292, **_SHARED_NUMBERS,
+        "io_getevents": 4, "io_pgetevents": 292,
+        "fchmod": 52, "fchmodat": 53, "fchown": 55, "fchownat": 54, "utimensat": 88, "setxattr": 5,
+        "lsetxattr": 6, "fsetxattr": 7, "removexattr": 14, "lremovexattr": 15, "fremovexattr": 16, "ioprio_set": 30,
+        "sched_setaffinity": 122, "migrate_pages": 238, "move_pages": 239, **_SHARED_NUMBERS,
     }),
 }
+# The old path calls the generic table (aarch64) never had: there only their *at forms exist.
+X86_ONLY = frozenset({"chmod", "chown", "lchown", "utime", "utimes", "futimesat"})
 _NEWEST = 469  # file_setattr (Linux 6.17): the last number this table has been checked against
 # Refused outright, whatever the arguments, grouped by the door each one is.
 REFUSED = {
@@ -113,6 +122,17 @@ REFUSED = {
     "namespaces and mounts": ("unshare", "setns", "mount", "umount2", "pivot_root", "chroot", "fsopen", "fsconfig",
                               "fsmount", "fspick", "open_tree", "move_mount", "mount_setattr", "open_tree_attr"),
     "file handles, which skip every path check": ("name_to_handle_at", "open_by_handle_at"),
+    # Landlock governs reading, writing, making and removing files, not a file's mode, owner,
+    # times or extended attributes, wherever it is: a child that runs as root (no capabilities,
+    # but the owner of every root-owned file) made a copy of /usr/bin/id setuid root, and under
+    # bubblewrap changed the mode of the host's /dev/full; an unprivileged one made the class
+    # folder it was graded from unreadable, which stopped the grade. No check needs them.
+    "a file's mode, owner, times and attributes (which Landlock does not govern)": (
+        "chmod", "fchmod", "fchmodat", "fchmodat2", "chown", "fchown", "lchown", "fchownat", "utime", "utimes",
+        "futimesat", "utimensat", "setxattr", "lsetxattr", "fsetxattr", "removexattr", "lremovexattr",
+        "fremovexattr", "setxattrat", "removexattrat", "file_setattr"),
+    # another process's I/O priority (a review set grind's own to idle, and it stayed there)
+    "another process's I/O priority": ("ioprio_set",),
 }
 _AF_UNIX, _AF_INET, _AF_INET6, _AF_NETLINK = 1, 2, 10, 16
 _SIGCHLD = 17  # x86_64 and aarch64 alike
@@ -180,8 +200,12 @@ def seccomp_program(machine: str, inet: bool) -> list[tuple[int, int, int, int]]
         ("jeq", nr["sched_setscheduler"], "other_pid", None),
         ("jeq", nr["sched_setparam"], "other_pid", None),
         ("jeq", nr["sched_setattr"], "other_pid", None),
+        # the CPUs and memory nodes another process runs on: only its own (pid 0)
+        ("jeq", nr["sched_setaffinity"], "other_pid", None),
+        ("jeq", nr["migrate_pages"], "other_pid", None),
+        ("jeq", nr["move_pages"], "other_pid", None),
     ]
-    lines += [("jeq", nr[name], "eperm", None) for names in REFUSED.values() for name in names]
+    lines += [("jeq", nr[name], "eperm", None) for names in REFUSED.values() for name in names if name in nr]
     lines += [
         ("ret", _ALLOW),
         # socket(family, type, protocol): an allow-list of families
@@ -229,8 +253,12 @@ def seccomp_filter(inet: bool = False) -> bool:
       bubblewrap, as grind itself), and Landlock does not cover ``prlimit``: a submission lowered
       the server's RLIMIT_FSIZE to 0 and every classmate graded after it by that server crashed.
       ``prlimit64`` with another pid and a new limit, ``setpriority`` other than on itself, and
-      ``sched_setscheduler``/``sched_setparam``/``sched_setattr`` on another pid are refused;
+      ``sched_setscheduler``/``sched_setparam``/``sched_setattr``/``sched_setaffinity`` and
+      ``migrate_pages``/``move_pages`` on another pid, and ``ioprio_set`` at all, are refused;
       the process's own limits, priority and scheduling stay its own to change.
+    - a file's metadata: Landlock does not govern mode, owner, times or extended attributes, so
+      a child running as root (the owner of every root-owned file) could make any of them
+      setuid, and any child could make the folder it is graded from unreadable. Refused.
     - UDP: without a network namespace of its own (``inet`` False) a child's datagrams reach the
       host's loopback, which Landlock (TCP only) does not stop.
 

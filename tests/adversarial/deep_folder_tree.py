@@ -19,7 +19,10 @@ finally:
 os.mkdir("locked")
 with open("locked/file", "w") as _handle:
     _handle.write("left behind?")
-os.chmod("locked", 0)
+try:
+    os.chmod("locked", 0)
+except PermissionError:  # the sandbox's filter refuses a file's mode (limits-only still allows it)
+    pass
 
 
 def clip_grad_norm_(parameters, max_norm, norm_type=2.0):
