@@ -75,10 +75,14 @@ def test_torchs_raw_address_doors_are_refused_for_marks(name: str) -> None:
 @pytest.mark.parametrize(("slug", "name", "api"), [
     ("adam", "adam_sparse_functional.py", "torch.optim._functional.sparse_adam"),
     ("sgd-momentum", "sgd_via_rmsprop.py", "torch.optim.RMSprop"),
+    ("sgd-momentum", "sgd_via_adam.py", "torch.optim.Adam"),
+    ("adam", "adam_via_nadam_rmsprop.py", "torch.optim.NAdam"),
 ])
 def test_torchs_maths_through_an_optimizer_the_exercise_did_not_name_is_forbidden(slug: str, name: str,
                                                                                    api: str) -> None:
-    """SparseAdam's update is Adam's; RMSprop with alpha=1, eps=1 is heavy-ball SGD: both passed for marks."""
+    """SparseAdam's update is Adam's; RMSprop with alpha=1, eps=1 is heavy-ball SGD; Adam with
+    betas=(momentum, 0) and a huge eps is SGD's velocity; NAdam with one RMSprop taking back its
+    extra term is Adam: each passed for marks, so every torch optimizer is named now."""
     verdict = _marked(slug, name)
     assert verdict.status is Status.FORBIDDEN and f"Forbidden API: {api}" in verdict.message, verdict.message
 
