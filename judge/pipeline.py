@@ -25,7 +25,7 @@ from judge.paths import hidden_from_learners
 from judge.trusted import job_for, loaded_reference, pair_source, reference_for
 from judge.speed import SLOWER, speed_advice
 from judge.static_checks import error_verdict
-from judge.subjects import LEARNER, Reference, split_runs
+from judge.subjects import LEARNER, REFERENCE, Reference, split_runs
 from judge.worker.poison import status_name as poisoned_api
 from judge.worker.sandbox import STARTUP_FAILED, Limits, RunOutcome
 
@@ -42,15 +42,19 @@ def _timeout_line(trace: str, filename: str) -> int | None:
 
 def run_learner(exercise: Exercise, source: str, filename: str, limits: Limits | None = None,
                 worker: JobRunner | None = None, speed: bool = False, marked: bool = False,
-                reference_s: float | None = None) -> RunOutcome:
+                reference_s: float | None = None, costs: dict[str, float] | None = None) -> RunOutcome:
     """``marked``: the child also checks, after every case, that the learner's code replaced
     nothing in the libraries the judge's own code uses (judge/worker/integrity.py).
     ``reference_s``: the reference's time on the SPEED case, when already known here; the
-    learner's timing then stops at its first call too fast to earn advice (child/job.time_call)."""
+    learner's timing then stops at its first call too fast to earn advice (child/job.time_call).
+    ``costs``: the reference's seconds per case instance, when already known here; a practice
+    job then shares its instances between two processes (child/halves.py)."""
     job = job_for(exercise, [{"id": LEARNER, "kind": "file", "path": filename, "source": source}],
                   guard=True, forbidden=list(exercise.forbidden), time_speed=speed, marked=marked)
     if speed and reference_s is not None and reference_s > 0:
         job["speed_enough_s"] = SLOWER * reference_s
+    if costs and not marked:
+        job["costs"] = dict(costs)
     limits = limits or Limits(wall_s=exercise.time_limit, memory_mb=exercise.memory_mb)
     outcome = (worker if worker is not None else ColdRunner(hidden_from_learners(exercise))).run_job(job, limits)
     if marked and outcome.result is None and outcome.status == "crashed":
@@ -146,10 +150,14 @@ class LocalExecutor(Executor):
         return verdict
 
     def _learner(self, submission: Submission) -> RunOutcome:
-        known = loaded_reference(submission.exercise, submission.key) if submission.speed else None
-        reference_s = known.speed.reference_s if known is not None and known.speed is not None else None
+        # Only what this process already holds (a daemon, watch, a batch): nothing is read here.
+        known = loaded_reference(submission.exercise, submission.key)
+        reference_s = (known.speed.reference_s if submission.speed and known is not None and known.speed is not None
+                       else None)
+        own = known.subjects.get(REFERENCE) if known is not None else None
         return run_learner(submission.exercise, submission.source, submission.filename, submission.limits,
-                           self.worker, submission.speed, submission.marked, reference_s)
+                           self.worker, submission.speed, submission.marked, reference_s,
+                           own.record.case_s if own is not None else None)
 
     @abstractmethod
     def _uncached(self, submission: Submission) -> tuple[Reference, RunOutcome]:

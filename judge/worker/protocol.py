@@ -149,6 +149,7 @@ class Job(TypedDict, total=False):
     speed_enough_s: float  # a learner's speed run: a call faster than this ends its timing (no advice
     # is given under SLOWER x the reference's time, so one such call decides it; judge.pipeline)
     combinations: list[str]  # pitfall pairs ("a+b") to run, instead of the single pitfalls
+    costs: dict[str, float]  # a practice job: the reference's seconds per instance (child/halves.py)
     # Added by the sandbox:
     token: str  # proves the result was written by this run's runner (never sent back twice)
     out_dir: str  # the run's private temp dir: the child's cwd and HOME
@@ -287,24 +288,30 @@ class SubjectRecord:
     cases: dict[str, CaseRecord] = field(default_factory=dict)
     forbidden: list[ForbiddenHit] = field(default_factory=list)
     elapsed_s: float = 0.0
+    # Seconds per case instance. The reference's, kept in the cache, tell a later learner's job
+    # how to share its instances between two processes (child/job.py, _shared_instances).
+    case_s: dict[str, float] = field(default_factory=dict)
 
     @classmethod
     def parse(cls, raw: Any, where: str) -> SubjectRecord:
         d = _dict(raw, where)
         load_error = d.get("load_error")
         cases = _dict(d.get("cases", {}), f"{where}.cases")
+        case_s = _dict(d.get("case_s", {}), f"{where}.case_s")
         return cls(
             ErrorInfo.parse(load_error, f"{where}.load_error") if load_error is not None else None,
             {_str(name, f"{where}.cases"): CaseRecord.parse(rec, f"{where}.cases[{str(name)[:60]}]")
              for name, rec in cases.items()},
             [ForbiddenHit.parse(h, f"{where}.forbidden") for h in _list(d.get("forbidden", []), f"{where}.forbidden")],
             _float(d.get("elapsed_s", 0.0), f"{where}.elapsed_s"),
+            {_str(name, f"{where}.case_s"): _float(s, f"{where}.case_s") for name, s in case_s.items()},
         )
 
     def to_json(self) -> dict[str, Any]:
         return {"load_error": asdict(self.load_error) if self.load_error else None,
                 "cases": {k: v.to_json() for k, v in self.cases.items()},
-                "forbidden": [asdict(h) for h in self.forbidden], "elapsed_s": self.elapsed_s}
+                "forbidden": [asdict(h) for h in self.forbidden], "elapsed_s": self.elapsed_s,
+                "case_s": self.case_s}
 
 
 @dataclass

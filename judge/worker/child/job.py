@@ -21,6 +21,7 @@ from .. import integrity as _integrity
 from .. import poison as _poison
 from .. import protocol as _protocol
 from .. import witness as _witness
+from . import halves as _halves
 from . import ranks as _ranks
 from .checks import AuthoringError, authoring_error, check_cases, check_pitfalls, expand_cases, pitfall_combinations
 from .checks import subject_namespace
@@ -179,9 +180,18 @@ def run_subject(run: Run, subject_id: str, spec: dict[str, Any], record_inputs: 
     # learner code runs in a trusted job. A learner's figures come from the witness outside.
     witness = run.job.get("witness") if not run.job.get("guard") else None
     before = _witness.sample() if isinstance(witness, dict) else None
+    def observe(instance: dict[str, Any]) -> Any:
+        return observe_case(run, subject_id, subject, instance, filename, record_inputs)
+
     try:
+        halves = _halves.plan(run.job, run.instances)
+        if halves is not None:
+            _halves.observe_halves(run, record, *halves, observe=observe, flush=flush_output)
         for instance in run.instances:
-            record.cases[instance["name"]] = observe_case(run, subject_id, subject, instance, filename, record_inputs)
+            if instance["name"] not in record.cases:
+                begun = time.perf_counter()
+                record.cases[instance["name"]] = observe(instance)
+                record.case_s[instance["name"]] = time.perf_counter() - begun
     finally:
         close_rank_pools(run, subject_id)  # its ranks reaped: their writes are folded into ours
     if before is not None:

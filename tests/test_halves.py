@@ -1,0 +1,157 @@
+"""A practice job's instances shared between two processes (judge/worker/child/halves.py): when
+it splits, and that a shared run gives the same records, observations and verdict as one
+process would, including when the learner's code misbehaves only in the fork."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from judge.catalog import Catalog
+from judge.pipeline import run_learner
+from judge.subjects import REFERENCE
+from judge.trusted import reference_for
+from judge.worker.child import halves
+
+from .conftest import exercise_worker
+
+
+def _instance(name: str, world_size: int | None = None) -> dict:
+    return {"name": name, "case": {"world_size": world_size} if world_size else {}}
+
+
+COSTS = {"a": 0.01, "b": 0.06, "c": 0.02, "d": 0.03, "e": 0.04}
+FIVE = [_instance(name) for name in "abcde"]
+
+
+@pytest.fixture()
+def two_cores(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(halves, "_cores", lambda: 2)
+
+
+def test_plan_gives_the_longest_first_to_the_lighter_group(two_cores: None) -> None:
+    planned = halves.plan({"guard": True, "costs": COSTS}, FIVE)
+    assert planned is not None
+    mine, theirs = planned
+    # b (0.06) -> first, e (0.04) -> second, d -> second (0.07), c -> first (0.08), a -> second (0.08)
+    assert [i["name"] for i in mine] == ["b", "c"]
+    assert [i["name"] for i in theirs] == ["a", "d", "e"]  # each group in run order
+
+
+@pytest.mark.parametrize("change, why", [
+    ({"marked": True}, "a marked run's integrity record is one process's"),
+    ({"guard": False}, "a trusted job (reference, pitfalls) is not a practice job"),
+    ({"witness": {"case": "a", "counter": "writes"}}, "grind counts the whole run's writes"),
+    ({"costs": None}, "no costs known"),
+    ({"costs": {**COSTS, "e": "0.04"}}, "a cost that is not a number"),
+    ({"costs": {k: v for k, v in COSTS.items() if k != "e"}}, "an instance without a cost"),
+    ({"costs": {k: v / 10 for k, v in COSTS.items()}}, "too little work to be worth a fork"),
+    ({"costs": {**COSTS, "b": 1.0}}, "one instance is nearly all of it"),
+])
+def test_plan_declines(two_cores: None, change: dict, why: str) -> None:
+    job = {"guard": True, "costs": COSTS, **change}
+    assert halves.plan(job, FIVE) is None, why
+
+
+def test_plan_declines_distributed_cases_and_one_core(monkeypatch: pytest.MonkeyPatch, two_cores: None) -> None:
+    job = {"guard": True, "costs": {**COSTS, "f": 0.05}}
+    assert halves.plan(job, [*FIVE, _instance("f", world_size=2)]) is None
+    assert halves.plan(job, [*FIVE, _instance("f")]) is not None
+    monkeypatch.setattr(halves, "_cores", lambda: 1)
+    assert halves.plan(job, [*FIVE, _instance("f")]) is None
+
+
+def test_a_malformed_report_is_dropped_whole() -> None:
+    class Run:
+        observed: dict = {}
+        guards = None
+
+    class Record:
+        cases: dict = {}
+        case_s: dict = {}
+
+    for raw in (b"", b"\x00" * 5, halves._HEADER.pack(2, 0) + b"{}", halves._HEADER.pack(1, 0) + b"{"):
+        halves._merge(Run(), Record(), raw, {"a"})
+        assert Run.observed == {} and Record.cases == {}
+
+
+# --- the real thing: loss-scaling's cases in two processes of a warm worker -------------------
+
+SLUG = "loss-scaling"
+CORPUS = Path(__file__).parent / "corpus" / SLUG
+# Each of these prints its process id when a scaler is made (every case makes one), and the
+# variants misbehave only in a process other than the one that loaded the file: the fork.
+PIDS = "\nimport os as _os\n_FIRST = _os.getpid()\n_init = LossScaler.__init__\n" \
+       "def _watched(self, *a, **k):\n    print('pid', _os.getpid(), flush=True)\n{extra}    _init(self, *a, **k)\n" \
+       "LossScaler.__init__ = _watched\n"
+EXIT_IN_FORK = "    if _os.getpid() != _FIRST:\n        _os._exit(0)\n"
+FORBIDDEN_IN_FORK = "    if _os.getpid() != _FIRST:\n        import torch\n        torch.amp.GradScaler('cpu')\n"
+
+
+def _costs() -> dict[str, float]:
+    return reference_for(Catalog().get(SLUG)).subjects[REFERENCE].record.case_s
+
+
+def _run(source: str, costs: dict[str, float] | None, name: str = "learner.py"):  # type: ignore[no-untyped-def]
+    exercise = Catalog().get(SLUG)
+    return run_learner(exercise, source, name, worker=exercise_worker(SLUG), costs=costs)
+
+
+def _pids(outcome) -> set[str]:  # type: ignore[no-untyped-def]
+    return {line.split()[1] for line in outcome.stdout.splitlines() if line.startswith("pid ")}
+
+
+@pytest.fixture(scope="module")
+def costs() -> dict[str, float]:
+    found = _costs()
+    planned = halves.plan({"guard": True, "costs": found},
+                          [{"name": name, "case": {}} for name in found])
+    if planned is None or halves._cores() < 2:
+        pytest.fail("loss-scaling's reference costs no longer split on this machine: these tests prove nothing")
+    return found
+
+
+@pytest.mark.parametrize("name", ["reference", "skipped_step_counted.py", "grow_without_reset.py",
+                                  "correct_tensor_state_chain.py"])
+def test_shared_run_gives_the_same_records_and_observations(costs: dict[str, float], name: str) -> None:
+    exercise = Catalog().get(SLUG)
+    source = (exercise.reference_path if name == "reference" else CORPUS / name).read_text()
+    shared, alone = _run(source + PIDS.format(extra=""), costs), _run(source + PIDS.format(extra=""), None)
+    assert shared.status == alone.status == "ok"
+    assert len(_pids(shared)) == 2 and len(_pids(alone)) == 1  # it really ran in two processes
+    assert shared.result is not None and alone.result is not None
+    one, other = shared.result.subjects["learner"], alone.result.subjects["learner"]
+    assert list(one.cases) == list(other.cases)  # in run order
+    assert {k: v.to_json() for k, v in one.cases.items()} == {k: v.to_json() for k, v in other.cases.items()}
+    assert set(one.case_s) == set(other.case_s) == set(one.cases)
+    assert sorted(shared.observations) == sorted(alone.observations)
+    for key, value in alone.observations.items():
+        assert np.array_equal(shared.observations[key], value, equal_nan=True), key
+
+
+def test_a_fork_that_dies_leaves_its_part_to_this_process(costs: dict[str, float]) -> None:
+    source = Catalog().get(SLUG).reference_path.read_text() + PIDS.format(extra=EXIT_IN_FORK)
+    outcome = _run(source, costs)
+    assert outcome.status == "ok" and outcome.result is not None
+    record = outcome.result.subjects["learner"]
+    assert all(case.status == "ok" for case in record.cases.values())
+    assert len(record.cases) == len(costs)
+    assert len(_pids(outcome)) == 2  # the fork started a case, then the learner's code ended it
+
+
+def test_a_forbidden_call_in_the_fork_is_reported(costs: dict[str, float]) -> None:
+    source = Catalog().get(SLUG).reference_path.read_text() + PIDS.format(extra=FORBIDDEN_IN_FORK)
+    outcome = _run(source, costs)
+    assert outcome.result is not None
+    assert any("GradScaler" in hit.api for hit in outcome.result.subjects["learner"].forbidden)
+    assert not _run(Catalog().get(SLUG).reference_path.read_text() + PIDS.format(extra=""), costs) \
+        .result.subjects["learner"].forbidden  # type: ignore[union-attr]
+
+
+def test_only_a_practice_job_is_shared(costs: dict[str, float]) -> None:
+    exercise = Catalog().get(SLUG)
+    source = exercise.reference_path.read_text() + PIDS.format(extra="")
+    marked = run_learner(exercise, source, "learner.py", worker=exercise_worker(SLUG), costs=costs, marked=True)
+    assert marked.status == "ok" and len(_pids(marked)) == 1
