@@ -463,7 +463,7 @@ def grade_one(slug: str, submission: Path, results: Path, work: Path) -> None:
     from judge.batch import grade_class
     from judge.catalog import Catalog
     from judge.formats import to_gradescope, write_atomic
-    from judge.worker.isolation import HOW_TO_STRENGTHEN, isolation
+    from judge.worker.isolation import how_to_strengthen, isolation
 
     exercise = Catalog().get(slug)
     print(f"grind {__version__} from {Path(judge.__file__).parent}", flush=True)
@@ -474,7 +474,7 @@ def grade_one(slug: str, submission: Path, results: Path, work: Path) -> None:
     why = refusal(weak, isolation().drop_to is not None, bool(bundle_settings().get("allow_weak_isolation")))
     if why:
         message = (f"The autograder refused to grade: {level}. {why} Fix the image: "
-                   f"{HOW_TO_STRENGTHEN[isolation().level]}.")
+                   f"{how_to_strengthen(isolation().level)}.")
         print(message, flush=True)  # the log: Gradescope shows it to instructors only
         write_atomic(results, json.dumps({"score": 0, "max_score": bundle_settings().get("max_score", 0),
                                           "output": STUDENT_REFUSAL + f"\n\n{level}"}))

@@ -24,7 +24,7 @@ def executor_for(name: str, jobs: int | None, scheduler: str | None, allow_weak_
                  worker_wait: float | None) -> Any:
     """Where the class is graded: None for this machine (refused at a weak isolation level unless
     allowed), a DaskExecutor for ``--executor dask --scheduler ADDR``."""
-    from judge.worker.isolation import HOW_TO_STRENGTHEN, isolation
+    from judge.worker.isolation import how_to_strengthen, isolation
 
     if name == "dask" and jobs is not None:
         raise UsageError("--jobs counts this machine's parallel gradings; with --executor dask each worker grades "
@@ -34,7 +34,7 @@ def executor_for(name: str, jobs: int | None, scheduler: str | None, allow_weak_
     if executor is None and iso.weak and not allow_weak_isolation:
         raise UsageError(f"refusing to grade at isolation level {iso.level}: a submission could read the "
                          "reference and classmates' files and fake a pass. "
-                         f"Fix: {HOW_TO_STRENGTHEN[iso.level]}; or pass --allow-weak-isolation "
+                         f"Fix: {how_to_strengthen(iso.level)}; or pass --allow-weak-isolation "
                          "(see grind doctor)")
     return executor
 

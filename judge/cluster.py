@@ -77,12 +77,12 @@ def refusal(facts: dict[str, Any], here: dict[str, str], address: str, allow_wea
                 f"{theirs['torch']}, this machine has grind {here['grind']} and torch {here['torch']}; "
                 "install the same versions on every worker")
     if facts.get("weak") and not allow_weak:
-        from judge.worker.isolation import HOW_TO_STRENGTHEN
+        from judge.worker.isolation import how_to_strengthen
 
         level = facts.get("isolation", "?")
         return (f"refusing to grade on Dask worker {address}: its isolation level is {level}, where a "
                 f"submission could read the reference and classmates' files. Fix: "
-                f"{HOW_TO_STRENGTHEN.get(level, 'see grind doctor')} there; or pass --allow-weak-isolation")
+                f"{how_to_strengthen(level)} there; or pass --allow-weak-isolation")
     return None
 
 

@@ -166,3 +166,24 @@ def test_a_reference_case_without_observations_is_an_authoring_error(course: Pat
 
     with pytest.raises(JudgeError, match="observes nothing"):
         reference_for(Catalog().get("clipping"))
+
+
+def test_a_mistyped_grind_sandbox_is_said_and_a_chosen_weak_level_says_how_to_undo_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A newcomer's GRIND_SANDBOX=bogus was silently the default, and GRIND_SANDBOX=limits-only
+    was answered with "install bubblewrap" on a machine that had it: the fix is the variable."""
+    from judge.worker import isolation as iso_module
+
+    monkeypatch.setenv("GRIND_SANDBOX", "bogus")
+    iso_module.isolation.cache_clear()
+    try:
+        notes = iso_module.isolation().notes
+        assert any("GRIND_SANDBOX='bogus' is not a level" in note for note in notes), notes
+        monkeypatch.setenv("GRIND_SANDBOX", "limits-only")
+        iso_module.isolation.cache_clear()
+        assert iso_module.isolation().level == "limits-only"
+        assert iso_module.how_to_strengthen("limits-only").startswith("unset GRIND_SANDBOX")
+        monkeypatch.delenv("GRIND_SANDBOX")
+        assert "apt-get install bubblewrap" in iso_module.how_to_strengthen("limits-only")
+    finally:
+        iso_module.isolation.cache_clear()

@@ -72,7 +72,7 @@ def _validate_quiz(catalog: Catalog) -> ExitStatus:
 
 @app.command("grade")
 def grade_command(
-    submissions: Path = typer.Argument(..., help="A folder with one NAME.py file or NAME/ folder per student."),
+    submissions: Path = typer.Argument(..., help="A folder with one NAME.py or NAME.ipynb file, or NAME/ folder, per student."),
     exercise_name: str = typer.Option(..., "--exercise", "-e", help="Exercise to grade against.",
                                       autocompletion=complete_names),
     jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1, help="Submissions graded at once (default 2; local only)."),

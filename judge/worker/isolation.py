@@ -125,6 +125,17 @@ HOW_TO_STRENGTHEN = {
 }
 
 
+def how_to_strengthen(level: str) -> str:
+    """The advice for ``level``; when GRIND_SANDBOX chose it on purpose, unsetting the variable
+    is the fix (installing bubblewrap again is not, and a newcomer was told to)."""
+    mode = sandbox_mode()
+    if mode == "limits-only" and level == "limits-only":
+        return "unset GRIND_SANDBOX (it asks for limits-only, which turns every optional layer off)"
+    if mode == "landlock" and level == "landlock" and shutil.which("bwrap"):
+        return "unset GRIND_SANDBOX (it asks for landlock, which leaves the installed bubblewrap unused)"
+    return HOW_TO_STRENGTHEN.get(level, "see grind doctor")
+
+
 def scrubbed_env(home: str) -> dict[str, str]:
     """Only what Python and torch need; no tokens, no proxies, no PYTHON* hooks."""
     env = {
@@ -231,7 +242,7 @@ def doctor() -> dict[str, Any]:
         "landlock_abi": iso.landlock_abi,
         "notes": list(iso.notes),
         "guarantees": {level: GUARANTEES[level] for level in LEVELS},
-        "strengthen": HOW_TO_STRENGTHEN[iso.level],
+        "strengthen": how_to_strengthen(iso.level),
         "grading_allowed": not iso.weak,
         "child_user": child_user(iso),
         "python": sys.executable,
@@ -316,6 +327,8 @@ def isolation() -> Isolation:
     bwrap = shutil.which("bwrap") if mode != "landlock" else None
     if mode == "landlock":
         notes.append("GRIND_SANDBOX=landlock: bubblewrap is not used")
+    elif mode != "auto":
+        notes.append(f"GRIND_SANDBOX={mode[:40]!r} is not a level grind knows (landlock, limits-only): ignored")
     if bwrap:
         probe = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-all",
                  "--die-with-parent", "true"]
