@@ -225,7 +225,17 @@ def _reference_from(exercise: Exercise, result: protocol.Result, observations: O
 # References already read and checked by this process, with the stamp of the entry they came
 # from: grind watch, grind grade and a daemon-served run grade the same exercise again and again,
 # and reading and parsing the entry each time cost more than the learner's whole job.
+# At most KEPT_REFERENCES of them, the most recently used: each is 3-5 MB (every pitfall's
+# observations), and a daemon that served every exercise once held all of them for its life.
 _LOADED: dict[tuple[str, str, str], tuple[tuple[int, ...], Reference]] = {}
+KEPT_REFERENCES = 3
+
+
+def _keep(where: tuple[str, str, str], stamp: tuple[int, ...], reference: Reference) -> None:
+    _LOADED.pop(where, None)
+    _LOADED[where] = (stamp, reference)  # the newest last
+    while len(_LOADED) > KEPT_REFERENCES:
+        del _LOADED[next(iter(_LOADED))]
 
 
 def loaded_reference(exercise: Exercise, key: str) -> Reference | None:
@@ -247,12 +257,13 @@ def reference_for(exercise: Exercise, key: str | None = None, worker: JobRunner 
     stamp = cache.stamp(exercise.slug, key)
     known = _LOADED.get(where)
     if stamp is not None and known is not None and known[0] == stamp:
+        _keep(where, stamp, known[1])
         return known[1]
     hit = cache.load(exercise.slug, key)
     if hit is not None and reference_problem(*hit) is None:
         reference = _reference_from(exercise, *hit)
         if stamp is not None:
-            _LOADED[where] = (stamp, reference)
+            _keep(where, stamp, reference)
         return reference
     begun = time.monotonic()
     outcome = _run_trusted(exercise, worker=worker)
@@ -262,7 +273,7 @@ def reference_for(exercise: Exercise, key: str | None = None, worker: JobRunner 
     cache.record_reference_seconds(exercise.slug, time.monotonic() - begun)
     stamp = cache.stamp(exercise.slug, key)
     if stamp is not None:
-        _LOADED[where] = (stamp, reference)
+        _keep(where, stamp, reference)
     return reference
 
 

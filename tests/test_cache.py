@@ -211,3 +211,18 @@ def test_every_worker_module_is_in_the_key(tmp_path: Path, monkeypatch: pytest.M
         monkeypatch.setattr(cache, "_WORKER_DIGEST", [])
         keys.append(cache.exercise_key(exercise))
     assert len(set(keys)) == 5, keys
+
+
+def test_a_process_keeps_only_the_last_few_references_it_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each reference is 3-5 MB (every pitfall's observations): a daemon that served every
+    exercise once held all of them for its life. The last KEPT_REFERENCES used are kept."""
+    from judge import trusted
+
+    monkeypatch.setattr(trusted, "_LOADED", {})
+    kept = trusted.KEPT_REFERENCES
+    for i in range(kept + 2):
+        trusted._keep((f"slug{i}", "key", "root"), (i,), object())  # type: ignore[arg-type]
+    assert [where[0] for where in trusted._LOADED] == [f"slug{i}" for i in range(2, kept + 2)]
+    trusted._keep(("slug2", "key", "root"), (2,), object())  # used again: now the newest
+    trusted._keep(("new", "key", "root"), (9,), object())
+    assert [where[0] for where in trusted._LOADED][-2:] == ["slug2", "new"] and len(trusted._LOADED) == kept
