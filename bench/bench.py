@@ -278,6 +278,35 @@ def watch_save_to_verdict(slug: str, saves: int, env: dict[str, str], work: Path
     return statistics.median(samples)
 
 
+def shared_job_row(runs: int, slug: str = "loss-scaling") -> tuple[str, ...]:
+    """A practice job of ``slug``'s reference in one warm worker, its case instances shared with a
+    fork (the reference's costs sent, as the daemon and watch send them) and not (none sent),
+    alternating: the job alone, from sending it to its outcome (judge/worker/child/halves.py)."""
+    from judge.catalog import Catalog
+    from judge.grade import hidden_from_learners
+    from judge.pipeline import run_learner
+    from judge.subjects import REFERENCE
+    from judge.trusted import reference_for
+    from judge.worker.sandbox import WarmWorker
+
+    exercise = Catalog().get(slug)
+    costs = reference_for(exercise).subjects[REFERENCE].record.case_s
+    source = exercise.reference_path.read_text()
+    shared, alone = [], []
+    with WarmWorker(hidden_from_learners(exercise)) as worker:
+        run_learner(exercise, source, "learner.py", worker=worker)  # the server up, the checks compiled
+        for _ in range(runs * 4):
+            for samples, sent in ((shared, costs), (alone, None)):
+                time.sleep(0.3)  # the server forks the next job's process meanwhile, as between saves
+                start = time.perf_counter()
+                outcome = run_learner(exercise, source, "learner.py", worker=worker, costs=sent)
+                samples.append(time.perf_counter() - start)
+                assert outcome.status == "ok", outcome.message
+    ours, base = statistics.median(shared), statistics.median(alone)
+    return (f"{slug}'s practice job, cases shared with a fork ÷ one process (alternating)", f"{ours:.3f} s",
+            f"{base:.3f} s", f"{ours / base:.2f}", "-")
+
+
 def before_rows(before: Path, runs: int, env: dict[str, str], correct: Path, work: Path) -> list[tuple[str, ...]]:
     """This checkout's `grind --help` and cold `grind run` against another checkout's, timed in
     alternation (this, that, this, that...) under the same load: "its time today" in the same run.
@@ -462,6 +491,8 @@ def loop_rows(rows: list[tuple[str, ...]], runs: int, env: dict[str, str], corre
         rows.append((f"watch save -> verdict ({slug}) ÷ the same from {before.name} (alternating)",
                      f"{took:.3f} s", f"{then:.3f} s", f"{took / then:.2f}",
                      "≤ 0.1 s" if slug == "clipping" else "≤ 0.2 s"))
+
+    rows.append(shared_job_row(runs))
 
     shutil.rmtree(work, ignore_errors=True)
     widths = [max(len(r[i]) for r in rows + [("figure", "measured", "baseline", "ratio", "goal")])
