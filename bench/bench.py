@@ -451,7 +451,7 @@ def main() -> None:
     # 4. commands that never import torch
     python_start = median_of(runs, lambda: timed([sys.executable, "-c", "pass"], env))
     for argv in (["--help"], ["list"]):
-        took = median_of(runs, lambda: timed([*GRIND, *argv], env))
+        took = median_of(runs, lambda argv=argv: timed([*GRIND, *argv], env))
         rows.append((f"grind {' '.join(argv)}", f"{took:.3f} s", f"{python_start:.3f} s (python -c pass)",
                      f"{took / python_start:.1f}", "≤ 0.25 s"))
 
