@@ -155,3 +155,28 @@ def test_only_a_practice_job_is_shared(costs: dict[str, float]) -> None:
     source = exercise.reference_path.read_text() + PIDS.format(extra="")
     marked = run_learner(exercise, source, "learner.py", worker=exercise_worker(SLUG), costs=costs, marked=True)
     assert marked.status == "ok" and len(_pids(marked)) == 1
+
+
+HANG_AFTER_160_STEPS = """
+_update = LossScaler.update
+def _slow(self):
+    self._hang_count = getattr(self, "_hang_count", 0) + 1
+    if self._hang_count > 160:  # only the 2,100-step run's scaler gets here (the longest random one: 150)
+        while True:
+            pass
+    _update(self)
+LossScaler.update = _slow
+"""
+
+
+def test_a_timeout_names_the_case_still_running_not_the_one_that_finished(costs: dict[str, float]) -> None:
+    """The long run (the costliest instance, this process's) hangs while the fork finishes the
+    rest: the last "case" line grind reads must name the long run, not the fork's last case."""
+    from judge.worker.sandbox import Limits
+
+    exercise = Catalog().get(SLUG)
+    source = exercise.reference_path.read_text() + HANG_AFTER_160_STEPS
+    outcome = run_learner(exercise, source, "learner.py", Limits(wall_s=4.0, memory_mb=exercise.memory_mb),
+                          worker=exercise_worker(SLUG), costs=costs)
+    assert outcome.status == "timeout", (outcome.status, outcome.message)
+    assert (outcome.last_case or "").endswith("defaults_long_run"), outcome.last_case

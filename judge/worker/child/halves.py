@@ -65,7 +65,7 @@ def _cores() -> int:
         return os.cpu_count() or 1
 
 
-def observe_halves(run: Any, record: Any, mine: list[dict[str, Any]], theirs: list[dict[str, Any]],
+def observe_halves(run: Any, subject_id: str, record: Any, mine: list[dict[str, Any]], theirs: list[dict[str, Any]],
                    observe: Callable[[dict[str, Any]], Any], flush: Callable[[], None]) -> None:
     """Fill ``record`` (a SubjectRecord) with every instance of ``mine`` and ``theirs``, the
     latter run in a fork. ``observe(instance)`` runs one and returns its CaseRecord (its
@@ -76,19 +76,27 @@ def observe_halves(run: Any, record: Any, mine: list[dict[str, Any]], theirs: li
     flush()
     read_fd, write_fd = os.pipe()
     before = set(run.observed)
+    places = _Places(run, subject_id)
     pid = os.fork()
     if pid == 0:  # the fork: run the second group, report it, leave
         os.close(read_fd)
         try:
-            _report(run, record, theirs, observe, before, write_fd)
+            data = _report(run, theirs, places.watching(observe, 1), before)
+            places.done(1)  # before the write, which waits until this process reads it
+            view = memoryview(data)
+            while view:
+                view = view[os.write(write_fd, view):]
+            os.close(write_fd)
         finally:
             flush()
             os._exit(0)
     os.close(write_fd)
+    watched = places.watching(observe, 0)
     for instance in mine:
         started = time.perf_counter()
-        record.cases[instance["name"]] = observe(instance)
+        record.cases[instance["name"]] = watched(instance)
         record.case_s[instance["name"]] = time.perf_counter() - started
+    places.done(0)
     raw = _read_all(read_fd)
     try:
         os.waitpid(pid, 0)
@@ -104,8 +112,39 @@ def observe_halves(run: Any, record: Any, mine: list[dict[str, Any]], theirs: li
     record.cases = {name: record.cases[name] for name in order if name in record.cases}
 
 
-def _report(run: Any, record: Any, theirs: list[dict[str, Any]], observe: Callable[[dict[str, Any]], Any],
-            before: set[str], fd: int) -> None:
+class _Places:
+    """Which instance each of the two processes is in, in a page both share, so that a timeout
+    names the case still running: grind reads the last "case" line on the control pipe as the
+    case a timeout interrupted, and with two processes the last one started may be the one that
+    finished. A process that ends its part says the other's case once more. (The learner's code
+    can write this page, as it can write the control pipe: it only misnames its own timeout.)"""
+
+    def __init__(self, run: Any, subject_id: str) -> None:
+        import mmap
+
+        self.run, self.subject_id, self.names = run, subject_id, [i["name"] for i in run.instances]
+        self.page = mmap.mmap(-1, 8)
+        self.page[:] = struct.pack("<ii", -1, -1)
+
+    def watching(self, observe: Callable[[dict[str, Any]], Any], me: int) -> Callable[[dict[str, Any]], Any]:
+        index = {name: i for i, name in enumerate(self.names)}
+
+        def observed(instance: dict[str, Any]) -> Any:
+            struct.pack_into("<i", self.page, 4 * me, index.get(instance["name"], -1))
+            return observe(instance)
+
+        return observed
+
+    def done(self, me: int) -> None:
+        struct.pack_into("<i", self.page, 4 * me, -1)
+        other = struct.unpack_from("<i", self.page, 4 * (1 - me))[0]
+        if 0 <= other < len(self.names):
+            self.run.say(f"case {self.subject_id} {self.names[other]}")
+
+
+def _report(run: Any, theirs: list[dict[str, Any]], observe: Callable[[dict[str, Any]], Any],
+            before: set[str]) -> bytes:
+    """Run the fork's instances; their records, seconds, forbidden calls and observations as bytes."""
     import time
 
     from safetensors.numpy import save
@@ -118,11 +157,7 @@ def _report(run: Any, record: Any, theirs: list[dict[str, Any]], observe: Callab
     hits = [{"api": str(h["api"]), "line": h["line"]} for h in (run.guards.hits if run.guards else [])]
     head = ENCODE({"cases": cases, "case_s": seconds, "hits": hits}).encode()
     body = save({key: value for key, value in run.observed.items() if key not in before})
-    data = _HEADER.pack(len(head), len(body)) + head + body
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view):]
-    os.close(fd)
+    return _HEADER.pack(len(head), len(body)) + head + body
 
 
 def _read_all(fd: int) -> bytes:

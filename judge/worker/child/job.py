@@ -186,7 +186,7 @@ def run_subject(run: Run, subject_id: str, spec: dict[str, Any], record_inputs: 
     try:
         halves = _halves.plan(run.job, run.instances)
         if halves is not None:
-            _halves.observe_halves(run, record, *halves, observe=observe, flush=flush_output)
+            _halves.observe_halves(run, subject_id, record, *halves, observe=observe, flush=flush_output)
         for instance in run.instances:
             if instance["name"] not in record.cases:
                 begun = time.perf_counter()
