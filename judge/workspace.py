@@ -70,13 +70,14 @@ def is_scratch(file: Path | None, root: Path | None, exercise: Exercise) -> bool
         return True
 
 
-def current_exercise(root: Path | None, last_run: str | None, slugs: list[str], cwd: Path | None = None) -> str:
-    """The exercise a bare ``grind run`` means, as rustlings does: the exercise folder the learner
-    is in, else the one last run or practised in this workspace (``last_run``). A ``UsageError``
-    naming the usage when there is none."""
-    usage = "which exercise? 'grind run NAME', e.g. 'grind run clipping' ('grind list' shows them)"
+def current_exercise(root: Path | None, last_run: str | None, slugs: list[str], cwd: Path | None = None,
+                     command: str = "grind run") -> str:
+    """The exercise a bare ``grind run`` (or ``grind hint``) means, as rustlings does: the exercise
+    folder the learner is in, else the one last run or practised in this workspace (``last_run``).
+    A ``UsageError`` naming the usage when there is none."""
+    usage = f"which exercise? '{command} NAME', e.g. '{command} clipping' ('grind list' shows them)"
     if root is None:
-        raise UsageError(f"{usage}; a bare 'grind run' runs a workspace's current exercise, and there is no "
+        raise UsageError(f"{usage}; a bare '{command}' means a workspace's current exercise, and there is no "
                          "workspace here")
     here = (cwd or Path.cwd()).resolve()
     for folder in (here, *here.parents):

@@ -201,6 +201,18 @@ def test_hint_all_still_shows_the_hints_revealed_before_a_pass(in_tmp: Path) -> 
     assert "Hint 1 of 5" in shown and "Hint 2 of 5" in shown and "Hint 3 of 5" not in shown
 
 
+def test_a_bare_hint_means_the_exercise_folder_you_are_in_as_a_bare_run_does(in_tmp: Path) -> None:
+    """A newcomer in clipping/ typed `grind hint` and was asked which exercise, though `grind run`
+    there knew."""
+    ws = _workspace(in_tmp)
+    os.chdir(ws / "clipping")
+    shown = invoke("hint")
+    assert shown.exit_code == 0 and "Hint 1 of 5" in shown.output, shown.output
+    os.chdir(in_tmp)
+    outside = invoke("hint")
+    assert outside.exit_code == ExitStatus.USAGE and "grind hint NAME" in outside.output, outside.output
+
+
 def test_progress_and_list_outside_a_workspace_say_where_progress_lives(in_tmp: Path) -> None:
     """Outside a workspace, one line says that progress is kept in a workspace; --json stays JSON."""
     for command in (["progress"], ["list"]):

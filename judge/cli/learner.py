@@ -160,14 +160,16 @@ def _print_verdict(verdict: Verdict, exercise: Exercise, state: Progress, as_jso
 
 @app.command()
 def hint(
-    name: str = NAME,
+    name: str | None = typer.Argument(None, help="Exercise name, e.g. clipping (default: the exercise folder "
+                                      "you are in, else the one last run here, as for grind run).",
+                                      autocompletion=complete_names, show_default=False),
     show_all: bool = typer.Option(False, "--all", help="Show again every hint revealed so far."),
 ) -> None:
     """Reveal the next hint (one per call; grind remembers how many you have seen)."""
     from judge.render import render_text
 
-    exercise = _exercise(name)
-    _, state = _state()
+    root, state = _state()
+    exercise = _exercise(name or current_exercise(root, state.last_exercise(), Catalog().slugs(), command="grind hint"))
     commands.refuse_during_interview(state, exercise, "hints")
     out = console()
     for shown in commands.hint_screens(state, exercise, show_all):
