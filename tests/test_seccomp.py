@@ -213,6 +213,20 @@ def probes():
         out["setxattrat"] = call(nr["setxattrat"], -100, path, 0, b"user.grind", None, 0)
         out["removexattrat"] = call(nr["removexattrat"], -100, path, 0, b"user.grind")
         out["file_setattr"] = call(nr["file_setattr"], -100, path, None, 0, 0)
+        flags = ctypes.c_long(0)
+        out["ioctl_getflags"] = call(nr["ioctl"], fd, 0x80086601, ctypes.byref(flags))  # FS_IOC_GETFLAGS: free
+        out["ioctl_setflags"] = call(nr["ioctl"], fd, 0x40086602, ctypes.byref(flags))  # the same flags back
+        out["ioctl_fssetxattr"] = call(nr["ioctl"], fd, 0x401C5820, ctypes.create_string_buffer(28))
+        out["ioctl_fionread"] = call(nr["ioctl"], fd, 0x541B, ctypes.byref(ctypes.c_int(0)))  # FIONREAD: free
+        lock = ctypes.create_string_buffer(32)  # struct flock: F_RDLCK (0) over the whole file
+        out["fcntl_getlk"] = call(nr["fcntl"], fd, 5, lock)
+        out["fcntl_setlk"] = call(nr["fcntl"], fd, 6, ctypes.create_string_buffer(32))
+        out["fcntl_ofd_setlk"] = call(nr["fcntl"], fd, 37, ctypes.create_string_buffer(32))
+        out["fcntl_setlease"] = call(nr["fcntl"], fd, 1024, 0)  # F_RDLCK
+        call(nr["fcntl"], fd, 1024, 2)  # F_UNLCK: the control's lease let go
+        out["fcntl_getfl"] = call(nr["fcntl"], fd, 3)  # F_GETFL: free
+        out["flock"] = call(73, fd, 1 | 4)  # LOCK_SH | LOCK_NB: gloo's FileStore locks this way
+        call(73, fd, 8)  # LOCK_UN
     finally:
         os.close(fd)
     # another process's scheduling: a sleeper of this test's own, and this process itself
@@ -225,7 +239,8 @@ def probes():
     return out
 
 import tempfile
-TARGET = tempfile.mkstemp(prefix="grind-seccomp-")[1]
+_handle, TARGET = tempfile.mkstemp(prefix="grind-seccomp-")
+os.close(_handle)  # a read lease needs the file open for writing nowhere
 SLEEPER = subprocess.Popen(["sleep", "60"])
 
 results = {"before": probes()}
@@ -257,7 +272,7 @@ REFUSED_ALWAYS = [
     "chmod", "fchmod", "fchmodat", "fchmodat2", "chown", "fchown", "lchown", "fchownat", "utime", "utimes", "futimesat",
     "utimensat", "setxattr", "lsetxattr", "fsetxattr", "removexattr", "lremovexattr", "fremovexattr", "setxattrat",
     "removexattrat", "file_setattr", "ioprio_set_self", "sched_setaffinity_other", "migrate_pages_other",
-    "move_pages_other",
+    "move_pages_other", "ioctl_setflags", "ioctl_fssetxattr", "fcntl_setlk", "fcntl_ofd_setlk", "fcntl_setlease",
 ]
 INET = ["socket_inet_tcp", "socket_inet_udp", "socket_inet6_udp", "socket_netlink_route", "udp_to_host"]
 EPERM, ENOSYS = os.strerror(1), os.strerror(38)
@@ -301,7 +316,7 @@ def test_the_filter_refuses_every_side_door(inet: bool, udp_listener: tuple[int,
     # Controls: what worked before the filter (a refusal after it is then the filter's doing).
     for name in ("io_uring_setup", "socket_unix", "socketpair_dgram", "socket_inet_udp", "udp_to_host", "io_setup",
                  "sigchld_set", "chmod", "fchmod", "chown", "utimensat", "utime", "ioprio_set_self",
-                 "sched_setaffinity_other"):
+                 "sched_setaffinity_other", "fcntl_setlk", "fcntl_setlease"):
         assert before[name] == "ok", f"control {name} failed, the check proves nothing: {before[name]}"
     wrong = {name: after[name] for name in REFUSED_ALWAYS if after[name] != EPERM}
     assert not wrong, f"not refused with EPERM after the filter: {wrong}"
@@ -309,7 +324,7 @@ def test_the_filter_refuses_every_side_door(inet: bool, udp_listener: tuple[int,
     for name in INET:
         assert after[name] == ("ok" if inet else EPERM), (name, after[name])
     for name in ("socketpair_stream", "socketpair_seqpacket", "prlimit_own", "pidfd_open", "sigchld_read", "sigusr1_set",
-                 "sched_setaffinity_self"):
+                 "sched_setaffinity_self", "ioctl_getflags", "ioctl_fionread", "fcntl_getlk", "fcntl_getfl", "flock"):
         assert after[name] == "ok", (name, after[name])
     assert results["thread"] and results["fork"] == 3 and results["subprocess"] == 0, results
     # The control's datagram arrives; the one sent under the filter only where it was allowed here

@@ -90,7 +90,8 @@ _SECCOMP_ARCHES = {
         "chmod": 90, "fchmod": 91, "fchmodat": 268, "chown": 92, "fchown": 93, "lchown": 94, "fchownat": 260,
         "utime": 132, "utimes": 235, "futimesat": 261, "utimensat": 280, "setxattr": 188, "lsetxattr": 189,
         "fsetxattr": 190, "removexattr": 197, "lremovexattr": 198, "fremovexattr": 199, "ioprio_set": 251,
-        "sched_setaffinity": 203, "migrate_pages": 256, "move_pages": 279, **_SHARED_NUMBERS,
+        "sched_setaffinity": 203, "migrate_pages": 256, "move_pages": 279, "ioctl": 16, "fcntl": 72,
+        **_SHARED_NUMBERS,
     }),
     "aarch64": (0xC00000B7, {
         "socket": 198, "socketpair": 199, "clone": 220, "ptrace": 117, "setpriority": 140, "sched_setparam": 118,
@@ -102,7 +103,8 @@ _SECCOMP_ARCHES = {
         "io_getevents": 4, "io_pgetevents": 292,
         "fchmod": 52, "fchmodat": 53, "fchown": 55, "fchownat": 54, "utimensat": 88, "setxattr": 5,
         "lsetxattr": 6, "fsetxattr": 7, "removexattr": 14, "lremovexattr": 15, "fremovexattr": 16, "ioprio_set": 30,
-        "sched_setaffinity": 122, "migrate_pages": 238, "move_pages": 239, **_SHARED_NUMBERS,
+        "sched_setaffinity": 122, "migrate_pages": 238, "move_pages": 239, "ioctl": 29, "fcntl": 25,
+        **_SHARED_NUMBERS,
     }),
 }
 # The old path calls the generic table (aarch64) never had: there only their *at forms exist.
@@ -134,6 +136,22 @@ REFUSED = {
     # another process's I/O priority (a review set grind's own to idle, and it stayed there)
     "another process's I/O priority": ("ioprio_set",),
 }
+# ioctl(2) requests that change a file's attributes or its file system's keys, which a file's owner
+# may make on a file opened only for reading (a review's root child set NODUMP|NOATIME|SYNC on
+# root-owned files at the landlock level): the same door as file_setattr, by another call.
+REFUSED_IOCTLS = {
+    "FS_IOC_SETFLAGS": 0x40086602, "FS_IOC32_SETFLAGS": 0x40046602, "FS_IOC_SETVERSION": 0x40087602,
+    "FS_IOC32_SETVERSION": 0x40047602, "FS_IOC_FSSETXATTR": 0x401C5820, "FS_IOC_SETFSLABEL": 0x41009432,
+    "FS_IOC_SET_ENCRYPTION_POLICY": 0x800C6613, "FS_IOC_ADD_ENCRYPTION_KEY": 0xC0506617,
+    "FS_IOC_REMOVE_ENCRYPTION_KEY": 0xC0406618, "FS_IOC_REMOVE_ENCRYPTION_KEY_ALL_USERS": 0xC0406619,
+    "FS_IOC_ENABLE_VERITY": 0x40806685,
+}
+# fcntl(2) commands that hold up other processes on files the child can merely read: a lease
+# (F_SETLEASE: a review's write lease on torch's __init__.py stalled every `import torch` on the
+# host while the run lived, and one on /etc/passwd every reader) and a POSIX record lock
+# (a shared lock on /etc/.pwd.lock stalled useradd and passwd). flock(2) stays: gloo's FileStore,
+# the distributed cases' rendezvous, locks with it, and lckpwdf and its kind use record locks.
+REFUSED_FCNTLS = {"F_SETLK": 6, "F_SETLKW": 7, "F_OFD_SETLK": 37, "F_OFD_SETLKW": 38, "F_SETLEASE": 1024}
 _AF_UNIX, _AF_INET, _AF_INET6, _AF_NETLINK = 1, 2, 10, 16
 _SIGCHLD = 17  # x86_64 and aarch64 alike
 _NETLINK_ROUTE, _SOCK_DGRAM, _SOCK_TYPE_MASK = 0, 2, 0xF
@@ -204,6 +222,8 @@ def seccomp_program(machine: str, inet: bool) -> list[tuple[int, int, int, int]]
         ("jeq", nr["sched_setaffinity"], "other_pid", None),
         ("jeq", nr["migrate_pages"], "other_pid", None),
         ("jeq", nr["move_pages"], "other_pid", None),
+        ("jeq", nr["ioctl"], "ioctl", None),
+        ("jeq", nr["fcntl"], "fcntl", None),
     ]
     lines += [("jeq", nr[name], "eperm", None) for names in REFUSED.values() for name in names if name in nr]
     lines += [
@@ -229,6 +249,12 @@ def seccomp_program(machine: str, inet: bool) -> list[tuple[int, int, int, int]]
         ("label", "setpriority"), ("ld", _arg(0)), ("jeq", 0, None, "eperm"),  # PRIO_PROCESS only,
         ("ld", _arg(1)), ("jeq", 0, "allow", "eperm"),  # and who 0: itself
         ("label", "other_pid"), ("ld", _arg(0)), ("jeq", 0, "allow", "eperm"),
+        ("label", "ioctl"), ("ld", _arg(1)),
+        *[("jeq", request, "eperm", None) for request in REFUSED_IOCTLS.values()],
+        ("ret", _ALLOW),
+        ("label", "fcntl"), ("ld", _arg(1)),
+        *[("jeq", command, "eperm", None) for command in REFUSED_FCNTLS.values()],
+        ("ret", _ALLOW),
         ("label", "allow"), ("ret", _ALLOW),
         ("label", "eperm"), ("ret", eperm),
         ("label", "enosys"), ("ret", _errno(38)),
@@ -258,7 +284,10 @@ def seccomp_filter(inet: bool = False) -> bool:
       the process's own limits, priority and scheduling stay its own to change.
     - a file's metadata: Landlock does not govern mode, owner, times or extended attributes, so
       a child running as root (the owner of every root-owned file) could make any of them
-      setuid, and any child could make the folder it is graded from unreadable. Refused.
+      setuid, and any child could make the folder it is graded from unreadable. Refused, with
+      the ioctl requests that set a file's flags (``REFUSED_IOCTLS``).
+    - other processes' access to files the child can read: a lease or a record lock on one
+      stalls them while the run lives (``REFUSED_FCNTLS``). Refused.
     - UDP: without a network namespace of its own (``inet`` False) a child's datagrams reach the
       host's loopback, which Landlock (TCP only) does not stop.
 

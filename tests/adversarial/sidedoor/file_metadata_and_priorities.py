@@ -5,8 +5,10 @@
 # running as root (the owner of every root-owned file, capabilities or not), changed the mode of
 # the host's /dev/full under bubblewrap, and made the class folder it was graded from unreadable,
 # which stopped the whole grade. It also set grind's own I/O priority to idle and its CPUs
-# (ioprio_set, sched_setaffinity), which the filter had no rule for. Here: the bait file (one of
-# grind's user, outside the run) and every ancestor this process can see, through each call.
+# (ioprio_set, sched_setaffinity), which the filter had no rule for. A second review set a root-owned
+# file's flags through ioctl, and took leases and record locks on files every process reads
+# (torch's __init__.py, /etc/passwd), stalling them. Here: the bait file (one of grind's user,
+# outside the run), every ancestor this process can see, and those files, through each call.
 import ctypes
 import errno
 import os
@@ -68,6 +70,23 @@ def _attack():
         _try(f"sched_setaffinity on {pid}", 203, pid, ctypes.sizeof(mask), mask)
         _try(f"move_pages on {pid}", 279, pid, 0, None, None, None, 0)
     _try("ioprio_set idle on the whole user", 251, 3, os.getuid(), 3 << 13)
+    # files every process opens, which this process may read (and, as their owner, lease or flag):
+    # a lease or a record lock stalls every other reader or writer while the run lives
+    for target in (torch.__file__, "/etc/passwd", "/etc/hosts"):
+        try:
+            fd = os.open(target, os.O_RDONLY)
+        except OSError as exc:
+            print(f"open {target}: {exc}")
+            continue
+        _try(f"F_SETLEASE read lease on {target}", 72, fd, 1024, 0)
+        _try(f"F_SETLEASE let go on {target}", 72, fd, 1024, 2)
+        lock = ctypes.create_string_buffer(32)  # struct flock: a shared lock over the whole file
+        _try(f"F_SETLK shared lock on {target}", 72, fd, 6, lock)
+        _try(f"F_OFD_SETLK shared lock on {target}", 72, fd, 37, ctypes.create_string_buffer(32))
+        flags = ctypes.c_long(0)
+        if _LIBC.syscall(ctypes.c_long(16), ctypes.c_long(fd), ctypes.c_long(0x80086601), ctypes.byref(flags)) == 0:
+            _try(f"FS_IOC_SETFLAGS (unchanged) on {target}", 16, fd, 0x40086602, ctypes.byref(flags))
+        os.close(fd)
 
 
 def clip_grad_norm_(parameters, max_norm, norm_type=2.0):
