@@ -57,6 +57,11 @@ def run_learner(exercise: Exercise, source: str, filename: str, limits: Limits |
         job["costs"] = dict(costs)
     limits = limits or Limits(wall_s=exercise.time_limit, memory_mb=exercise.memory_mb)
     outcome = (worker if worker is not None else ColdRunner(hidden_from_learners(exercise))).run_job(job, limits)
+    shared = outcome.result.subjects.get(LEARNER) if outcome.result is not None else None
+    if "costs" in job and shared is not None and shared.carried_state:
+        # Its cases ran in two processes and its code kept state from one case to the next: the
+        # verdict is the one of every case in order, in one process (child/halves.py).
+        return run_learner(exercise, source, filename, limits, worker, speed, marked, reference_s, None)
     if marked and outcome.result is None and outcome.status == "crashed":
         # Read here, in grind's process, from the exit status alone: the learner's process has
         # no say in it beyond calling the poisoned implementation (judge/worker/poison.py).

@@ -131,14 +131,79 @@ def test_shared_run_gives_the_same_records_and_observations(costs: dict[str, flo
         assert np.array_equal(shared.observations[key], value, equal_nan=True), key
 
 
+def _one_job(source: str, costs: dict[str, float] | None):  # type: ignore[no-untyped-def]
+    """The job run_learner would send, run once (no second run in one process after it)."""
+    from judge.trusted import job_for
+    from judge.worker.sandbox import Limits
+
+    exercise = Catalog().get(SLUG)
+    job = job_for(exercise, [{"id": "learner", "kind": "file", "path": "learner.py", "source": source}],
+                  guard=True, forbidden=list(exercise.forbidden))
+    if costs is not None:
+        job["costs"] = dict(costs)
+    return exercise_worker(SLUG).run_job(job, Limits(wall_s=exercise.time_limit, memory_mb=exercise.memory_mb))
+
+
 def test_a_fork_that_dies_leaves_its_part_to_this_process(costs: dict[str, float]) -> None:
     source = Catalog().get(SLUG).reference_path.read_text() + PIDS.format(extra=EXIT_IN_FORK)
-    outcome = _run(source, costs)
+    outcome = _one_job(source, costs)
     assert outcome.status == "ok" and outcome.result is not None
     record = outcome.result.subjects["learner"]
     assert all(case.status == "ok" for case in record.cases.values())
     assert len(record.cases) == len(costs)
     assert len(_pids(outcome)) == 2  # the fork started a case, then the learner's code ended it
+    assert record.carried_state  # no word from the fork: grind runs it again in one process
+    again = _run(source, costs)
+    assert again.status == "ok" and len(_pids(again)) == 1
+
+
+STATE_ACROSS_CASES = """
+_updates = [0]
+_update = LossScaler.update
+def _counted(self):
+    _updates[0] += 1
+    if _updates[0] > 2200:  # growth stops after 2,200 updates in one process: wrong only in order
+        self._growth_factor = 1.0
+    _update(self)
+LossScaler.update = _counted
+"""
+
+
+def test_code_that_keeps_state_across_cases_gets_the_verdict_of_one_process(costs: dict[str, float],
+                                                                             tmp_path: Path) -> None:
+    """A review's answer: wrong when every case runs in order in one process (the long run's
+    growth comes after 2,200 updates), right in each half of a split. The split sees the module's
+    state move and the verdict is one process's."""
+    source = Catalog().get(SLUG).reference_path.read_text() + STATE_ACROSS_CASES
+    alone, shared = _one_job(source, None), _one_job(source, costs)
+    assert shared.result is not None and shared.result.subjects["learner"].carried_state
+    assert alone.result is not None and not alone.result.subjects["learner"].carried_state
+    statuses = {name: case.status for name, case in alone.result.subjects["learner"].cases.items()}
+    exercise = Catalog().get(SLUG)
+    from judge.grade import grade
+
+    path = tmp_path / "loss_scaling.py"
+    path.write_text(source)
+    verdict = grade(exercise, path, worker=exercise_worker(SLUG))  # the reference is loaded: it splits
+    assert verdict.status.value == "failed", (verdict.status, verdict.message, statuses)
+
+
+def test_a_correct_answer_with_its_own_threads_is_not_split(costs: dict[str, float]) -> None:
+    """A pool the learner's file started at import does not exist in a fork: a review's correct
+    answer that used one hung there. Such a job runs in one process."""
+    source = Catalog().get(SLUG).reference_path.read_text() + THREAD_POOL
+    outcome = _one_job(source, costs)
+    assert outcome.status == "ok", (outcome.status, outcome.message)
+    assert len(_pids(outcome)) == 1
+
+
+THREAD_POOL = PIDS.format(extra="") + """
+from concurrent.futures import ThreadPoolExecutor as _Pool
+_POOL = _Pool(2)
+_POOL.submit(int).result()  # its threads exist from here
+_scale = LossScaler.scale
+LossScaler.scale = lambda self, loss: _POOL.submit(_scale, self, loss).result()
+"""
 
 
 def test_a_forbidden_call_in_the_fork_is_reported(costs: dict[str, float]) -> None:
@@ -180,3 +245,49 @@ def test_a_timeout_names_the_case_still_running_not_the_one_that_finished(costs:
                           worker=exercise_worker(SLUG), costs=costs)
     assert outcome.status == "timeout", (outcome.status, outcome.message)
     assert (outcome.last_case or "").endswith("defaults_long_run"), outcome.last_case
+
+
+def test_a_forged_report_with_a_number_past_float_is_dropped_not_a_crash() -> None:
+    """A review's learner code wrote the fork's report itself, with a case's seconds 10**400:
+    float() raised OverflowError outside the merge's guard and crashed the job. The same number in a
+    forged result document raised it in grind's own process."""
+    import json as _json
+
+    from judge.worker import protocol
+
+    class Run:
+        observed: dict = {}
+        guards = None
+
+    class Record:
+        cases: dict = {}
+        case_s: dict = {}
+
+    head = _json.dumps({"cases": {"a": {"status": "ok", "keys": []}}, "case_s": {"a": 10 ** 400}, "hits": [],
+                        "carried_state": False}).encode()
+    from safetensors.numpy import save
+
+    body = save({})
+    raw = halves._HEADER.pack(len(head), len(body)) + head + body
+    assert halves._merge(Run(), Record(), raw, {"a"}) is True  # dropped: its part runs in one process
+    assert Record.cases == {}
+    document = ('{"token": "t", "observations_sha256": "x", "subjects": {"learner": {"cases": {}, "elapsed_s": 1'
+                + "0" * 400 + "}}}").encode()
+    with pytest.raises(protocol.ProtocolError, match="is not a duration"):
+        protocol.parse_result(document)
+
+
+HANG_IN_FORK = "    if _os.getpid() != _FIRST:\n        while True:\n            pass\n"
+
+
+def test_a_hang_in_the_fork_still_shows_the_learners_line(costs: dict[str, float]) -> None:
+    """The timeout's stack dump came from the parent alone, waiting on the fork's pipe, so a hang
+    in one of the fork's cases lost "last seen at line N"; the fork dumps its own stacks now."""
+    from judge.worker.sandbox import Limits
+
+    exercise = Catalog().get(SLUG)
+    source = exercise.reference_path.read_text() + PIDS.format(extra=HANG_IN_FORK)
+    outcome = run_learner(exercise, source, "learner.py", Limits(wall_s=4.0, memory_mb=exercise.memory_mb),
+                          worker=exercise_worker(SLUG), costs=costs)
+    assert outcome.status == "timeout", (outcome.status, outcome.message)
+    assert 'File "learner.py"' in outcome.timeout_trace, outcome.timeout_trace[-2000:]

@@ -291,6 +291,9 @@ class SubjectRecord:
     # Seconds per case instance. The reference's, kept in the cache, tell a later learner's job
     # how to share its instances between two processes (child/job.py, _shared_instances).
     case_s: dict[str, float] = field(default_factory=dict)
+    # Its cases ran in two processes and its own code changed what it keeps between calls (a
+    # module-level counter): the verdict of one process in order is then the one that stands.
+    carried_state: bool = False
 
     @classmethod
     def parse(cls, raw: Any, where: str) -> SubjectRecord:
@@ -305,13 +308,14 @@ class SubjectRecord:
             [ForbiddenHit.parse(h, f"{where}.forbidden") for h in _list(d.get("forbidden", []), f"{where}.forbidden")],
             _float(d.get("elapsed_s", 0.0), f"{where}.elapsed_s"),
             {_str(name, f"{where}.case_s"): _float(s, f"{where}.case_s") for name, s in case_s.items()},
+            d.get("carried_state", False) is True,
         )
 
     def to_json(self) -> dict[str, Any]:
         return {"load_error": asdict(self.load_error) if self.load_error else None,
                 "cases": {k: v.to_json() for k, v in self.cases.items()},
                 "forbidden": [asdict(h) for h in self.forbidden], "elapsed_s": self.elapsed_s,
-                "case_s": self.case_s}
+                "case_s": self.case_s, "carried_state": self.carried_state}
 
 
 @dataclass
@@ -547,7 +551,10 @@ def _opt_int(value: Any, where: str) -> int | None:
 def _float(value: Any, where: str) -> float:
     if type(value) not in (int, float):
         raise ProtocolError(f"{where}: expected a number, got {type(value).__name__}")
-    number = float(value)
+    try:
+        number = float(value)
+    except OverflowError:  # an integer too large for a float (a forged report's 10**400)
+        number = math.inf
     if not math.isfinite(number) or not 0 <= number < 1e9:
         raise ProtocolError(f"{where}: {str(value)[:40]} is not a duration")
     return number

@@ -12,17 +12,29 @@ nothing unpickled), while this process runs the first. Whatever the fork did not
 or the learner's code in it ended the process) runs here afterwards, exactly as it would have
 without the split, so a crash is still the learner's crash.
 
+One process running every case in order is what a verdict means (a cold run, marks), and the
+split must never give another. Every instance starts from the same seed (run.reseed), so only
+two things can tell the two apart, and both are checked:
+
+- code that carries state from one case to the next (a module-level counter, a class attribute,
+  a mutable default argument): each process fingerprints what the learner's module holds
+  (:func:`state_of`) before its first case and after its last, and a change in either marks the
+  subject ``carried_state``, whose job grind runs again in one process (judge/pipeline.py). A
+  review's answer stopped growing the scale after 2,200 updates in one process: in order it
+  failed, split it passed;
+- threads the learner's file started at import (a thread pool, OpenMP's workers): a fork has
+  none of them, and a correct answer that used its pool hung there. No split then.
+
 Never for marks (a marked run's integrity record is one process's), a witnessed exercise (grind
 counts the whole run's writes from outside), distributed cases (their ranks are forks already),
-or a machine that gives this process one core. Each group runs in instance order, and every
-instance starts from the same seed (run.reseed), so only code that carries state from one case
-to the next (a module-level cache) can see a difference, which its own cases would show anyway.
+or a machine that gives this process one core.
 """
 
 from __future__ import annotations
 
 import os
 import struct
+import types
 from typing import Any, Callable
 
 from .. import protocol as _protocol
@@ -34,13 +46,16 @@ WORTH_S = 0.04
 AT_MOST = 0.8
 _HEADER = struct.Struct("<QQ")  # the JSON's length, then the observations' length
 _CAP = 1 << 30  # more than this back from the fork is not a report: run its part here
+_FINGERPRINT_NODES = 20_000  # a module holding more than this is taken as carrying state
 
 
-def plan(job: dict[str, Any], instances: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]] | None:
-    """(this process's instances, the fork's), each in run order; None when not worth it."""
+def plan(job: dict[str, Any], instances: list[dict[str, Any]], new_threads: int = 0,
+         ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]] | None:
+    """(this process's instances, the fork's), each in run order; None when not worth it or not
+    safe. ``new_threads``: threads the learner's file started (a fork would have none of them)."""
     costs = job.get("costs")
     if (not isinstance(costs, dict) or not job.get("guard") or job.get("marked") or job.get("witness")
-            or len(instances) < 2 or any(i["case"].get("world_size") for i in instances)):
+            or new_threads > 0 or len(instances) < 2 or any(i["case"].get("world_size") for i in instances)):
         return None
     seconds = [costs.get(i["name"]) for i in instances]
     if not all(type(s) is float and s >= 0 for s in seconds):
@@ -65,23 +80,36 @@ def _cores() -> int:
         return os.cpu_count() or 1
 
 
+def thread_count() -> int:
+    """This process's threads, C ones included (OpenMP's, faulthandler's watchdog): 1 when it
+    cannot be told."""
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return 1
+
+
 def observe_halves(run: Any, subject_id: str, record: Any, mine: list[dict[str, Any]], theirs: list[dict[str, Any]],
-                   observe: Callable[[dict[str, Any]], Any], flush: Callable[[], None]) -> None:
+                   observe: Callable[[dict[str, Any]], Any], flush: Callable[[], None],
+                   module: types.ModuleType | None = None) -> None:
     """Fill ``record`` (a SubjectRecord) with every instance of ``mine`` and ``theirs``, the
     latter run in a fork. ``observe(instance)`` runs one and returns its CaseRecord (its
     observations land in ``run.observed``); ``flush`` empties the learner's output buffers, so
-    that nothing printed before the fork comes out twice."""
+    that nothing printed before the fork comes out twice; ``module`` is the learner's file,
+    whose state each process fingerprints before and after (None: taken as carrying state)."""
     import time
 
     flush()
     read_fd, write_fd = os.pipe()
     before = set(run.observed)
+    state = state_of(module)
     places = _Places(run, subject_id)
     pid = os.fork()
     if pid == 0:  # the fork: run the second group, report it, leave
         os.close(read_fd)
         try:
-            data = _report(run, theirs, places.watching(observe, 1), before)
+            _arm_dump(run)
+            data = _report(run, theirs, places.watching(observe, 1), before, lambda: state != state_of(module))
             places.done(1)  # before the write, which waits until this process reads it
             view = memoryview(data)
             while view:
@@ -97,19 +125,194 @@ def observe_halves(run: Any, subject_id: str, record: Any, mine: list[dict[str, 
         record.cases[instance["name"]] = watched(instance)
         record.case_s[instance["name"]] = time.perf_counter() - started
     places.done(0)
+    _quiet_dump(run)  # from here this process only waits: a timeout's stack is the fork's
     raw = _read_all(read_fd)
     try:
         os.waitpid(pid, 0)
     except ChildProcessError:
         pass
-    _merge(run, record, raw, {i["name"] for i in theirs})
+    _rearm_dump(run)
+    carried = _merge(run, record, raw, {i["name"] for i in theirs})
     for instance in theirs:  # what the fork did not report runs here, as it would have unshared
         if instance["name"] not in record.cases:
             started = time.perf_counter()
             record.cases[instance["name"]] = observe(instance)
             record.case_s[instance["name"]] = time.perf_counter() - started
+    record.carried_state = carried or state is None or state != state_of(module)
     order = [i["name"] for i in run.instances]
     record.cases = {name: record.cases[name] for name in order if name in record.cases}
+
+
+# --- What the learner's module keeps between calls --------------------------------------------
+
+
+def state_of(module: types.ModuleType | None) -> Any:
+    """A fingerprint of what the learner's file can keep from one case to the next: its module's
+    names (imported modules aside), the classes and functions it defines (class attributes,
+    default arguments, closures, function attributes), and what those hold, a few levels deep,
+    read without running any of the learner's code (exact built-in containers only; an object's
+    own ``__dict__``; a tensor by its version counter, which every in-place change moves). None
+    when there is no module, or it holds more than can be looked at cheaply (then the subject is
+    taken as carrying state). State kept elsewhere (in a library's module, a C object such as an
+    ``lru_cache``) is not seen."""
+    if module is None:
+        return None
+    try:
+        namespace = object.__getattribute__(module, "__dict__")
+    except AttributeError:
+        return None
+    if type(namespace) is not dict:
+        return None
+    name = namespace.get("__name__")
+    walk = _Walk(name if type(name) is str else "")
+    try:
+        return tuple(sorted((str(key), walk.value(value, 0)) for key, value in list(namespace.items())
+                            if type(key) is str and not (key.startswith("__") and key.endswith("__"))
+                            and not isinstance(value, types.ModuleType)))
+    except Exception:  # noqa: BLE001 - too much to look at, or a learner object that refused: carried
+        return None
+
+
+class _TooMuch(Exception):
+    pass
+
+
+_CLASS_DICT = type.__dict__["__dict__"].__get__
+
+
+class _Walk:
+    def __init__(self, module_name: str) -> None:
+        self.module_name, self.nodes, self.seen = module_name, 0, {}  # type: str, int, dict[int, int]
+
+    def value(self, value: Any, depth: int) -> Any:
+        self.nodes += 1
+        if self.nodes > _FINGERPRINT_NODES:
+            raise _TooMuch
+        kind = type(value)
+        if value is None or kind in (bool, int, str, bytes, complex):
+            return (kind.__name__, value)
+        if kind is float:
+            return ("float", value if value == value else "nan")
+        key = id(value)
+        if key in self.seen:
+            return ("again", self.seen[key])
+        self.seen[key] = len(self.seen)
+        if depth > 5:
+            return ("deep", key)
+        inner = depth + 1
+        if kind in (list, tuple):
+            return (kind.__name__, key, tuple(self.value(item, inner) for item in list(value)))
+        if kind in (set, frozenset):
+            return (kind.__name__, key, len(value), tuple(sorted(repr(item) for item in value
+                                                                 if type(item) in (int, str, float, bool))))
+        if kind is bytearray:
+            return ("bytearray", key, bytes(value))
+        if kind is dict:
+            return ("dict", key, tuple(self.value(item, inner) for pair in list(value.items()) for item in pair))
+        if kind in (types.FunctionType, types.LambdaType):
+            return ("function", key, self.value(value.__defaults__, inner), self.value(value.__kwdefaults__, inner),
+                    self.value(_own_dict(value), inner),
+                    tuple(self.value(_cell(c), inner) for c in (value.__closure__ or ())))
+        if kind in (staticmethod, classmethod, property):
+            return (kind.__name__, key, self.value(getattr(value, "__func__", getattr(value, "fget", None)), inner))
+        if isinstance(value, type):
+            mapping = _CLASS_DICT(value)  # type's own descriptor: never a metaclass's code
+            if mapping.get("__module__") != self.module_name:
+                return ("foreign class", key)  # a library's class: the library's state
+            items = [(str(k), v) for k, v in list(mapping.items()) if type(k) is str
+                     and k not in ("__dict__", "__weakref__", "__doc__", "__module__")]
+            return ("class", key, tuple((k, self.value(v, inner)) for k, v in items))
+        array = _array_bytes(value)
+        if array is not None:
+            return ("array", key, array)
+        version = _tensor_version(value)
+        if version is not None:
+            return ("tensor", key, version)
+        own = _own_dict(value)
+        if own is not None:
+            return ("object", key, id(kind), self.value(own, inner))
+        return ("opaque", key, id(kind))
+
+
+def _own_dict(value: Any) -> dict[str, Any] | None:
+    try:
+        own = object.__getattribute__(value, "__dict__")
+    except (AttributeError, TypeError):
+        return None
+    return own if type(own) is dict else None
+
+
+def _array_bytes(value: Any) -> bytes | None:
+    """A plain numpy array's bytes (a digest of them past 64 kB), read through numpy's own class."""
+    import hashlib
+    import sys
+
+    numpy = sys.modules.get("numpy")
+    if numpy is None or type(value) is not numpy.ndarray:
+        return None
+    raw = numpy.ndarray.tobytes(value)
+    return raw if len(raw) <= 65536 else hashlib.sha256(raw).digest()
+
+
+def _cell(cell: Any) -> Any:
+    try:
+        return cell.cell_contents
+    except ValueError:  # an empty cell
+        return None
+
+
+def _tensor_version(value: Any) -> int | None:
+    """A torch tensor's version counter (moved by every in-place change), read through torch's
+    own class, never the value's."""
+    import sys
+
+    torch = sys.modules.get("torch")
+    tensor = getattr(torch, "Tensor", None) if torch is not None else None
+    if tensor is None or not isinstance(value, tensor):
+        return None
+    try:
+        return int(tensor._version.__get__(value))
+    except Exception:  # noqa: BLE001 - a tensor subclass that refuses: treated as changed
+        return -1
+
+
+# --- The timeout's stack dump -------------------------------------------------------------------
+
+
+def _arm_dump(run: Any) -> None:
+    """In the fork: a dump of every stack at the deadline, into the same file, so a timeout in its
+    cases shows its line. Not faulthandler's watchdog: that is a thread, which a fork lacks, and
+    re-arming it there waits forever for the missing thread; a timer's SIGALRM, with
+    faulthandler's own C handler registered for it, dumps from wherever the fork is."""
+    import faulthandler
+    import signal
+    import time
+
+    if run.timeout_dump is not None:
+        dump, deadline = run.timeout_dump
+        faulthandler.register(signal.SIGALRM, file=dump, all_threads=True)
+        signal.setitimer(signal.ITIMER_REAL, max(deadline - time.monotonic(), 0.05))
+
+
+def _quiet_dump(run: Any) -> None:
+    """In the parent, once only waiting for the fork: its own dump would show only the wait."""
+    import faulthandler
+
+    if run.timeout_dump is not None:
+        faulthandler.cancel_dump_traceback_later()
+
+
+def _rearm_dump(run: Any) -> None:
+    """In the parent, after the wait: its watchdog again, for the cases it may still run."""
+    import faulthandler
+    import time
+
+    if run.timeout_dump is not None:
+        dump, deadline = run.timeout_dump
+        faulthandler.dump_traceback_later(max(deadline - time.monotonic(), 0.05), file=dump)
+
+
+# --- The two processes' places, and the fork's report -------------------------------------------
 
 
 class _Places:
@@ -143,8 +346,9 @@ class _Places:
 
 
 def _report(run: Any, theirs: list[dict[str, Any]], observe: Callable[[dict[str, Any]], Any],
-            before: set[str]) -> bytes:
-    """Run the fork's instances; their records, seconds, forbidden calls and observations as bytes."""
+            before: set[str], carried: Callable[[], bool] | bool) -> bytes:
+    """Run the fork's instances; their records, seconds, forbidden calls and observations, and
+    whether the learner's state moved, as bytes."""
     import time
 
     from safetensors.numpy import save
@@ -155,7 +359,8 @@ def _report(run: Any, theirs: list[dict[str, Any]], observe: Callable[[dict[str,
         cases[instance["name"]] = observe(instance).to_json()
         seconds[instance["name"]] = time.perf_counter() - started
     hits = [{"api": str(h["api"]), "line": h["line"]} for h in (run.guards.hits if run.guards else [])]
-    head = ENCODE({"cases": cases, "case_s": seconds, "hits": hits}).encode()
+    moved = carried() if callable(carried) else carried
+    head = ENCODE({"cases": cases, "case_s": seconds, "hits": hits, "carried_state": bool(moved)}).encode()
     body = save({key: value for key, value in run.observed.items() if key not in before})
     return _HEADER.pack(len(head), len(body)) + head + body
 
@@ -172,35 +377,38 @@ def _read_all(fd: int) -> bytes:
     return b"".join(chunks) if size <= _CAP else b""
 
 
-def _merge(run: Any, record: Any, raw: bytes, names: set[str]) -> None:
-    """The fork's report into ``record`` and ``run.observed``; a report that does not parse, or
+def _merge(run: Any, record: Any, raw: bytes, names: set[str]) -> bool:
+    """The fork's report into ``record`` and ``run.observed``; whether it says the learner's state
+    moved (True also when there is no report to say otherwise). A report that does not parse, or
     names an instance the fork was not given, is dropped whole (its instances then run here)."""
     import json
 
     from safetensors.numpy import load
 
     if len(raw) < _HEADER.size:
-        return
+        return True
     head_n, body_n = _HEADER.unpack_from(raw)
     if _HEADER.size + head_n + body_n != len(raw):
-        return
+        return True
     try:
         head = json.loads(raw[_HEADER.size:_HEADER.size + head_n])
         observed = load(raw[_HEADER.size + head_n:])
         cases = {name: _protocol.CaseRecord.parse(value, f"case {name}")
                  for name, value in _protocol._dict(head.get("cases"), "cases").items()}
-        seconds = _protocol._dict(head.get("case_s"), "case_s")
+        seconds = {str(name): _protocol._float(s, "case_s")
+                   for name, s in _protocol._dict(head.get("case_s"), "case_s").items()}
         hits = [_protocol.ForbiddenHit.parse(h, "hits") for h in _protocol._list(head.get("hits"), "hits")]
+        carried = head.get("carried_state") is not False
     except Exception:  # noqa: BLE001 - anything malformed (safetensors' own error included): not a report
-        return
+        return True
     if not set(cases) <= names or any(_protocol.split_obs_name(key) is None for key in observed):
-        return
+        return True
     run.observed.update(observed)
     record.cases.update(cases)
-    record.case_s.update({name: float(s) for name, s in seconds.items()
-                          if name in cases and type(s) in (int, float)})
+    record.case_s.update({name: s for name, s in seconds.items() if name in cases})
     if run.guards is not None:
         for hit in hits:
             found = {"api": hit.api, "line": hit.line}
             if found not in run.guards.hits:
                 run.guards.hits.append(found)
+    return carried

@@ -99,7 +99,12 @@ def start_guards(run: Run) -> None:
         _poison.install(targets, run.checks, run.torch, _guards)
         _ranks.POISONED = (_poison.STATUS_BASE, _poison.STATUS_BASE + _poison.STATUS_COUNT)
     dump = open(os.path.join(run.job["out_dir"], "timeout_trace.txt"), "w")
-    faulthandler.dump_traceback_later(max(run.job["time_limit"] - 0.3, 0.1), file=dump)
+    seconds = max(run.job["time_limit"] - 0.3, 0.1)
+    faulthandler.dump_traceback_later(seconds, file=dump)
+    # where a fork that runs half the cases arms its own dump (child/halves.py), and how many
+    # threads this process has before the learner's file loads (its watchdog's included)
+    run.timeout_dump = (dump, time.monotonic() + seconds)
+    run.threads_before_learner = _halves.thread_count()
 
 
 def load_subject(run: Run, spec: dict[str, Any], module_name: str) -> tuple[Any, Any]:
@@ -169,7 +174,8 @@ def run_subject(run: Run, subject_id: str, spec: dict[str, Any], record_inputs: 
     started = time.perf_counter()
     filename = spec.get("path", "")
     try:
-        subject, record.load_error = load_subject(run, spec, f"grind_subject_{len(run.result.subjects)}")
+        module_name = f"grind_subject_{len(run.result.subjects)}"
+        subject, record.load_error = load_subject(run, spec, module_name)
     except BaseException as exc:  # noqa: BLE001 - anything the learner's import does is data
         record.load_error = error_info(exc, filename)
         record.forbidden = run.hits()
@@ -184,9 +190,10 @@ def run_subject(run: Run, subject_id: str, spec: dict[str, Any], record_inputs: 
         return observe_case(run, subject_id, subject, instance, filename, record_inputs)
 
     try:
-        halves = _halves.plan(run.job, run.instances)
+        halves = _halves.plan(run.job, run.instances, _halves.thread_count() - run.threads_before_learner)
         if halves is not None:
-            _halves.observe_halves(run, subject_id, record, *halves, observe=observe, flush=flush_output)
+            _halves.observe_halves(run, subject_id, record, *halves, observe=observe, flush=flush_output,
+                                   module=sys.modules.get(module_name))
         for instance in run.instances:
             if instance["name"] not in record.cases:
                 begun = time.perf_counter()

@@ -27,6 +27,8 @@ class Run:
         self.result = _protocol.Result(token="", observations_sha256="")
         self.distributed_cases = 0  # numbers each distributed case's rendezvous file
         self.rank_pools: dict[tuple[str, int], Any] = {}  # (subject, world size) -> its kept ranks
+        self.timeout_dump: tuple[Any, float] | None = None  # learner runs: the stack dump's file and deadline
+        self.threads_before_learner = 0  # learner runs: threads before its file loaded (child/halves.py)
 
     def say(self, line: str) -> None:
         if self.control:
