@@ -77,6 +77,66 @@ def test_a_malformed_report_is_dropped_whole() -> None:
         assert Run.observed == {} and Record.cases == {}
 
 
+STATEFUL_FILE = """
+import collections, functools, typing
+import numpy as np
+import torch
+from torch.optim import Optimizer
+
+Number = typing.Optional[float]
+TABLE = (1, 2.5, "x")
+counts = collections.Counter()
+total = 0
+buffer = torch.zeros(3)
+array = np.zeros(3)
+
+class Scaler:
+    shared = []
+    def __init__(self, cache={}):
+        self.cache = cache
+
+def remember(x, seen=[]):
+    seen.append(x)
+
+def bump():
+    global total
+    total += 1
+"""
+
+
+def _module(source: str):  # type: ignore[no-untyped-def]
+    import types
+
+    module = types.ModuleType("grind_subject_test")
+    exec(compile(source, "learner.py", "exec"), module.__dict__)
+    return module
+
+
+@pytest.mark.parametrize("change", [
+    "bump()", "remember(1)", "Scaler.shared.append(1)", "Scaler().cache['k'] = 1", "counts['a'] += 1",
+    "buffer.add_(1)", "array[0] = 1", "Scaler.limit = 3", "Optimizer.learner_steps = 1",
+    "remember.__defaults__ = ([],)",
+])
+def test_what_a_learner_file_keeps_between_cases_is_seen(change: str) -> None:
+    module = _module(STATEFUL_FILE)
+    before = halves.state_of(module)
+    assert before is not None and before == halves.state_of(module)  # nothing moved: the same
+    exec(change, module.__dict__)
+    assert halves.state_of(module) != before, change
+    for name in ("learner_steps",):
+        import torch.optim
+
+        if hasattr(torch.optim.Optimizer, name):
+            delattr(torch.optim.Optimizer, name)
+
+
+def test_a_file_holding_state_that_cannot_be_read_is_not_split() -> None:
+    assert halves.state_of(_module("import functools\n@functools.lru_cache\ndef f(x):\n    return x\n")) is None
+    assert halves.state_of(_module("import torch\nGEN = torch.Generator()\n")) is None
+    assert halves.state_of(_module("import itertools\nSTEPS = itertools.count()\n")) is None
+    assert halves.state_of(None) is None
+
+
 # --- the real thing: loss-scaling's cases in two processes of a warm worker -------------------
 
 SLUG = "loss-scaling"

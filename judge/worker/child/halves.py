@@ -33,6 +33,7 @@ or a machine that gives this process one core.
 from __future__ import annotations
 
 import os
+import re
 import struct
 import types
 from typing import Any, Callable
@@ -91,18 +92,21 @@ def thread_count() -> int:
 
 def observe_halves(run: Any, subject_id: str, record: Any, mine: list[dict[str, Any]], theirs: list[dict[str, Any]],
                    observe: Callable[[dict[str, Any]], Any], flush: Callable[[], None],
-                   module: types.ModuleType | None = None) -> None:
+                   module: types.ModuleType | None = None) -> bool:
     """Fill ``record`` (a SubjectRecord) with every instance of ``mine`` and ``theirs``, the
     latter run in a fork. ``observe(instance)`` runs one and returns its CaseRecord (its
     observations land in ``run.observed``); ``flush`` empties the learner's output buffers, so
     that nothing printed before the fork comes out twice; ``module`` is the learner's file,
-    whose state each process fingerprints before and after (None: taken as carrying state)."""
+    whose state each process fingerprints before and after. False, having run nothing, when that
+    state cannot be read (no module, a C object such as an ``lru_cache`` or a ``Generator``)."""
     import time
 
+    state = state_of(module)
+    if state is None:
+        return False  # what it keeps cannot be read: every case in order, here
     flush()
     read_fd, write_fd = os.pipe()
     before = set(run.observed)
-    state = state_of(module)
     places = _Places(run, subject_id)
     pid = os.fork()
     if pid == 0:  # the fork: run the second group, report it, leave
@@ -138,9 +142,10 @@ def observe_halves(run: Any, subject_id: str, record: Any, mine: list[dict[str, 
             started = time.perf_counter()
             record.cases[instance["name"]] = observe(instance)
             record.case_s[instance["name"]] = time.perf_counter() - started
-    record.carried_state = carried or state is None or state != state_of(module)
+    record.carried_state = carried or state != state_of(module)
     order = [i["name"] for i in run.instances]
     record.cases = {name: record.cases[name] for name in order if name in record.cases}
+    return True
 
 
 # --- What the learner's module keeps between calls --------------------------------------------
@@ -151,10 +156,11 @@ def state_of(module: types.ModuleType | None) -> Any:
     names (imported modules aside), the classes and functions it defines (class attributes,
     default arguments, closures, function attributes), and what those hold, a few levels deep,
     read without running any of the learner's code (exact built-in containers only; an object's
-    own ``__dict__``; a tensor by its version counter, which every in-place change moves). None
-    when there is no module, or it holds more than can be looked at cheaply (then the subject is
-    taken as carrying state). State kept elsewhere (in a library's module, a C object such as an
-    ``lru_cache``) is not seen."""
+    own ``__dict__``; a tensor by its version counter, which every in-place change moves; a
+    library class it names, one level). None when there is no module, it holds more than can be
+    looked at cheaply, or it holds a C object whose state cannot be read (an ``lru_cache``, a
+    ``torch.Generator``): such a file is not split. State kept inside a library's own module (a
+    name set on ``torch``), or in Python's or numpy's global random generator, is not seen."""
     if module is None:
         return None
     try:
@@ -169,12 +175,59 @@ def state_of(module: types.ModuleType | None) -> Any:
         return tuple(sorted((str(key), walk.value(value, 0)) for key, value in list(namespace.items())
                             if type(key) is str and not (key.startswith("__") and key.endswith("__"))
                             and not isinstance(value, types.ModuleType)))
-    except Exception:  # noqa: BLE001 - too much to look at, or a learner object that refused: carried
+    except Exception:  # noqa: BLE001 - too much, a C object's hidden state, a learner object that refused
         return None
 
 
 class _TooMuch(Exception):
     pass
+
+
+# Classes made in C name their methods with C descriptors (a slot wrapper, a method descriptor); a
+# class statement never does. Such a class's instances may keep state in C (an lru_cache's
+# cache), unless the C class is one whose contents are read here or cannot change.
+_C_PARTS = (types.WrapperDescriptorType, types.MethodDescriptorType, types.ClassMethodDescriptorType)
+_PLAIN_BASES = frozenset({object, dict, list, set, frozenset, tuple, int, float, str, bytes, bool, complex})
+
+
+def _python_made(kind: type) -> bool:
+    """Whether every class ``kind`` inherits from, but the plain built-in ones, was made by a
+    class statement: then an instance keeps its state in its dict, its slots and (for a dict,
+    list or set subclass) its contents, all of which are read here."""
+    for cls in kind.__mro__:
+        if cls in _PLAIN_BASES:
+            continue
+        if not cls.__flags__ & (1 << 9):  # not a heap type: a static C type
+            return False
+        if any(type(v) in _C_PARTS for v in list(_CLASS_DICT(cls).values())):
+            return False
+    return True
+
+
+class _Opaque(Exception):
+    """An object whose state cannot be read without running its code: no split for this file."""
+
+
+# C objects that keep no state of their own: builtins and the descriptors a class holds
+_STATELESS = frozenset({types.BuiltinFunctionType, types.BuiltinMethodType, types.MethodWrapperType,
+                        types.WrapperDescriptorType, types.MethodDescriptorType, types.ClassMethodDescriptorType,
+                        types.GetSetDescriptorType, types.MemberDescriptorType, type(Ellipsis), type(NotImplemented),
+                        range, slice, type(re.compile(""))})
+
+
+def _immutable_torch(value: Any) -> bool:
+    """torch's dtypes, devices and layouts (module-level constants in many answers): immutable."""
+    import sys
+
+    torch = sys.modules.get("torch")
+    return torch is not None and type(value) in (torch.dtype, torch.device, torch.layout, torch.memory_format)
+
+
+def _shallow(value: Any) -> Any:
+    kind = type(value)
+    if value is None or kind in (bool, int, float, str, bytes):
+        return (kind.__name__, value if value == value else "nan")
+    return ("id", id(value))
 
 
 _CLASS_DICT = type.__dict__["__dict__"].__get__
@@ -183,6 +236,10 @@ _CLASS_DICT = type.__dict__["__dict__"].__get__
 class _Walk:
     def __init__(self, module_name: str) -> None:
         self.module_name, self.nodes, self.seen = module_name, 0, {}  # type: str, int, dict[int, int]
+
+    def _contents(self, value: Any, depth: int) -> Any:
+        contents = _contents_of(value)
+        return None if contents is None else tuple(self.value(item, depth) for item in contents)
 
     def value(self, value: Any, depth: int) -> Any:
         self.nodes += 1
@@ -209,18 +266,27 @@ class _Walk:
             return ("bytearray", key, bytes(value))
         if kind is dict:
             return ("dict", key, tuple(self.value(item, inner) for pair in list(value.items()) for item in pair))
+        if kind is types.MappingProxyType:  # a dataclass Field's metadata, a class's namespace
+            return ("mappingproxy", key, tuple(self.value(item, inner) for pair in list(value.items())
+                                               for item in pair))
         if kind in (types.FunctionType, types.LambdaType):
             return ("function", key, self.value(value.__defaults__, inner), self.value(value.__kwdefaults__, inner),
                     self.value(_own_dict(value), inner),
                     tuple(self.value(_cell(c), inner) for c in (value.__closure__ or ())))
+        if kind is types.ModuleType:
+            return ("module", key)  # a module's own names are the library's (not looked into)
+        if kind is types.MethodType:
+            return ("method", key, self.value(value.__func__, inner), self.value(value.__self__, inner))
         if kind in (staticmethod, classmethod, property):
             return (kind.__name__, key, self.value(getattr(value, "__func__", getattr(value, "fget", None)), inner))
         if isinstance(value, type):
             mapping = _CLASS_DICT(value)  # type's own descriptor: never a metaclass's code
-            if mapping.get("__module__") != self.module_name:
-                return ("foreign class", key)  # a library's class: the library's state
             items = [(str(k), v) for k, v in list(mapping.items()) if type(k) is str
                      and k not in ("__dict__", "__weakref__", "__doc__", "__module__")]
+            if mapping.get("__module__") != self.module_name:
+                # a library's class the file names (Optimizer): its attributes, one level (a
+                # counter kept as Optimizer.steps is state too)
+                return ("foreign class", key, tuple((k, _shallow(v)) for k, v in items))
             return ("class", key, tuple((k, self.value(v, inner)) for k, v in items))
         array = _array_bytes(value)
         if array is not None:
@@ -228,10 +294,41 @@ class _Walk:
         version = _tensor_version(value)
         if version is not None:
             return ("tensor", key, version)
-        own = _own_dict(value)
-        if own is not None:
-            return ("object", key, id(kind), self.value(own, inner))
-        return ("opaque", key, id(kind))
+        if _python_made(kind):  # a Python class's instance: all in its dict, its slots, its contents
+            return ("object", key, id(kind), self.value(_own_dict(value), inner), self._contents(value, inner),
+                    tuple(self.value(slot, inner) for slot in _slot_values(value)))
+        if kind in _STATELESS or _immutable_torch(value) or getattr(kind, "__module__", None) == "typing":
+            return ("stateless", key, id(kind))
+        raise _Opaque(kind.__name__)  # a C object whose state cannot be read (lru_cache, a Generator)
+
+
+def _contents_of(value: Any) -> list[Any] | None:
+    """What an instance of a Python subclass of dict, list or set holds, read through the base
+    type's own C methods (never the subclass's): a Counter at module level keeps state there."""
+    if isinstance(value, dict):
+        return [item for pair in dict.items(value) for item in pair]
+    if isinstance(value, list):
+        return list(list.__iter__(value))
+    if isinstance(value, (set, frozenset)):
+        return sorted(repr(item) for item in set.__iter__(set(value)) if type(item) in (int, str, float, bool))
+    return None
+
+
+_MISSING = ("unset slot",)
+
+
+def _slot_values(value: Any) -> list[Any]:
+    """The values in an object's ``__slots__`` (a dataclass's Field keeps its own there), read
+    through the classes' member descriptors, which are C and run none of the object's code."""
+    found = []
+    for cls in type(value).__mro__:
+        for attribute in list(_CLASS_DICT(cls).values()):
+            if type(attribute) is types.MemberDescriptorType:
+                try:
+                    found.append(attribute.__get__(value, type(value)))
+                except AttributeError:
+                    found.append(_MISSING)
+    return found
 
 
 def _own_dict(value: Any) -> dict[str, Any] | None:
