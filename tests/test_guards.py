@@ -353,8 +353,8 @@ def test_methods_called_on_learner_objects_are_the_learners() -> None:
                     super().__init__(params, dict(lr=0.1, differentiable=False))
                     self.step = types.MethodType(vars(real)["step"], self)
 
-            def borrowed(params):
-                opt = torch.optim.SGD(params, lr=0.1)
+            def borrowed(params):  # every torch optimizer is forbidden in adam: torch's base class
+                opt = torch.optim.Optimizer(params, dict(lr=0.1))
                 opt.step = types.MethodType(vars(real)["step"].__wrapped__, opt)
                 return opt
         ''')
