@@ -227,6 +227,8 @@ def probes():
         out["fcntl_getfl"] = call(nr["fcntl"], fd, 3)  # F_GETFL: free
         out["flock"] = call(73, fd, 1 | 4)  # LOCK_SH | LOCK_NB: gloo's FileStore locks this way
         call(73, fd, 8)  # LOCK_UN
+        out["fadvise_dontneed"] = call(nr["fadvise64"], fd, 0, 0, 4)  # drops the file from the host's cache
+        out["fadvise_willneed"] = call(nr["fadvise64"], fd, 0, 0, 3)  # reads ahead: free
     finally:
         os.close(fd)
     # another process's scheduling: a sleeper of this test's own, and this process itself
@@ -235,6 +237,18 @@ def probes():
     out["sched_setaffinity_other"] = call(nr["sched_setaffinity"], SLEEPER.pid, ctypes.sizeof(mask), mask)
     out["sched_setaffinity_self"] = call(nr["sched_setaffinity"], 0, ctypes.sizeof(mask), mask)
     out["migrate_pages_other"] = call(nr["migrate_pages"], SLEEPER.pid, 0, None, None)
+    # counted per user or host, not per run
+    out["memfd_create"] = call(nr["memfd_create"], b"grind", 1)  # MFD_CLOEXEC
+    segment = libc.syscall(ctypes.c_long(nr["shmget"]), ctypes.c_long(0), ctypes.c_long(4096), ctypes.c_long(0o1600))
+    out["shmget"] = "ok" if segment >= 0 else os.strerror(ctypes.get_errno())
+    if segment >= 0:
+        libc.syscall(ctypes.c_long(31), ctypes.c_long(segment), ctypes.c_long(0), None)  # shmctl IPC_RMID
+    queue = libc.syscall(ctypes.c_long(nr["msgget"]), ctypes.c_long(0), ctypes.c_long(0o1600))
+    out["msgget"] = "ok" if queue >= 0 else os.strerror(ctypes.get_errno())
+    if queue >= 0:
+        libc.syscall(ctypes.c_long(71), ctypes.c_long(queue), ctypes.c_long(0), None)  # msgctl IPC_RMID
+    out["inotify_init1"] = call(nr["inotify_init1"], 0o2000000)
+    out["inotify_init"] = call(nr["inotify_init"])
     out["move_pages_other"] = call(nr["move_pages"], SLEEPER.pid, 0, None, None, None, 0)
     return out
 
@@ -273,6 +287,7 @@ REFUSED_ALWAYS = [
     "utimensat", "setxattr", "lsetxattr", "fsetxattr", "removexattr", "lremovexattr", "fremovexattr", "setxattrat",
     "removexattrat", "file_setattr", "ioprio_set_self", "sched_setaffinity_other", "migrate_pages_other",
     "move_pages_other", "ioctl_setflags", "ioctl_fssetxattr", "fcntl_setlk", "fcntl_ofd_setlk", "fcntl_setlease",
+    "shmget", "msgget", "inotify_init1", "inotify_init", "fadvise_dontneed",
 ]
 INET = ["socket_inet_tcp", "socket_inet_udp", "socket_inet6_udp", "socket_netlink_route", "udp_to_host"]
 EPERM, ENOSYS = os.strerror(1), os.strerror(38)
@@ -316,15 +331,17 @@ def test_the_filter_refuses_every_side_door(inet: bool, udp_listener: tuple[int,
     # Controls: what worked before the filter (a refusal after it is then the filter's doing).
     for name in ("io_uring_setup", "socket_unix", "socketpair_dgram", "socket_inet_udp", "udp_to_host", "io_setup",
                  "sigchld_set", "chmod", "fchmod", "chown", "utimensat", "utime", "ioprio_set_self",
-                 "sched_setaffinity_other", "fcntl_setlk", "fcntl_setlease"):
+                 "sched_setaffinity_other", "fcntl_setlk", "fcntl_setlease", "memfd_create", "shmget", "msgget",
+                 "inotify_init1", "fadvise_dontneed"):
         assert before[name] == "ok", f"control {name} failed, the check proves nothing: {before[name]}"
     wrong = {name: after[name] for name in REFUSED_ALWAYS if after[name] != EPERM}
     assert not wrong, f"not refused with EPERM after the filter: {wrong}"
-    assert after["clone3"] == ENOSYS and after["number_470"] == ENOSYS
+    assert after["clone3"] == ENOSYS and after["number_470"] == ENOSYS and after["memfd_create"] == ENOSYS
     for name in INET:
         assert after[name] == ("ok" if inet else EPERM), (name, after[name])
     for name in ("socketpair_stream", "socketpair_seqpacket", "prlimit_own", "pidfd_open", "sigchld_read", "sigusr1_set",
-                 "sched_setaffinity_self", "ioctl_getflags", "ioctl_fionread", "fcntl_getlk", "fcntl_getfl", "flock"):
+                 "sched_setaffinity_self", "ioctl_getflags", "ioctl_fionread", "fcntl_getlk", "fcntl_getfl", "flock",
+                 "fadvise_willneed"):
         assert after[name] == "ok", (name, after[name])
     assert results["thread"] and results["fork"] == 3 and results["subprocess"] == 0, results
     # The control's datagram arrives; the one sent under the filter only where it was allowed here

@@ -431,6 +431,9 @@ def can_bound_processes() -> bool:
     return True
 
 
+SIGNALS_PENDING = 64  # RLIMIT_SIGPENDING of a run (see rlimit_table)
+
+
 def rlimit_table(limits: Limits, per_user_nproc: bool) -> list[tuple[str, tuple[int, int]]]:
     """The rlimits of one run, by name, so the warm worker's forks can apply the same ones.
 
@@ -443,6 +446,12 @@ def rlimit_table(limits: Limits, per_user_nproc: bool) -> list[tuple[str, tuple[
         ("RLIMIT_FSIZE", (limits.file_mb << 20,) * 2),
         ("RLIMIT_NOFILE", (limits.open_files,) * 2),
         ("RLIMIT_CORE", (0, 0)),
+        # Queued signals are counted per user, host-wide: a review's run queued real-time signals
+        # to itself until its user's count was full, and every other process of the user got
+        # EAGAIN from sigqueue while it lived. This caps what the run queues with sigqueue and
+        # timers; kill() is exempt from the limit (the kernel's rule), which the README lists.
+        ("RLIMIT_SIGPENDING", (SIGNALS_PENDING,) * 2),
+        ("RLIMIT_MSGQUEUE", (0, 0)),  # POSIX message queues' bytes, also the user's: none
     ]
     if per_user_nproc:
         table.append(("RLIMIT_NPROC", (limits.processes,) * 2))
@@ -459,7 +468,7 @@ def limit_child(limits: Limits, drop_to: int | None, cgroup: PidsCgroup | None) 
     for name, value in rlimit_table(limits, per_user_nproc=drop_to is not None):
         try:
             resource.setrlimit(getattr(resource, name), value)
-        except (ValueError, OSError):  # pragma: no cover - platform without that limit
+        except (ValueError, OSError, AttributeError):  # pragma: no cover - platform without that limit
             pass
     if drop_to is not None:
         drop_user(drop_to)

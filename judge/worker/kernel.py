@@ -77,6 +77,7 @@ _SHARED_NUMBERS = {
     "open_tree": 428, "move_mount": 429, "fsopen": 430, "fsconfig": 431, "fsmount": 432, "fspick": 433,
     "pidfd_open": 434, "clone3": 435, "pidfd_getfd": 438, "process_madvise": 440, "mount_setattr": 442,
     "open_tree_attr": 467, "fchmodat2": 452, "setxattrat": 463, "removexattrat": 466, "file_setattr": 469,
+    "memfd_secret": 447,
 }
 _SECCOMP_ARCHES = {
     "x86_64": (0xC000003E, {
@@ -91,7 +92,8 @@ _SECCOMP_ARCHES = {
         "utime": 132, "utimes": 235, "futimesat": 261, "utimensat": 280, "setxattr": 188, "lsetxattr": 189,
         "fsetxattr": 190, "removexattr": 197, "lremovexattr": 198, "fremovexattr": 199, "ioprio_set": 251,
         "sched_setaffinity": 203, "migrate_pages": 256, "move_pages": 279, "ioctl": 16, "fcntl": 72,
-        **_SHARED_NUMBERS,
+        "memfd_create": 319, "shmget": 29, "msgget": 68, "inotify_init": 253, "inotify_init1": 294,
+        "fadvise64": 221, **_SHARED_NUMBERS,
     }),
     "aarch64": (0xC00000B7, {
         "socket": 198, "socketpair": 199, "clone": 220, "ptrace": 117, "setpriority": 140, "sched_setparam": 118,
@@ -104,11 +106,12 @@ _SECCOMP_ARCHES = {
         "fchmod": 52, "fchmodat": 53, "fchown": 55, "fchownat": 54, "utimensat": 88, "setxattr": 5,
         "lsetxattr": 6, "fsetxattr": 7, "removexattr": 14, "lremovexattr": 15, "fremovexattr": 16, "ioprio_set": 30,
         "sched_setaffinity": 122, "migrate_pages": 238, "move_pages": 239, "ioctl": 29, "fcntl": 25,
+        "memfd_create": 279, "shmget": 194, "msgget": 186, "inotify_init1": 26, "fadvise64": 223,
         **_SHARED_NUMBERS,
     }),
 }
 # The old path calls the generic table (aarch64) never had: there only their *at forms exist.
-X86_ONLY = frozenset({"chmod", "chown", "lchown", "utime", "utimes", "futimesat"})
+X86_ONLY = frozenset({"chmod", "chown", "lchown", "utime", "utimes", "futimesat", "inotify_init"})
 _NEWEST = 469  # file_setattr (Linux 6.17): the last number this table has been checked against
 # Refused outright, whatever the arguments, grouped by the door each one is.
 REFUSED = {
@@ -135,7 +138,18 @@ REFUSED = {
         "fremovexattr", "setxattrat", "removexattrat", "file_setattr"),
     # another process's I/O priority (a review set grind's own to idle, and it stayed there)
     "another process's I/O priority": ("ioprio_set",),
+    # what is counted per user or per host, not per run: System V segments and queues hold memory
+    # no rlimit of the run counts until attached, and inotify instances are the user's (128 by
+    # default: a review's run took every one, and the user's editor and other tools got EMFILE
+    # while it lived)
+    "memory and instances counted outside the run": ("shmget", "msgget", "inotify_init", "inotify_init1"),
 }
+# Answered ENOSYS, "this kernel has no such call", so that a library falls back as it does on an
+# old kernel (asmjit, in fbgemm, tries a memfd for its code before shm_open): a memfd's pages are
+# counted neither by RLIMIT_AS (never mapped) nor by the run's disk (not on its tmpfs), and a
+# review held 4.6 GB in them past a 4 GB limit.
+NO_SUCH_CALL = ("memfd_create", "memfd_secret")
+_FADV_DONTNEED = 4  # posix_fadvise(..., POSIX_FADV_DONTNEED) drops a file's pages from the host's cache
 # ioctl(2) requests that change a file's attributes or its file system's keys, which a file's owner
 # may make on a file opened only for reading (a review's root child set NODUMP|NOATIME|SYNC on
 # root-owned files at the landlock level): the same door as file_setattr, by another call.
@@ -224,7 +238,9 @@ def seccomp_program(machine: str, inet: bool) -> list[tuple[int, int, int, int]]
         ("jeq", nr["move_pages"], "other_pid", None),
         ("jeq", nr["ioctl"], "ioctl", None),
         ("jeq", nr["fcntl"], "fcntl", None),
+        ("jeq", nr["fadvise64"], "fadvise", None),
     ]
+    lines += [("jeq", nr[name], "enosys", None) for name in NO_SUCH_CALL]
     lines += [("jeq", nr[name], "eperm", None) for names in REFUSED.values() for name in names if name in nr]
     lines += [
         ("ret", _ALLOW),
@@ -255,6 +271,8 @@ def seccomp_program(machine: str, inet: bool) -> list[tuple[int, int, int, int]]
         ("label", "fcntl"), ("ld", _arg(1)),
         *[("jeq", command, "eperm", None) for command in REFUSED_FCNTLS.values()],
         ("ret", _ALLOW),
+        # evicting pages of files others use (torch's, the interpreter's) from the host's cache
+        ("label", "fadvise"), ("ld", _arg(3)), ("jeq", _FADV_DONTNEED, "eperm", "allow"),
         ("label", "allow"), ("ret", _ALLOW),
         ("label", "eperm"), ("ret", eperm),
         ("label", "enosys"), ("ret", _errno(38)),

