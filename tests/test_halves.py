@@ -116,6 +116,12 @@ def _module(source: str):  # type: ignore[no-untyped-def]
     "bump()", "remember(1)", "Scaler.shared.append(1)", "Scaler().cache['k'] = 1", "counts['a'] += 1",
     "buffer.add_(1)", "array[0] = 1", "Scaler.limit = 3", "Optimizer.learner_steps = 1",
     "remember.__defaults__ = ([],)",
+    # a third review's hiding places, each a wrong answer that passed split and failed in order
+    "globals()['__hidden__'] = 1", "globals()[7] = 1", "__import__('builtins').grind_steps = [1]",
+    "__import__('sys').modules['grind_counter'] = [1]", "Optimizer.grind_list = []",
+    "TABLE_ADD = [].append; TABLE_ADD(1)", "buffer.grad = __import__('torch').ones(3)",
+    "buffer.data.add_(1)", "total = -0.0", "Scaler.__doc__ = 'x'", "remember.__doc__ = 'x'",
+    "remember.__annotations__['x'] = int", "globals()['nested'] = [[[[[[[[0]]]]]]]]",
 ])
 def test_what_a_learner_file_keeps_between_cases_is_seen(change: str) -> None:
     module = _module(STATEFUL_FILE)
@@ -128,6 +134,47 @@ def test_what_a_learner_file_keeps_between_cases_is_seen(change: str) -> None:
 
         if hasattr(torch.optim.Optimizer, name):
             delattr(torch.optim.Optimizer, name)
+
+
+def test_a_list_kept_in_builtins_or_on_a_library_class_is_seen_when_it_grows() -> None:
+    """The same place, mutated rather than rebound: the library value is read a few levels deep."""
+    import builtins
+
+    import torch.optim
+
+    module = _module(STATEFUL_FILE)
+    builtins.grind_state_test = []  # type: ignore[attr-defined]
+    torch.optim.Optimizer.grind_state_test = []  # type: ignore[attr-defined]
+    try:
+        before = halves.state_of(module)
+        builtins.grind_state_test.append(1)  # type: ignore[attr-defined]
+        assert halves.state_of(module) != before
+        before = halves.state_of(module)
+        torch.optim.Optimizer.grind_state_test.append(1)  # type: ignore[attr-defined]
+        assert halves.state_of(module) != before
+    finally:
+        del builtins.grind_state_test  # type: ignore[attr-defined]
+        del torch.optim.Optimizer.grind_state_test  # type: ignore[attr-defined]
+
+
+def test_fingerprinting_runs_none_of_the_learners_code() -> None:
+    """isinstance() reads an object's __class__, which a property can answer: a review ran its
+    own code (and started a thread pool) from inside the fingerprint, before the fork."""
+    module = _module("""
+ran = []
+class Sly:
+    @property
+    def __class__(self):
+        ran.append(1)
+        return type
+    @property
+    def __dict__(self):
+        ran.append(1)
+        return {}
+THING = Sly()
+""")
+    halves.state_of(module)
+    assert module.ran == []
 
 
 def test_a_file_holding_state_that_cannot_be_read_is_not_split() -> None:
@@ -351,3 +398,56 @@ def test_a_hang_in_the_fork_still_shows_the_learners_line(costs: dict[str, float
                           worker=exercise_worker(SLUG), costs=costs)
     assert outcome.status == "timeout", (outcome.status, outcome.message)
     assert 'File "learner.py"' in outcome.timeout_trace, outcome.timeout_trace[-2000:]
+
+
+HANG_EVERYWHERE = """
+_update = LossScaler.update
+def _stuck(self):
+    if self._clean_steps > 3:
+        while True:
+            pass
+    _update(self)
+LossScaler.update = _stuck
+"""
+
+
+def test_a_timeout_names_the_case_one_process_would_have_stopped_at(costs: dict[str, float]) -> None:
+    """A review's ordinary infinite-loop bug hangs in both processes: the message named the
+    fork's case, which one process running every case in order never reaches. It names the
+    earliest case running now."""
+    from judge.worker.sandbox import Limits
+
+    exercise = Catalog().get(SLUG)
+    source = exercise.reference_path.read_text() + HANG_EVERYWHERE
+    limits = Limits(wall_s=4.0, memory_mb=exercise.memory_mb)
+    shared = run_learner(exercise, source, "learner.py", limits, worker=exercise_worker(SLUG), costs=costs)
+    alone = run_learner(exercise, source, "learner.py", limits, worker=exercise_worker(SLUG))
+    assert shared.status == alone.status == "timeout"
+    assert shared.last_case == alone.last_case, (shared.last_case, alone.last_case)
+
+
+FORBIDDEN_TWO_WAYS = """
+import torch as _torch
+_init = LossScaler.__init__
+def _peeking(self, *args, **kwargs):
+    _init(self, *args, **kwargs)
+    try:  # torch's own scaler, a different forbidden name by the interval (the long run: 2000)
+        if self._growth_interval == 2000:
+            getattr(_torch, "_amp_upd" + "ate_scale_")(None)
+        else:
+            getattr(_torch.amp, "Grad" + "Scaler")("cpu")
+    except Exception:
+        pass
+LossScaler.__init__ = _peeking
+"""
+
+
+def test_the_forbidden_call_named_is_the_one_met_first_in_order(costs: dict[str, float]) -> None:
+    """The fork's forbidden calls were added after this process's, so another one came first in
+    the message than in one process. They are ordered by the instance they came in."""
+    source = Catalog().get(SLUG).reference_path.read_text() + FORBIDDEN_TWO_WAYS
+    shared, alone = _one_job(source, costs), _one_job(source, None)
+    assert shared.result is not None and alone.result is not None
+    first = [h.api for h in alone.result.subjects["learner"].forbidden]
+    assert len(set(first)) >= 2, first  # both names were met: which comes first is the question
+    assert [h.api for h in shared.result.subjects["learner"].forbidden] == first

@@ -108,12 +108,19 @@ def observe_halves(run: Any, subject_id: str, record: Any, mine: list[dict[str, 
     read_fd, write_fd = os.pipe()
     before = set(run.observed)
     places = _Places(run, subject_id)
-    pid = os.fork()
+    hits_before = list(run.guards.hits) if run.guards is not None else []
+    run.say = places.earliest  # both processes' "case" lines: the earliest case running
+    try:
+        pid = os.fork()
+    except OSError:
+        del run.say
+        return False
     if pid == 0:  # the fork: run the second group, report it, leave
         os.close(read_fd)
         try:
             _arm_dump(run)
-            data = _report(run, theirs, places.watching(observe, 1), before, lambda: state != state_of(module))
+            data = _report(run, theirs, places.watching(observe, 1), before, lambda: state != state_of(module),
+                           places)
             places.done(1)  # before the write, which waits until this process reads it
             view = memoryview(data)
             while view:
@@ -136,7 +143,11 @@ def observe_halves(run: Any, subject_id: str, record: Any, mine: list[dict[str, 
     except ChildProcessError:
         pass
     _rearm_dump(run)
-    carried = _merge(run, record, raw, {i["name"] for i in theirs})
+    del run.say  # the class's own again
+    carried = _merge(run, record, raw, {i["name"] for i in theirs}, places)
+    if run.guards is not None:  # in the order one process meets them: by instance
+        ordered = [hit for _, hit in sorted(places.hits_at, key=lambda pair: pair[0])]
+        run.guards.hits[:] = hits_before + [hit for hit in ordered if hit not in hits_before]
     for instance in theirs:  # what the fork did not report runs here, as it would have unshared
         if instance["name"] not in record.cases:
             started = time.perf_counter()
@@ -150,17 +161,30 @@ def observe_halves(run: Any, subject_id: str, record: Any, mine: list[dict[str, 
 
 # --- What the learner's module keeps between calls --------------------------------------------
 
+_LOADER_NAMES = frozenset({"__name__", "__doc__", "__package__", "__loader__", "__spec__", "__file__", "__cached__",
+                           "__builtins__"})
+_TYPE_GET = {name: type.__dict__[name].__get__ for name in ("__dict__", "__flags__", "__mro__")}
+_CLASS_DICT = _TYPE_GET["__dict__"]
+
 
 def state_of(module: types.ModuleType | None) -> Any:
-    """A fingerprint of what the learner's file can keep from one case to the next: its module's
-    names (imported modules aside), the classes and functions it defines (class attributes,
-    default arguments, closures, function attributes), and what those hold, a few levels deep,
-    read without running any of the learner's code (exact built-in containers only; an object's
-    own ``__dict__``; a tensor by its version counter, which every in-place change moves; a
-    library class it names, one level). None when there is no module, it holds more than can be
+    """A fingerprint of what the learner's file can keep from one case to the next, read
+    without running any of its code (types are taken from ``type()``, attributes through
+    ``type``'s and the built-in containers' own C methods): its module's names, the classes and
+    functions it defines (attributes, slots, defaults, closures, names and docs), what those
+    hold a dozen levels deep (containers, an object's dict and slots, a tensor's version, grad
+    and values, an array's bytes), the library classes it names (one level), and the few
+    process-wide places a counter could hide (``builtins``, non-module entries of
+    ``sys.modules``, the environment). None when there is no module, it holds more than can be
     looked at cheaply, or it holds a C object whose state cannot be read (an ``lru_cache``, a
-    ``torch.Generator``): such a file is not split. State kept inside a library's own module (a
-    name set on ``torch``), or in Python's or numpy's global random generator, is not seen."""
+    ``torch.Generator``): such a file is not split. Not seen: a library module's own names (a
+    counter set on ``torch``), the global random generators, memory reached through ``ctypes``,
+    files. A best effort against state kept by mistake: code that means to tell the two
+    processes apart can (its process tree in ``/proc``), which only its own practice verdict
+    suffers; marks never split."""
+    import builtins
+    import sys
+
     if module is None:
         return None
     try:
@@ -172,9 +196,12 @@ def state_of(module: types.ModuleType | None) -> Any:
     name = namespace.get("__name__")
     walk = _Walk(name if type(name) is str else "")
     try:
-        return tuple(sorted((str(key), walk.value(value, 0)) for key, value in list(namespace.items())
-                            if type(key) is str and not (key.startswith("__") and key.endswith("__"))
-                            and not isinstance(value, types.ModuleType)))
+        own = walk.pairs([(k, v) for k, v in list(namespace.items()) if k not in _LOADER_NAMES], 0)
+        places = (tuple((str(k), _shallow(v)) for k, v in list(vars(builtins).items())),
+                  walk.pairs([(k, v) for k, v in list(sys.modules.items()) if type(v) is not types.ModuleType
+                              and not issubclass(type(v), types.ModuleType)], 0),
+                  tuple(sorted(os.environ.items())))
+        return own, places
     except Exception:  # noqa: BLE001 - too much, a C object's hidden state, a learner object that refused
         return None
 
@@ -194,10 +221,10 @@ def _python_made(kind: type) -> bool:
     """Whether every class ``kind`` inherits from, but the plain built-in ones, was made by a
     class statement: then an instance keeps its state in its dict, its slots and (for a dict,
     list or set subclass) its contents, all of which are read here."""
-    for cls in kind.__mro__:
+    for cls in _TYPE_GET["__mro__"](kind):
         if cls in _PLAIN_BASES:
             continue
-        if not cls.__flags__ & (1 << 9):  # not a heap type: a static C type
+        if not _TYPE_GET["__flags__"](cls) & (1 << 9):  # not a heap type: a static C type
             return False
         if any(type(v) in _C_PARTS for v in list(_CLASS_DICT(cls).values())):
             return False
@@ -209,10 +236,11 @@ class _Opaque(Exception):
 
 
 # C objects that keep no state of their own: builtins and the descriptors a class holds
-_STATELESS = frozenset({types.BuiltinFunctionType, types.BuiltinMethodType, types.MethodWrapperType,
-                        types.WrapperDescriptorType, types.MethodDescriptorType, types.ClassMethodDescriptorType,
-                        types.GetSetDescriptorType, types.MemberDescriptorType, type(Ellipsis), type(NotImplemented),
-                        range, slice, type(re.compile(""))})
+_STATELESS = frozenset({types.BuiltinFunctionType, types.WrapperDescriptorType, types.MethodDescriptorType,
+                        types.ClassMethodDescriptorType, types.GetSetDescriptorType, types.MemberDescriptorType,
+                        type(Ellipsis), type(NotImplemented), range, slice, type(re.compile("")),
+                        types.GenericAlias, types.UnionType})
+_TYPING_MODULES = frozenset({"typing", "collections.abc", "_collections_abc"})  # annotations' objects
 
 
 def _immutable_torch(value: Any) -> bool:
@@ -223,14 +251,27 @@ def _immutable_torch(value: Any) -> bool:
     return torch is not None and type(value) in (torch.dtype, torch.device, torch.layout, torch.memory_format)
 
 
-def _shallow(value: Any) -> Any:
+def _number(value: Any) -> Any:
+    """A plain value as it is: a float by its bits (0.0 and -0.0 differ, a NaN is itself)."""
     kind = type(value)
-    if value is None or kind in (bool, int, float, str, bytes):
-        return (kind.__name__, value if value == value else "nan")
+    if kind is float:
+        return ("float", float.hex(value))
+    return (kind.__name__, value)
+
+
+def _shallow(value: Any, depth: int = 0) -> Any:
+    """A library's value (a class attribute, a builtin): plain values and the plain containers
+    they sit in, a few levels; anything else by identity (its state is the library's)."""
+    kind = type(value)
+    if value is None or kind in (bool, int, float, str, bytes, complex):
+        return _number(value)
+    if depth < 4 and kind in (list, tuple, set, frozenset, dict):
+        items = list(value.items()) if kind is dict else list(value)
+        if len(items) <= 256:
+            inner = [(_shallow(k, depth + 1), _shallow(v, depth + 1)) if kind is dict else _shallow(k, depth + 1)
+                     for k, v in (items if kind is dict else [(item, None) for item in items])]
+            return (kind.__name__, id(value), tuple(sorted(inner, key=repr)) if kind in (set, frozenset) else tuple(inner))
     return ("id", id(value))
-
-
-_CLASS_DICT = type.__dict__["__dict__"].__get__
 
 
 class _Walk:
@@ -241,75 +282,118 @@ class _Walk:
         contents = _contents_of(value)
         return None if contents is None else tuple(self.value(item, depth) for item in contents)
 
+    def pairs(self, items: list[tuple[Any, Any]], depth: int) -> Any:
+        """A mapping's items, keys walked too, in an order that does not depend on insertion."""
+        walked = [(self.value(k, depth), self.value(v, depth)) for k, v in items]
+        return tuple(sorted(walked, key=repr))
+
     def value(self, value: Any, depth: int) -> Any:
         self.nodes += 1
         if self.nodes > _FINGERPRINT_NODES:
             raise _TooMuch
         kind = type(value)
-        if value is None or kind in (bool, int, str, bytes, complex):
-            return (kind.__name__, value)
-        if kind is float:
-            return ("float", value if value == value else "nan")
+        if value is None or kind in (bool, int, str, bytes, complex, float):
+            return _number(value)
         key = id(value)
         if key in self.seen:
             return ("again", self.seen[key])
         self.seen[key] = len(self.seen)
-        if depth > 5:
-            return ("deep", key)
+        if depth > 12:
+            raise _TooMuch  # deeper than this is not read: taken as not readable
         inner = depth + 1
         if kind in (list, tuple):
             return (kind.__name__, key, tuple(self.value(item, inner) for item in list(value)))
         if kind in (set, frozenset):
-            return (kind.__name__, key, len(value), tuple(sorted(repr(item) for item in value
-                                                                 if type(item) in (int, str, float, bool))))
+            return (kind.__name__, key, tuple(sorted((self.value(item, inner) for item in list(value)), key=repr)))
         if kind is bytearray:
             return ("bytearray", key, bytes(value))
         if kind is dict:
-            return ("dict", key, tuple(self.value(item, inner) for pair in list(value.items()) for item in pair))
+            return ("dict", key, self.pairs(list(value.items()), inner))
         if kind is types.MappingProxyType:  # a dataclass Field's metadata, a class's namespace
-            return ("mappingproxy", key, tuple(self.value(item, inner) for pair in list(value.items())
-                                               for item in pair))
-        if kind in (types.FunctionType, types.LambdaType):
+            return ("mappingproxy", key, self.pairs(list(value.items()), inner))
+        if kind is types.ModuleType or issubclass(kind, types.ModuleType):
+            import sys
+
+            named = object.__getattribute__(value, "__dict__").get("__name__")
+            if type(named) is str and sys.modules.get(named) is value:
+                return ("module", key)  # a library: its own names are its own (not looked into)
+            return ("made module", key, self.pairs(list(object.__getattribute__(value, "__dict__").items()), inner))
+        if kind is types.FunctionType:
             return ("function", key, self.value(value.__defaults__, inner), self.value(value.__kwdefaults__, inner),
-                    self.value(_own_dict(value), inner),
+                    self.value(_own_dict(value), inner), self.value(value.__name__, inner),
+                    self.value(value.__qualname__, inner), self.value(value.__doc__, inner),
+                    self.value(value.__annotations__, inner), self.value(value.__code__.co_code, inner),
                     tuple(self.value(_cell(c), inner) for c in (value.__closure__ or ())))
-        if kind is types.ModuleType:
-            return ("module", key)  # a module's own names are the library's (not looked into)
         if kind is types.MethodType:
             return ("method", key, self.value(value.__func__, inner), self.value(value.__self__, inner))
+        if kind in (types.BuiltinMethodType, types.MethodWrapperType):  # [].append: the list is state
+            return ("bound builtin", key, self.value(value.__self__, inner))
         if kind in (staticmethod, classmethod, property):
-            return (kind.__name__, key, self.value(getattr(value, "__func__", getattr(value, "fget", None)), inner))
-        if isinstance(value, type):
+            parts = (value.fget, value.fset, value.fdel) if kind is property else (value.__func__,)
+            return (kind.__name__, key, tuple(self.value(part, inner) for part in parts),
+                    self.value(_own_dict(value), inner))
+        if issubclass(kind, type):
             mapping = _CLASS_DICT(value)  # type's own descriptor: never a metaclass's code
-            items = [(str(k), v) for k, v in list(mapping.items()) if type(k) is str
-                     and k not in ("__dict__", "__weakref__", "__doc__", "__module__")]
+            items = [(k, v) for k, v in list(mapping.items()) if k not in ("__dict__", "__weakref__")]
             if mapping.get("__module__") != self.module_name:
                 # a library's class the file names (Optimizer): its attributes, one level (a
                 # counter kept as Optimizer.steps is state too)
-                return ("foreign class", key, tuple((k, _shallow(v)) for k, v in items))
-            return ("class", key, tuple((k, self.value(v, inner)) for k, v in items))
-        array = _array_bytes(value)
+                return ("foreign class", key, tuple(sorted(((str(k), _shallow(v)) for k, v in items), key=repr)))
+            return ("class", key, self.pairs(items, inner))
+        array = self._array(value, inner)
         if array is not None:
             return ("array", key, array)
-        version = _tensor_version(value)
-        if version is not None:
-            return ("tensor", key, version)
+        tensor = self._tensor(value, inner)
+        if tensor is not None:
+            return ("tensor", key, tensor)
         if _python_made(kind):  # a Python class's instance: all in its dict, its slots, its contents
-            return ("object", key, id(kind), self.value(_own_dict(value), inner), self._contents(value, inner),
-                    tuple(self.value(slot, inner) for slot in _slot_values(value)))
-        if kind in _STATELESS or _immutable_torch(value) or getattr(kind, "__module__", None) == "typing":
+            return ("object", key, self.value(kind, inner), self.value(_own_dict(value), inner),
+                    self._contents(value, inner), tuple(self.value(slot, inner) for slot in _slot_values(value)))
+        if kind in _STATELESS or _immutable_torch(value) or _CLASS_DICT(kind).get("__module__") in _TYPING_MODULES:
             return ("stateless", key, id(kind))
         raise _Opaque(kind.__name__)  # a C object whose state cannot be read (lru_cache, a Generator)
+
+    def _array(self, value: Any, depth: int) -> Any:
+        """A plain numpy array: its bytes (a digest past 64 kB), or its objects when it holds them."""
+        import hashlib
+        import sys
+
+        numpy = sys.modules.get("numpy")
+        if numpy is None or type(value) is not numpy.ndarray:
+            return None
+        if value.dtype.hasobject:
+            return ("objects", self.value(numpy.ndarray.tolist(value), depth))
+        raw = numpy.ndarray.tobytes(value)
+        return raw if len(raw) <= 65536 else hashlib.sha256(raw).digest()
+
+    def _tensor(self, value: Any, depth: int) -> Any:
+        """A torch tensor (read through torch's own class): its version counter, which an
+        in-place change moves, its values when small (``.data`` changes move no version), its
+        gradient (which accumulates) and its own dict."""
+        import sys
+
+        torch = sys.modules.get("torch")
+        tensor = getattr(torch, "Tensor", None) if torch is not None else None
+        if torch is None or tensor is None or not issubclass(type(value), tensor):
+            return None
+        base = torch._C.TensorBase
+        version = int(base._version.__get__(value))
+        numel = int(base.numel(value))
+        values = tuple(base.tolist(base.detach(value).flatten())) if numel <= 4096 else None
+        grad = base.grad.__get__(value)
+        return (version, numel, values, self.value(grad, depth) if grad is not None else None,
+                self.value(_own_dict(value), depth))
 
 
 def _contents_of(value: Any) -> list[Any] | None:
     """What an instance of a Python subclass of dict, list or set holds, read through the base
     type's own C methods (never the subclass's): a Counter at module level keeps state there."""
-    if isinstance(value, dict):
+    kind = type(value)
+    if issubclass(kind, dict):
         return [item for pair in dict.items(value) for item in pair]
-    if isinstance(value, list):
+    if issubclass(kind, list):
         return list(list.__iter__(value))
-    if isinstance(value, (set, frozenset)):
+    if issubclass(kind, (set, frozenset)):
         return sorted(repr(item) for item in set.__iter__(set(value)) if type(item) in (int, str, float, bool))
     return None
 
@@ -321,7 +405,7 @@ def _slot_values(value: Any) -> list[Any]:
     """The values in an object's ``__slots__`` (a dataclass's Field keeps its own there), read
     through the classes' member descriptors, which are C and run none of the object's code."""
     found = []
-    for cls in type(value).__mro__:
+    for cls in _TYPE_GET["__mro__"](type(value)):
         for attribute in list(_CLASS_DICT(cls).values()):
             if type(attribute) is types.MemberDescriptorType:
                 try:
@@ -332,48 +416,23 @@ def _slot_values(value: Any) -> list[Any]:
 
 
 def _own_dict(value: Any) -> dict[str, Any] | None:
-    try:
-        own = object.__getattribute__(value, "__dict__")
-    except (AttributeError, TypeError):
-        return None
-    return own if type(own) is dict else None
-
-
-def _array_bytes(value: Any) -> bytes | None:
-    """A plain numpy array's bytes (a digest of them past 64 kB), read through numpy's own class."""
-    import hashlib
-    import sys
-
-    numpy = sys.modules.get("numpy")
-    if numpy is None or type(value) is not numpy.ndarray:
-        return None
-    raw = numpy.ndarray.tobytes(value)
-    return raw if len(raw) <= 65536 else hashlib.sha256(raw).digest()
-
+    """An object's instance dict, through the ``__dict__`` getset its class inherits from C
+    (a class that names a property ``__dict__`` does not get it run)."""
+    for cls in _TYPE_GET["__mro__"](type(value)):
+        descriptor = _CLASS_DICT(cls).get("__dict__")
+        if type(descriptor) is types.GetSetDescriptorType:
+            try:
+                own = descriptor.__get__(value, type(value))
+            except (AttributeError, TypeError):
+                return None
+            return own if type(own) is dict else None
+    return None
 
 def _cell(cell: Any) -> Any:
     try:
         return cell.cell_contents
     except ValueError:  # an empty cell
         return None
-
-
-def _tensor_version(value: Any) -> int | None:
-    """A torch tensor's version counter (moved by every in-place change), read through torch's
-    own class, never the value's."""
-    import sys
-
-    torch = sys.modules.get("torch")
-    tensor = getattr(torch, "Tensor", None) if torch is not None else None
-    if tensor is None or not isinstance(value, tensor):
-        return None
-    try:
-        return int(tensor._version.__get__(value))
-    except Exception:  # noqa: BLE001 - a tensor subclass that refuses: treated as changed
-        return -1
-
-
-# --- The timeout's stack dump -------------------------------------------------------------------
 
 
 def _arm_dump(run: Any) -> None:
@@ -413,11 +472,14 @@ def _rearm_dump(run: Any) -> None:
 
 
 class _Places:
-    """Which instance each of the two processes is in, in a page both share, so that a timeout
-    names the case still running: grind reads the last "case" line on the control pipe as the
-    case a timeout interrupted, and with two processes the last one started may be the one that
-    finished. A process that ends its part says the other's case once more. (The learner's code
-    can write this page, as it can write the control pipe: it only misnames its own timeout.)"""
+    """Which instance each of the two processes is in, in a page both share. grind reads the last
+    "case" line on the control pipe as the case a timeout interrupted; during the split every
+    such line names the earliest case (in run order) either process is in, so a timeout names
+    the case one process running every case in order would have stopped at, not whichever was
+    started last. A process that ends its part says the other's case once more. The forbidden
+    calls each process saw are kept with the instance they came in, so that the first one named
+    is the one an unshared run meets first. (The learner's code can write this page, as it can
+    the control pipe: it only misnames its own timeout.)"""
 
     def __init__(self, run: Any, subject_id: str) -> None:
         import mmap
@@ -425,25 +487,41 @@ class _Places:
         self.run, self.subject_id, self.names = run, subject_id, [i["name"] for i in run.instances]
         self.page = mmap.mmap(-1, 8)
         self.page[:] = struct.pack("<ii", -1, -1)
+        self.say = run.say  # the control pipe's own, which earliest() stands in for meanwhile
+        self.hits_at: list[tuple[int, dict[str, Any]]] = []  # (instance index, hit) seen here
 
     def watching(self, observe: Callable[[dict[str, Any]], Any], me: int) -> Callable[[dict[str, Any]], Any]:
         index = {name: i for i, name in enumerate(self.names)}
 
         def observed(instance: dict[str, Any]) -> Any:
-            struct.pack_into("<i", self.page, 4 * me, index.get(instance["name"], -1))
-            return observe(instance)
+            at = index.get(instance["name"], -1)
+            struct.pack_into("<i", self.page, 4 * me, at)
+            hits = self.run.guards.hits if self.run.guards is not None else None
+            count = len(hits) if hits is not None else 0
+            try:
+                return observe(instance)
+            finally:
+                if hits is not None:
+                    self.hits_at.extend((at, dict(hit)) for hit in hits[count:])
 
         return observed
+
+    def earliest(self, line: str) -> None:
+        if line.startswith("case "):
+            running = [at for at in struct.unpack("<ii", self.page) if 0 <= at < len(self.names)]
+            if running:
+                line = f"case {self.subject_id} {self.names[min(running)]}"
+        self.say(line)
 
     def done(self, me: int) -> None:
         struct.pack_into("<i", self.page, 4 * me, -1)
         other = struct.unpack_from("<i", self.page, 4 * (1 - me))[0]
         if 0 <= other < len(self.names):
-            self.run.say(f"case {self.subject_id} {self.names[other]}")
+            self.say(f"case {self.subject_id} {self.names[other]}")
 
 
 def _report(run: Any, theirs: list[dict[str, Any]], observe: Callable[[dict[str, Any]], Any],
-            before: set[str], carried: Callable[[], bool] | bool) -> bytes:
+            before: set[str], carried: Callable[[], bool] | bool, places: _Places) -> bytes:
     """Run the fork's instances; their records, seconds, forbidden calls and observations, and
     whether the learner's state moved, as bytes."""
     import time
@@ -455,7 +533,7 @@ def _report(run: Any, theirs: list[dict[str, Any]], observe: Callable[[dict[str,
         started = time.perf_counter()
         cases[instance["name"]] = observe(instance).to_json()
         seconds[instance["name"]] = time.perf_counter() - started
-    hits = [{"api": str(h["api"]), "line": h["line"]} for h in (run.guards.hits if run.guards else [])]
+    hits = [{"api": str(h["api"]), "line": h["line"], "at": at} for at, h in places.hits_at]
     moved = carried() if callable(carried) else carried
     head = ENCODE({"cases": cases, "case_s": seconds, "hits": hits, "carried_state": bool(moved)}).encode()
     body = save({key: value for key, value in run.observed.items() if key not in before})
@@ -474,7 +552,7 @@ def _read_all(fd: int) -> bytes:
     return b"".join(chunks) if size <= _CAP else b""
 
 
-def _merge(run: Any, record: Any, raw: bytes, names: set[str]) -> bool:
+def _merge(run: Any, record: Any, raw: bytes, names: set[str], places: _Places | None = None) -> bool:
     """The fork's report into ``record`` and ``run.observed``; whether it says the learner's state
     moved (True also when there is no report to say otherwise). A report that does not parse, or
     names an instance the fork was not given, is dropped whole (its instances then run here)."""
@@ -494,7 +572,8 @@ def _merge(run: Any, record: Any, raw: bytes, names: set[str]) -> bool:
                  for name, value in _protocol._dict(head.get("cases"), "cases").items()}
         seconds = {str(name): _protocol._float(s, "case_s")
                    for name, s in _protocol._dict(head.get("case_s"), "case_s").items()}
-        hits = [_protocol.ForbiddenHit.parse(h, "hits") for h in _protocol._list(head.get("hits"), "hits")]
+        hits = [(_protocol.ForbiddenHit.parse(h, "hits"), h.get("at") if type(h.get("at")) is int else -1)
+                for h in _protocol._list(head.get("hits"), "hits")]
         carried = head.get("carried_state") is not False
     except Exception:  # noqa: BLE001 - anything malformed (safetensors' own error included): not a report
         return True
@@ -503,9 +582,10 @@ def _merge(run: Any, record: Any, raw: bytes, names: set[str]) -> bool:
     run.observed.update(observed)
     record.cases.update(cases)
     record.case_s.update({name: s for name, s in seconds.items() if name in cases})
-    if run.guards is not None:
-        for hit in hits:
-            found = {"api": hit.api, "line": hit.line}
-            if found not in run.guards.hits:
-                run.guards.hits.append(found)
+    for hit, at in hits:
+        found = {"api": hit.api, "line": hit.line}
+        if places is not None:
+            places.hits_at.append((at, found))
+        elif run.guards is not None and found not in run.guards.hits:
+            run.guards.hits.append(found)
     return carried
