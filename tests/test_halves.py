@@ -451,3 +451,16 @@ def test_the_forbidden_call_named_is_the_one_met_first_in_order(costs: dict[str,
     first = [h.api for h in alone.result.subjects["learner"].forbidden]
     assert len(set(first)) >= 2, first  # both names were met: which comes first is the question
     assert [h.api for h in shared.result.subjects["learner"].forbidden] == first
+
+
+def test_a_library_object_left_in_sys_modules_does_not_stop_the_split(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The whole suite's process held a library's C object in sys.modules (not a module), and the
+    strict walk gave up on every file: no split anywhere. Libraries' places are read leniently."""
+    import sys
+
+    monkeypatch.setitem(sys.modules, "grind_library_iterator", iter([1, 2]))
+    module = _module(STATEFUL_FILE)
+    before = halves.state_of(module)
+    assert before is not None
+    exec("bump()", module.__dict__)
+    assert halves.state_of(module) != before

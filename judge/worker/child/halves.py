@@ -197,9 +197,10 @@ def state_of(module: types.ModuleType | None) -> Any:
     walk = _Walk(name if type(name) is str else "")
     try:
         own = walk.pairs([(k, v) for k, v in list(namespace.items()) if k not in _LOADER_NAMES], 0)
+        # libraries' places, read leniently (a library's own object there is no reason not to split)
         places = (tuple((str(k), _shallow(v)) for k, v in list(vars(builtins).items())),
-                  walk.pairs([(k, v) for k, v in list(sys.modules.items()) if type(v) is not types.ModuleType
-                              and not issubclass(type(v), types.ModuleType)], 0),
+                  tuple(sorted(((str(k), _shallow(v)) for k, v in list(sys.modules.items())
+                                if not issubclass(type(v), types.ModuleType)), key=repr)),
                   tuple(sorted(os.environ.items())))
         return own, places
     except Exception:  # noqa: BLE001 - too much, a C object's hidden state, a learner object that refused
