@@ -146,8 +146,11 @@ def observe_halves(run: Any, subject_id: str, record: Any, mine: list[dict[str, 
     del run.say  # the class's own again
     carried = _merge(run, record, raw, {i["name"] for i in theirs}, places)
     if run.guards is not None:  # in the order one process meets them: by instance
-        ordered = [hit for _, hit in sorted(places.hits_at, key=lambda pair: pair[0])]
-        run.guards.hits[:] = hits_before + [hit for hit in ordered if hit not in hits_before]
+        merged: list[dict[str, Any]] = []
+        for hit in hits_before + [hit for _, hit in sorted(places.hits_at, key=lambda pair: pair[0])]:
+            if hit not in merged:  # once each, as the guards keep them (both processes may see one)
+                merged.append(hit)
+        run.guards.hits[:] = merged
     for instance in theirs:  # what the fork did not report runs here, as it would have unshared
         if instance["name"] not in record.cases:
             started = time.perf_counter()
