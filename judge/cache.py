@@ -8,7 +8,7 @@ interleave: the second rename fails and its copy is discarded.
 
 from __future__ import annotations
 
-import hashlib
+from judge.sha import sha256
 import json
 import os
 import sys
@@ -45,9 +45,9 @@ def cache_root() -> Path:
     env = os.environ.get("GRIND_CACHE_DIR")
     if env:
         return Path(env)
-    import platformdirs
+    from judge.userdirs import user_cache_dir
 
-    return Path(platformdirs.user_cache_dir("grind", appauthor=False))
+    return Path(user_cache_dir())
 
 
 @contextmanager
@@ -82,7 +82,7 @@ def _worker_digest() -> bytes:
     guards, protocol...), hashed once per process: a change to any of them changes what is
     observed, and `grind validate` trusts a cached reference as much as grading does."""
     if not _WORKER_DIGEST:
-        digest = hashlib.sha256()
+        digest = sha256()
         for path in sorted(RUNNER.parent.rglob("*.py")):  # the child package (child/) included
             digest.update(path.relative_to(RUNNER.parent).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
         # judge/kept.py rewrites a trusted job's observations before they are stored (the kept
@@ -98,8 +98,8 @@ def exercise_key(exercise: Exercise, extra: str = "") -> str:
     if exercise.sealed_key:
         if not extra:
             return exercise.sealed_key
-        return hashlib.sha256(f"{exercise.sealed_key}\0{extra}".encode()).hexdigest()[:32]
-    digest = hashlib.sha256()
+        return sha256(f"{exercise.sealed_key}\0{extra}".encode()).hexdigest()[:32]
+    digest = sha256()
     for part in (__version__, torch_version(), sys.version.split()[0], extra):
         digest.update(part.encode() + b"\0")
     digest.update(_worker_digest())
@@ -158,7 +158,7 @@ def parse_entry(raw_result: bytes, raw_observations: bytes) -> tuple[protocol.Re
     if len(raw_result) > RESULT_CAP or len(raw_observations) > OBSERVATIONS_CAP:
         raise protocol.ProtocolError("entry too large")
     result = protocol.parse_result(raw_result)
-    if hashlib.sha256(raw_observations).hexdigest() != result.observations_sha256:
+    if sha256(raw_observations).hexdigest() != result.observations_sha256:
         raise protocol.ProtocolError("corrupt entry")
     return result, load_observations(raw_observations)
 
@@ -189,7 +189,7 @@ def store(slug: str, key: str, result: protocol.Result, observations: dict[str, 
     root.mkdir(parents=True, exist_ok=True, mode=0o700)  # no other user (nor nobody) reads it
     final = root / f"{slug}-{key}"
     raw = save(observations)
-    document = dict(result.to_json(), observations_sha256=hashlib.sha256(raw).hexdigest(), token="")
+    document = dict(result.to_json(), observations_sha256=sha256(raw).hexdigest(), token="")
     import shutil
     import tempfile
 

@@ -12,7 +12,7 @@ server's side, ``Answer.parse`` (and models.verdict_from_wire for the verdict) o
 
 from __future__ import annotations
 
-import hashlib
+from judge.sha import sha256
 import json
 import os
 import socket
@@ -70,7 +70,7 @@ def code_fingerprint() -> str:
                 continue
 
     walk(root, ())
-    digest = hashlib.sha256()
+    digest = sha256()
     for parts in sorted(found):
         try:
             info = os.stat(os.path.join(root, *parts))
@@ -100,7 +100,7 @@ def identity() -> dict[str, Any]:
 
 
 def key_of(ident: dict[str, Any]) -> str:
-    return hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:32]
+    return sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:32]
 
 
 # A unix socket's path must fit sun_path: 108 bytes on Linux with its terminating NUL (104 on macOS).
@@ -113,7 +113,7 @@ def socket_path(folder: Path | None = None) -> Path | None:
     folder = folder or runtime_dir()
     if folder is None:
         return None
-    name = hashlib.sha256(f"{interpreter()}\0{_PACKAGE}".encode()).hexdigest()[:12]
+    name = sha256(f"{interpreter()}\0{_PACKAGE}".encode()).hexdigest()[:12]
     return folder / f"daemon-{name}.sock"
 
 

@@ -153,16 +153,9 @@ def _library_stamp(name: str) -> tuple[str, int, int] | str:
 
 
 def _cache_dir() -> str:
-    root = os.environ.get("GRIND_CACHE_DIR")
-    if not root:
-        if sys.platform.startswith("linux"):  # platformdirs' user cache folder there, without its imports
-            base = os.environ.get("XDG_CACHE_HOME", "").strip() or os.path.expanduser("~/.cache")
-            root = os.path.join(base, "grind")
-        else:
-            import platformdirs
+    from judge.userdirs import user_cache_dir
 
-            root = platformdirs.user_cache_dir("grind", appauthor=False)
-    return os.path.join(root, ".help")
+    return os.path.join(os.environ.get("GRIND_CACHE_DIR") or user_cache_dir(), ".help")
 
 
 def _cache_file(key: str) -> str | None:

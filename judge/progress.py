@@ -27,7 +27,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from datetime import date, datetime, timedelta
-from hashlib import sha256
+from judge.sha import sha256
 from pathlib import Path
 from typing import Any, Callable, Iterator
 

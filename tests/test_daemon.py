@@ -747,3 +747,52 @@ def test_a_job_cannot_reach_or_steer_the_spare_forked_for_the_next_one(daemons: 
         assert "INJECTED" not in verdict.stdout + verdict.stderr
     after = daemon.status()
     assert after is not None and after["pid"] == info["pid"]
+
+
+@pytest.mark.parametrize("tmpdir", [None, "made", "missing", ""])
+def test_the_socket_folder_is_tempfiles_folder_without_tempfile(tmpdir: str | None, tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """paths._temp_root answers what tempfile.gettempdir() would, for TMPDIR unset, a folder, a
+    missing folder (skipped by both) and blank (ignored by both): the daemon's socket folder is
+    where it was before tempfile was dropped from the client's imports."""
+    import tempfile
+
+    from judge import paths
+
+    for name in ("TMPDIR", "TEMP", "TMP"):
+        monkeypatch.delenv(name, raising=False)
+    if tmpdir is not None:
+        value = {"made": str(tmp_path), "missing": str(tmp_path / "nope"), "": ""}[tmpdir]
+        monkeypatch.setenv("TMPDIR", value)
+    monkeypatch.setattr(tempfile, "tempdir", None)  # tempfile caches its first answer
+    assert paths._temp_root() == tempfile.gettempdir()
+
+
+@pytest.mark.parametrize("xdg", [None, "", "  ", "set"])
+def test_the_cache_folder_is_platformdirs_folder_without_platformdirs(xdg: str | None, tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """judge.userdirs.user_cache_dir gives platformdirs' folder (XDG_CACHE_HOME unset, blank,
+    spaces, set), so the reference cache stays where every earlier grind kept it."""
+    import platformdirs
+
+    from judge.userdirs import user_cache_dir
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    if xdg is None:
+        monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    else:
+        monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg") if xdg == "set" else xdg)
+    assert user_cache_dir() == platformdirs.user_cache_dir("grind", appauthor=False)
+
+
+def test_the_builtin_sha256_gives_hashlibs_digest() -> None:
+    import hashlib
+
+    from judge.sha import sha256
+
+    for data in (b"", b"grind", bytes(range(256)) * 300):
+        assert sha256(data).hexdigest() == hashlib.sha256(data).hexdigest()
+    digest = sha256()
+    digest.update(b"gr")
+    digest.update(b"ind")
+    assert digest.hexdigest() == hashlib.sha256(b"grind").hexdigest()
