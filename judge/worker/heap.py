@@ -14,6 +14,8 @@ import importlib
 import inspect
 import sys
 import types
+from array import array
+from bisect import bisect_left
 from collections.abc import Iterator
 from typing import Any
 
@@ -26,13 +28,79 @@ _MRO = type.__dict__["__mro__"].__get__
 _addr = object.__hash__
 _SUBCLASSES = type.__dict__["__subclasses__"]
 
+
+
+class AddressIndex:
+    """A multimap from an ``_addr`` to the rows filed under it (each row ``width`` objects), kept
+    small: the warm server holds its indexes for its whole life, and every job it forks shares
+    them.
+
+    Why not a dict of lists of tuples: for torch's ~27,000 functions and ~16,000 names that took
+    6.2 MB (an int key, a list and a tuple per entry), most of the warm server's memory beyond
+    torch itself. Here the addresses are one sorted ``array('q')`` and each column of the rows one
+    list parallel to it, 16-24 bytes an entry, and a lookup is a binary search (a job makes a
+    few hundred). Rows are added to unsorted columns of the same kind and sorted in one go by
+    ``merge`` (numpy's stable argsort where the warm server has numpy, which makes no Python
+    object per row: small objects made and dropped by the thousand leave the pages they touched
+    in the process for good). Rows under one address keep the order they were added in."""
+
+    def __init__(self, width: int) -> None:
+        self.width = width
+        self.clear()
+
+    def clear(self) -> None:
+        self._keys = array("q")
+        self._columns: list[list[Any]] = [[] for _ in range(self.width)]
+        self._sorted = 0  # the first _sorted keys are sorted and searchable; the rest wait for merge
+
+    def __len__(self) -> int:
+        """How many rows it holds."""
+        return len(self._keys)
+
+    def add(self, key: int, *row: Any) -> None:
+        """File ``row`` under ``key``; searchable after the next ``merge``."""
+        self._keys.append(key)
+        for column, value in zip(self._columns, row):
+            column.append(value)
+
+    def merge(self) -> None:
+        """Sort every row added since the last merge in with the others (a stable sort: rows under
+        one key keep the order they were added in)."""
+        if self._sorted == len(self._keys):
+            return
+        try:
+            import numpy
+
+            order: Any = numpy.argsort(numpy.frombuffer(self._keys, dtype=numpy.int64), kind="stable")
+        except ImportError:  # not in the warm server (a test): the same order, made of Python ints
+            order = sorted(range(len(self._keys)), key=self._keys.__getitem__)
+        keys = array("q", map(self._keys.__getitem__, order))
+        self._columns = [list(map(column.__getitem__, order)) for column in self._columns]
+        self._keys, self._sorted = keys, len(keys)
+
+    def get(self, key: int, default: Any = ()) -> Any:
+        """The rows filed under ``key`` in the order they were added (the objects themselves when
+        ``width`` is 1, else tuples), or ``default`` when none. Rows not merged yet are merged first."""
+        if self._sorted != len(self._keys):
+            self.merge()
+        keys, columns = self._keys, self._columns
+        start = end = bisect_left(keys, key)
+        while end < len(keys) and keys[end] == key:
+            end += 1
+        if start == end:
+            return default
+        if self.width == 1:
+            return columns[0][start:end]
+        return [tuple(column[i] for column in columns) for i in range(start, end)]
+
+
 # The functions that existed when the warm server last forked, by their code object (kept alive,
 # so no address is reused): see freeze_functions. Empty in a cold run.
-_FROZEN_USERS: dict[int, list[Any]] = {}
+_FROZEN_USERS = AddressIndex(1)
 # Where torch's modules hold each function, builtin and class, as the warm server last saw them
-# (see freeze_functions): _addr(value) -> [(module, name)], and each indexed module's namespace
+# (see freeze_functions): _addr(value) -> (module, name) rows, and each indexed module's namespace
 # size then. Empty in a cold run.
-_TORCH_HOLDERS: dict[int, list[tuple[Any, str]]] = {}
+_TORCH_HOLDERS = AddressIndex(2)
 _INDEXED: dict[str, tuple[Any, int]] = {}  # module name -> (module, len(vars(module)) when indexed)
 _MODULES_AT_FREEZE: list[int] = []  # len(sys.modules) at the warm server's last freeze; empty in a cold run
 _HELD_TYPES = (type, types.FunctionType, types.BuiltinFunctionType)
@@ -62,7 +130,8 @@ def _index_torch_holders() -> None:
         _INDEXED[name] = (module, len(namespace))
         for key, value in list(namespace.items()):
             if issubclass(type(value), _HELD_TYPES):  # type(): a module's lazy objects run no code
-                _TORCH_HOLDERS.setdefault(_addr(value), []).append((module, key))
+                _TORCH_HOLDERS.add(_addr(value), module, key)
+    _TORCH_HOLDERS.merge()
 
 
 def freeze_functions() -> None:
@@ -75,9 +144,10 @@ def freeze_functions() -> None:
     new_class = not _FROZEN_CLASSES
     for obj in gc.get_objects():
         if type(obj) is types.FunctionType:
-            _FROZEN_USERS.setdefault(_addr(obj.__code__), []).append(obj)
+            _FROZEN_USERS.add(_addr(obj.__code__), obj)
         elif not new_class and _is_class(obj):
             new_class = True
+    _FROZEN_USERS.merge()
     if new_class:  # every class made since the last freeze was among the objects just walked
         _FROZEN_CLASS_OBJECTS.clear()
         _FROZEN_CLASSES.clear()
