@@ -59,7 +59,7 @@ def runtime_dir(create: bool = True) -> Path | None:
     ``create`` False, only one that exists already: nothing is made).
 
     ``GRIND_RUNTIME_DIR`` (tests), else ``$XDG_RUNTIME_DIR/grind`` (platformdirs'
-    user_runtime_dir), else ``<tmp>/grind-<uid>``, created 0700. A folder that exists but is a
+    user_runtime_dir, judge.userdirs), else ``<tmp>/grind-<uid>``, created 0700. A folder that exists but is a
     link, another user's, or open to others is not used (a planted folder could hold a socket
     that poses as the daemon): then there is no daemon, only cold runs."""
     override = os.environ.get("GRIND_RUNTIME_DIR")
@@ -68,9 +68,9 @@ def runtime_dir(create: bool = True) -> Path | None:
         return _make_private(Path(override).expanduser().absolute(), create)
     xdg = os.environ.get("XDG_RUNTIME_DIR")
     if xdg and _private_dir(Path(xdg)):
-        import platformdirs
+        from judge.userdirs import user_runtime_dir
 
-        found = _make_private(Path(platformdirs.user_runtime_dir("grind", appauthor=False)), create)
+        found = _make_private(Path(user_runtime_dir(xdg)), create)
         if found is not None:
             return found
     return _make_private(Path(_temp_root()) / f"grind-{os.getuid()}", create)

@@ -1,11 +1,15 @@
-"""This user's cache folder for grind, as platformdirs names it, without importing platformdirs
-where the rule is plain.
+"""This user's folders for grind (cache, state, the daemon's runtime folder), as platformdirs
+names them, without importing platformdirs where the rule is plain.
 
-platformdirs loads its whole platform table and tempfile (with shutil and random): about 5 ms of
-every ``grind run`` and ``grind --help``, for a folder that on Linux is ``$XDG_CACHE_HOME/grind``
-or ``~/.cache/grind``. That rule is written out here for Linux; anywhere else, or on Android
-(where platformdirs looks up the app's own folder), platformdirs answers. Standard library
-``os`` and ``sys`` only: ``judge.entry`` (every command's first module) uses it too.
+platformdirs loads its whole platform table and tempfile (with shutil, random, bz2 and lzma):
+about 5 ms of every ``grind run`` and ``grind --help``, and 20 ms under a profiler, for folders
+that on Linux are ``$XDG_CACHE_HOME/grind`` or ``~/.cache/grind`` (and the same for state). That
+rule is written out here for the plain case: Linux (not Android, where platformdirs looks up the
+app's own folder), an absolute ``HOME``, and the XDG variable unset, blank or absolute. Anything
+else (a relative XDG path, which recent platformdirs ignore and older ones used; no usable
+``HOME``; another system) is platformdirs' to answer. Standard library ``os`` and ``sys`` only:
+``judge.entry`` (every command's first module) uses it too. tests/test_daemon.py holds each
+answer against platformdirs' own.
 """
 
 from __future__ import annotations
@@ -14,12 +18,47 @@ import os
 import sys
 
 
+def _plain(variable: str, under_home: str) -> str | None:
+    """``$variable/grind``, or ``~/under_home/grind`` when it is unset or blank; None when the case
+    is not plain."""
+    android = os.environ.get("ANDROID_DATA") == "/data" and os.environ.get("ANDROID_ROOT") == "/system"
+    if not sys.platform.startswith("linux") or android:
+        return None
+    value = os.environ.get(variable, "")
+    if value.strip():
+        return os.path.join(value, "grind") if os.path.isabs(value) else None
+    if not os.path.isabs(os.environ.get("HOME", "")):
+        return None
+    return os.path.join(os.path.expanduser(f"~/{under_home}"), "grind")
+
+
 def user_cache_dir() -> str:
     """``platformdirs.user_cache_dir("grind", appauthor=False)``."""
-    android = os.environ.get("ANDROID_DATA") == "/data" and os.environ.get("ANDROID_ROOT") == "/system"
-    if sys.platform.startswith("linux") and not android:
-        base = os.environ.get("XDG_CACHE_HOME", "").strip() or os.path.expanduser("~/.cache")
-        return os.path.join(base, "grind")
+    found = _plain("XDG_CACHE_HOME", ".cache")
+    if found is None:
+        import platformdirs
+
+        found = str(platformdirs.user_cache_dir("grind", appauthor=False))
+    return found
+
+
+def user_state_dir() -> str:
+    """``platformdirs.user_state_dir("grind", appauthor=False)``."""
+    found = _plain("XDG_STATE_HOME", ".local/state")
+    if found is None:
+        import platformdirs
+
+        found = str(platformdirs.user_state_dir("grind", appauthor=False))
+    return found
+
+
+def user_runtime_dir(xdg: str) -> str:
+    """The daemon's folder under ``$XDG_RUNTIME_DIR`` (``xdg``, which the caller found to be a
+    private folder of this user's): ``xdg/grind``, as platformdirs gives it for such a folder on
+    Linux; elsewhere, or for a relative path, platformdirs' answer. Whatever comes back, the caller
+    checks it is private before it puts a socket there."""
+    if sys.platform.startswith("linux") and os.path.isabs(xdg):
+        return os.path.join(xdg, "grind")
     import platformdirs
 
-    return str(platformdirs.user_cache_dir("grind", appauthor=False))
+    return str(platformdirs.user_runtime_dir("grind", appauthor=False))

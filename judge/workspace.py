@@ -169,9 +169,9 @@ def progress_path(root: Path | None) -> Path:
     env = os.environ.get("GRIND_STATE_DIR")
     if env:
         return Path(env) / PROGRESS_DB
-    import platformdirs
+    from judge.userdirs import user_state_dir
 
-    return Path(platformdirs.user_state_dir("grind", appauthor=False)) / PROGRESS_DB
+    return Path(user_state_dir()) / PROGRESS_DB
 
 
 def _exists(path: Path) -> bool:

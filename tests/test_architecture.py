@@ -272,12 +272,14 @@ def test_no_module_of_judge_imports_another_in_a_circle_even_on_first_use() -> N
     assert not circles, circles[:3]
 
 
-def test_a_fast_run_loads_neither_hashlib_tempfile_nor_platformdirs(tmp_path: Path) -> None:
-    """What a daemon-served `grind run` works out before it sends its job (the hidden folders,
-    the socket's folder, the exercise's cache key, the daemon's key, the source's digest), with
-    neither XDG folder set (the socket then lives under the temporary folder, the cache under
-    ~/.cache): without tempfile (which loads shutil and random), platformdirs and hashlib (which
-    loads OpenSSL), about 7 ms of every such run."""
+@pytest.mark.parametrize("xdg_runtime", [False, True])
+def test_a_fast_run_loads_neither_hashlib_tempfile_nor_platformdirs(xdg_runtime: bool, tmp_path: Path) -> None:
+    """What a daemon-served `grind run` works out (the hidden folders, the socket's folder, the
+    exercise's cache key, the daemon's key, the source's digest, the progress database's folder),
+    with no XDG folder set (the socket then lives under the temporary folder, the cache under
+    ~/.cache) and with a private XDG_RUNTIME_DIR (a laptop's session): without tempfile (which
+    loads shutil and random), platformdirs and hashlib (which loads OpenSSL), about 7 ms of
+    every such run."""
     script = ("import sys\n"
               "import judge.entry, judge.fast_run, judge.grade, judge.daemon, judge.outcome\n"
               "from judge import cache, daemon_wire, paths, progress\n"
@@ -286,10 +288,17 @@ def test_a_fast_run_loads_neither_hashlib_tempfile_nor_platformdirs(tmp_path: Pa
               "paths.hidden_from_learners(exercise); paths.runtime_dir(); paths.runtime_problem()\n"
               "cache.exercise_key(exercise); daemon_wire.key_of(daemon_wire.identity())\n"
               "daemon_wire.socket_path(paths.runtime_dir()); progress.source_hash('x = 1')\n"
+              "from judge.workspace import progress_path; progress_path(None)\n"
               "print(sorted(m for m in ('hashlib', 'tempfile', 'platformdirs', 'shutil', '_hashlib') "
               "if m in sys.modules))\n")
-    env = {k: v for k, v in os.environ.items() if k not in ("XDG_RUNTIME_DIR", "XDG_CACHE_HOME", "GRIND_CACHE_DIR")}
-    env.update(GRIND_STATE_DIR=str(tmp_path / "state"), HOME=str(tmp_path), TMPDIR=str(tmp_path))
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("XDG_RUNTIME_DIR", "XDG_CACHE_HOME", "XDG_STATE_HOME", "GRIND_CACHE_DIR", "GRIND_STATE_DIR",
+                        "GRIND_RUNTIME_DIR")}
+    env.update(HOME=str(tmp_path), TMPDIR=str(tmp_path))
+    if xdg_runtime:
+        (tmp_path / "run").mkdir(mode=0o700)
+        env["XDG_RUNTIME_DIR"] = str(tmp_path / "run")
     done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True,
                           timeout=120)
     assert done.stdout.strip().splitlines()[-1:] == ["[]"], (done.stdout, done.stderr)
+    assert (tmp_path / "run" / "grind").is_dir() == xdg_runtime

@@ -768,21 +768,38 @@ def test_the_socket_folder_is_tempfiles_folder_without_tempfile(tmpdir: str | No
     assert paths._temp_root() == tempfile.gettempdir()
 
 
-@pytest.mark.parametrize("xdg", [None, "", "  ", "set"])
-def test_the_cache_folder_is_platformdirs_folder_without_platformdirs(xdg: str | None, tmp_path: Path,
-                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    """judge.userdirs.user_cache_dir gives platformdirs' folder (XDG_CACHE_HOME unset, blank,
-    spaces, set), so the reference cache stays where every earlier grind kept it."""
+@pytest.mark.parametrize("home", ["abs", "relative", None])
+@pytest.mark.parametrize("xdg", [None, "", "  ", "set", "relative"])
+def test_the_user_folders_are_platformdirs_folders_without_platformdirs(
+        xdg: str | None, home: str | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """judge.userdirs gives platformdirs' cache and state folders (the XDG variable unset, blank,
+    spaces, absolute or relative; HOME absolute, relative or unset), so the reference cache and
+    the progress database stay where every earlier grind kept them; and the daemon's folder
+    under a private XDG_RUNTIME_DIR."""
     import platformdirs
 
-    from judge.userdirs import user_cache_dir
+    from judge import userdirs
 
-    monkeypatch.setenv("HOME", str(tmp_path))
-    if xdg is None:
-        monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    if home is None:
+        monkeypatch.delenv("HOME", raising=False)
     else:
-        monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg") if xdg == "set" else xdg)
-    assert user_cache_dir() == platformdirs.user_cache_dir("grind", appauthor=False)
+        monkeypatch.setenv("HOME", str(tmp_path / "home") if home == "abs" else "home")
+    for variable in ("XDG_CACHE_HOME", "XDG_STATE_HOME"):
+        if xdg is None:
+            monkeypatch.delenv(variable, raising=False)
+        else:
+            monkeypatch.setenv(variable, {"set": str(tmp_path / variable), "relative": "rel"}.get(xdg, xdg))
+    try:
+        expected = platformdirs.user_cache_dir("grind", appauthor=False)
+    except RuntimeError:  # recent platformdirs: no home to expand
+        expected = None
+    if expected is not None:
+        assert userdirs.user_cache_dir() == expected
+        assert userdirs.user_state_dir() == platformdirs.user_state_dir("grind", appauthor=False)
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    assert userdirs.user_runtime_dir(str(runtime)) == platformdirs.user_runtime_dir("grind", appauthor=False)
 
 
 def test_the_builtin_sha256_gives_hashlibs_digest() -> None:
