@@ -3,7 +3,8 @@ server's frozen heap (an index of torch's functions and classes, made once befor
 forbidden name's object and the Python functions that do its work, code fingerprints, and the
 classes that exist before the learner's file does.
 
-Stdlib-only, loaded by the child with guards.py (its only user, besides poison.py through it);
+Stdlib-only, loaded by the child with guards.py (its only user, besides poison.py through it),
+but for the warm server's sort of its index (``AddressIndex.merge``), which uses numpy there;
 none of it may run learner code: it runs inside the guards' hooks, with profiling off.
 """
 
