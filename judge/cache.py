@@ -8,7 +8,6 @@ interleave: the second rename fails and its copy is discarded.
 
 from __future__ import annotations
 
-from judge.sha import sha256
 import json
 import os
 import sys
@@ -20,6 +19,7 @@ from judge.version import __version__
 from judge import environment
 from judge.kit import kit_dir
 from judge.models import Exercise
+from judge.sha import sha256
 
 if TYPE_CHECKING:
     import numpy as np

@@ -12,7 +12,6 @@ server's side, ``Answer.parse`` (and models.verdict_from_wire for the verdict) o
 
 from __future__ import annotations
 
-from judge.sha import sha256
 import json
 import os
 import socket
@@ -25,6 +24,7 @@ from typing import Any
 from judge.version import __version__
 from judge.paths import runtime_dir
 from judge.worker.settings import PASSTHROUGH_ENV
+from judge.sha import sha256
 
 # judge/ itself (this file's folder): its code is the daemon's key, its path the one it serves
 _PACKAGE = os.path.dirname(os.path.abspath(__file__))
