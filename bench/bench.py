@@ -11,6 +11,7 @@ anyone can rerun it. The machine is shared and noisy: read ratios, not absolute 
 from __future__ import annotations
 
 import argparse
+import atexit
 import os
 import resource
 import shutil
@@ -23,6 +24,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+# This checkout's judge, in this process and in every grind it starts: run as `python bench/bench.py`,
+# Python puts bench/ first on the path, and an installed grind (`pip install .`) would then answer
+# `from judge import ...` here while `python -m judge` ran the checkout's, two daemons' keys apart.
+sys.path.insert(0, str(ROOT))
 SUBMISSIONS = ROOT / "tests" / "submissions" / "clipping"
 GRIND = [sys.executable, "-m", "judge"]
 
@@ -391,11 +396,13 @@ def main() -> None:
     batch_size = 20 if args.quick else 100
 
     work = Path(tempfile.mkdtemp(prefix="grind-bench-"))
+    atexit.register(shutil.rmtree, work, True)  # a failed run leaves no folder behind either
     runtime = work / "run"
     runtime.mkdir(mode=0o700)
     # Every figure but the daemon's own is measured without it (GRIND_NO_DAEMON=1): a cold run is cold.
     env = dict(os.environ, GRIND_CACHE_DIR=str(work / "cache"), GRIND_STATE_DIR=str(work / "state"),
-               GRIND_RUNTIME_DIR=str(runtime), GRIND_NO_DAEMON="1")
+               GRIND_RUNTIME_DIR=str(runtime), GRIND_NO_DAEMON="1",
+               PYTHONPATH=os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]))
     # grind's modules compiled once, as an install leaves them: with PYTHONDONTWRITEBYTECODE set
     # (some containers do) every command compiled the whole package again, 50 ms of a warm run.
     env.pop("PYTHONDONTWRITEBYTECODE", None)
