@@ -43,10 +43,11 @@ def validate(
                                           "submissions per exercise (default: the repository's tests/corpus)."),
     quiz: bool = typer.Option(False, "--quiz", help="Check the quiz decks (quiz/*.toml) only; --all checks them too."),
 ) -> None:
-    """Prove exercises adequate: schema, reference (twice), stub, every pitfall caught and named,
-    and the share of the exercise's corpus named right, beside the share named wrongly. With --quiz
-    (or --all), check the quiz cards: numbers agree with their formulas, choices are distinct,
-    explanations are written."""
+    """Prove exercises adequate: schema, reference (twice), stub, every pitfall caught and named.
+
+    Also the share of the exercise's corpus named right, beside the share named wrongly. With
+    --quiz (or --all), check the quiz cards: numbers agree with their formulas, choices are
+    distinct, explanations are written."""
     catalog = Catalog()
     if quiz and slug is None and not all_:
         raise typer.Exit(int(_validate_quiz(catalog)))

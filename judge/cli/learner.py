@@ -69,8 +69,9 @@ def run(
     every: bool = typer.Option(False, "--all", help="Grade every exercise of the workspace in order, with a "
                                "progress bar, up to the first that does not pass (exit 0 only if all pass)."),
 ) -> None:
-    """Grade your submission for an exercise (or sit it as an interview). Without a name: the
-    exercise folder you are in, else the exercise you ran last."""
+    """Grade your submission for an exercise (or sit it as an interview).
+
+    Without a name: the exercise folder you are in, else the exercise you ran last."""
     from judge.outcome import pick_file
 
     if every:
