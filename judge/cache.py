@@ -77,6 +77,16 @@ def _folder_files(folder: Path) -> list[Path]:
 _WORKER_DIGEST: list[bytes] = []
 
 
+def _bulk_sha256(data: bytes) -> str:
+    """A reference's observations (up to tens of MB): hashlib's OpenSSL SHA-256 is about 5x the
+    speed of Python's builtin one (judge.sha, which spares the client hashlib's import for its
+    small digests): 21 ms against 118 ms for 38 MB. Only trusted code reading or writing a
+    reference gets here, never a daemon-served run's client."""
+    import hashlib
+
+    return hashlib.sha256(data).hexdigest()
+
+
 def _worker_digest() -> bytes:
     """Every file the trusted child runs (the runner and the modules it loads beside it: ranks,
     guards, protocol...), hashed once per process: a change to any of them changes what is
@@ -158,7 +168,7 @@ def parse_entry(raw_result: bytes, raw_observations: bytes) -> tuple[protocol.Re
     if len(raw_result) > RESULT_CAP or len(raw_observations) > OBSERVATIONS_CAP:
         raise protocol.ProtocolError("entry too large")
     result = protocol.parse_result(raw_result)
-    if sha256(raw_observations).hexdigest() != result.observations_sha256:
+    if _bulk_sha256(raw_observations) != result.observations_sha256:
         raise protocol.ProtocolError("corrupt entry")
     return result, load_observations(raw_observations)
 
@@ -189,7 +199,7 @@ def store(slug: str, key: str, result: protocol.Result, observations: dict[str, 
     root.mkdir(parents=True, exist_ok=True, mode=0o700)  # no other user (nor nobody) reads it
     final = root / f"{slug}-{key}"
     raw = save(observations)
-    document = dict(result.to_json(), observations_sha256=sha256(raw).hexdigest(), token="")
+    document = dict(result.to_json(), observations_sha256=_bulk_sha256(raw), token="")
     import shutil
     import tempfile
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import stat
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -32,17 +33,34 @@ def _temp_root() -> str:
     """``tempfile.gettempdir()``'s folder without importing tempfile, which loads shutil and
     random: about 3 ms of every daemon-served ``grind run``, whose socket lives under it when
     ``XDG_RUNTIME_DIR`` is unset. The same candidates in the same order (``TMPDIR``, ``TEMP``,
-    ``TMP``, then ``/tmp``, ``/var/tmp``, ``/usr/tmp``), the first folder this user may create
-    files in. The same answer whatever this process imported before (a client and the daemon
-    must agree); only when none qualifies does tempfile decide (its last resort is the current
-    folder)."""
+    ``TMP``, then ``/tmp``, ``/var/tmp``, ``/usr/tmp``), and the same test: the first where a file
+    can be made (``os.access`` is not enough: root passes it on ``/proc``, where nothing can be
+    made). The same answer whatever this process imported before (a client and the daemon must
+    agree); only when none qualifies does tempfile decide (its last resort is the current
+    folder). Unlike tempfile, a relative ``TMPDIR`` comes back absolute: the daemon works from /."""
+    if _TEMP_ROOT:
+        return _TEMP_ROOT[0]
     names = [os.environ.get(name) for name in ("TMPDIR", "TEMP", "TMP")]
     for folder in [*(name for name in names if name), "/tmp", "/var/tmp", "/usr/tmp"]:
-        if os.path.isdir(folder) and os.access(folder, os.W_OK | os.X_OK):
-            return os.path.abspath(folder)
+        folder = os.path.abspath(folder)
+        probe = os.path.join(folder, f".grind-probe-{os.getpid()}-{time.monotonic_ns()}")
+        try:
+            fd = os.open(probe, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        except OSError:
+            continue
+        os.close(fd)
+        try:
+            os.unlink(probe)
+        except OSError:
+            pass
+        _TEMP_ROOT.append(folder)
+        return folder
     import tempfile
 
     return tempfile.gettempdir()
+
+
+_TEMP_ROOT: list[str] = []
 
 
 def _make_private(path: Path, create: bool = True) -> Path | None:

@@ -15,6 +15,7 @@ answer against platformdirs' own.
 from __future__ import annotations
 
 import os
+import stat
 import sys
 
 
@@ -53,12 +54,35 @@ def user_state_dir() -> str:
 
 
 def user_runtime_dir(xdg: str) -> str:
-    """The daemon's folder under ``$XDG_RUNTIME_DIR`` (``xdg``, which the caller found to be a
-    private folder of this user's): ``xdg/grind``, as platformdirs gives it for such a folder on
-    Linux; elsewhere, or for a relative path, platformdirs' answer. Whatever comes back, the caller
-    checks it is private before it puts a socket there."""
-    if sys.platform.startswith("linux") and os.path.isabs(xdg):
+    """The daemon's folder under ``$XDG_RUNTIME_DIR`` (``xdg``): ``xdg/grind`` when ``xdg`` is plainly
+    the user's own, as platformdirs gives it then. That is on Linux, with ``xdg`` absolute, a
+    folder (not a link) of this user's with mode 0700, under parents no other user can replace
+    (each a real folder owned by root or this user, writable by nobody else unless sticky, as
+    ``/tmp`` is). Otherwise platformdirs answers, and recent versions then fall back to
+    ``/run/user/<uid>``. Whatever comes back, the caller checks that it is private before it
+    puts a socket there."""
+    if sys.platform.startswith("linux") and os.path.isabs(xdg) and _owned_plainly(xdg):
         return os.path.join(xdg, "grind")
     import platformdirs
 
     return str(platformdirs.user_runtime_dir("grind", appauthor=False))
+
+
+def _owned_plainly(folder: str) -> bool:
+    """``folder`` is this user's 0700 folder, and no other user can replace it or any parent."""
+    try:
+        info = os.lstat(folder)
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or stat.S_IMODE(info.st_mode) != 0o700:
+            return False
+        parent = os.path.dirname(os.path.normpath(folder))
+        while True:
+            info = os.lstat(parent)
+            if not stat.S_ISDIR(info.st_mode) or info.st_uid not in (0, os.getuid()):
+                return False
+            if info.st_mode & 0o022 and not info.st_mode & stat.S_ISVTX:
+                return False
+            if parent == os.path.dirname(parent):
+                return True
+            parent = os.path.dirname(parent)
+    except OSError:
+        return False

@@ -749,7 +749,7 @@ def test_a_job_cannot_reach_or_steer_the_spare_forked_for_the_next_one(daemons: 
     assert after is not None and after["pid"] == info["pid"]
 
 
-@pytest.mark.parametrize("tmpdir", [None, "made", "missing", ""])
+@pytest.mark.parametrize("tmpdir", [None, "made", "missing", "", "/proc", "a file"])
 def test_the_socket_folder_is_tempfiles_folder_without_tempfile(tmpdir: str | None, tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     """paths._temp_root answers what tempfile.gettempdir() would, for TMPDIR unset, a folder, a
@@ -761,11 +761,15 @@ def test_the_socket_folder_is_tempfiles_folder_without_tempfile(tmpdir: str | No
 
     for name in ("TMPDIR", "TEMP", "TMP"):
         monkeypatch.delenv(name, raising=False)
+    (tmp_path / "a file").write_text("")
     if tmpdir is not None:
-        value = {"made": str(tmp_path), "missing": str(tmp_path / "nope"), "": ""}[tmpdir]
+        value = {"made": str(tmp_path), "missing": str(tmp_path / "nope"), "": "", "/proc": "/proc",
+                 "a file": str(tmp_path / "a file")}[tmpdir]
         monkeypatch.setenv("TMPDIR", value)
-    monkeypatch.setattr(tempfile, "tempdir", None)  # tempfile caches its first answer
-    assert paths._temp_root() == tempfile.gettempdir()
+    monkeypatch.setattr(tempfile, "tempdir", None)  # both cache their first answer
+    monkeypatch.setattr(paths, "_TEMP_ROOT", [])
+    assert paths._temp_root() == tempfile.gettempdir()  # /proc: root may write there by os.access, not in fact
+    assert not list(Path(paths._temp_root()).glob(".grind-probe-*"))
 
 
 @pytest.mark.parametrize("home", ["abs", "relative", None])
@@ -800,6 +804,45 @@ def test_the_user_folders_are_platformdirs_folders_without_platformdirs(
     runtime.mkdir(mode=0o700)
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
     assert userdirs.user_runtime_dir(str(runtime)) == platformdirs.user_runtime_dir("grind", appauthor=False)
+
+
+_RUNTIME_CASES = ["plain", "open parent", "sticky parent", "linked parent", "mode 0500", "mode 0750",
+                  *(["parent of another user"] if os.geteuid() == 0 else [])]  # chown needs root
+
+
+@pytest.mark.parametrize("case", _RUNTIME_CASES)
+def test_the_daemons_folder_is_platformdirs_folder_whoever_could_replace_it(
+        case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """userdirs.user_runtime_dir takes $XDG_RUNTIME_DIR/grind only where platformdirs does: the
+    folder this user's 0700 one and no parent replaceable by another user (a review found the
+    first version took a folder under a parent another user owned, or anyone could write to).
+    Anything else is platformdirs' own answer (recent versions fall back to /run/user/<uid>)."""
+    import warnings
+
+    import platformdirs
+
+    from judge import userdirs
+
+    parent = tmp_path / "parent"
+    parent.mkdir(mode=0o755)
+    runtime = parent / "run"
+    if case == "open parent":
+        parent.chmod(0o777)
+    elif case == "sticky parent":
+        parent.chmod(0o1777)
+    elif case == "parent of another user":
+        os.chown(parent, 12345, 12345)
+    elif case == "linked parent":
+        (tmp_path / "link").symlink_to(parent)
+        runtime = tmp_path / "link" / "run"
+    runtime.mkdir(mode=0o700)
+    runtime.chmod({"mode 0500": 0o500, "mode 0750": 0o750}.get(case, 0o700))
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # platformdirs warns once per cause when it falls back
+        expected = platformdirs.user_runtime_dir("grind", appauthor=False)
+    assert userdirs.user_runtime_dir(str(runtime)) == expected
+    assert (expected == str(runtime / "grind")) == (case in ("plain", "sticky parent", "linked parent"))
 
 
 def test_the_builtin_sha256_gives_hashlibs_digest() -> None:

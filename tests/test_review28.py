@@ -138,3 +138,14 @@ def test_a_pickle_far_longer_than_a_state_dicts_is_not_read(monkeypatch) -> None
     monkeypatch.setattr(checkpoint.pickletools, "genops", lambda data: calls.append(1) or iter(()))
     assert checkpoint.read_state_dict(out.getvalue()) is None
     assert calls == []
+
+
+def test_a_forbidden_builtin_named_through_torch_vf_is_refused_in_practice() -> None:
+    """Issue 33's review: torch._VF._fused_sgd_ handed to functools.partial passed sgd-momentum
+    in practice (a builtin called from C is past the profile hook, and torch._VF's attributes are
+    read-only, so no stand-in sits there). The static scan now reads torch._VF's names as
+    torch._C._VariableFunctions', which the manifest forbids: refused before any child runs."""
+    path = HERE.parent / "review34" / "vf_partial_sgd.py"
+    verdict = grade(Catalog().get("sgd-momentum"), path)
+    assert verdict.status == Status.FORBIDDEN, verdict.message
+    assert "_fused_sgd_" in verdict.message and verdict.learner_line == 6
