@@ -26,23 +26,6 @@ def _dotted(node: ast.AST, aliases: dict[str, str]) -> str | None:
     return ".".join([base, *reversed(parts)])
 
 
-# Two names of one namespace: torch._VF hands every attribute on to torch._C._VariableFunctions,
-# whose builtins (torch._fused_sgd_...) the manifests forbid under that name. The guards cannot put
-# a stand-in there (its attributes are read-only), and a builtin that C code calls for the
-# submission (functools.partial, map) never reaches the profile hook: a review passed
-# sgd-momentum in practice with functools.partial(torch._VF._fused_sgd_, ...).
-_SAME_NAMESPACE = (("torch._VF.", "torch._C._VariableFunctions."),)
-
-
-def _spellings(name: str) -> list[str]:
-    """``name``, and the same object's name in a namespace that is another's alias."""
-    found = [name]
-    for alias, real in _SAME_NAMESPACE:
-        if name.startswith(alias):
-            found.append(real + name[len(alias):])
-    return found
-
-
 def forbidden_uses(source: str, forbidden: tuple[str, ...]) -> list[tuple[str, int]]:
     """Uses of forbidden APIs visible in the source (imports, attribute chains, aliases)."""
     if not forbidden:
@@ -55,7 +38,7 @@ def forbidden_uses(source: str, forbidden: tuple[str, ...]) -> list[tuple[str, i
         if name is None:
             return
         for banned in forbidden:
-            if any(spelled == banned or spelled.startswith(banned + ".") for spelled in _spellings(name)):
+            if name == banned or name.startswith(banned + "."):
                 hits.append((banned, line))
 
     for node in ast.walk(tree):
@@ -71,7 +54,40 @@ def forbidden_uses(source: str, forbidden: tuple[str, ...]) -> list[tuple[str, i
     for node in ast.walk(tree):
         if isinstance(node, (ast.Attribute, ast.Name)) and isinstance(getattr(node, "ctx", None), ast.Load):
             check(_dotted(node, aliases), node.lineno)
+    hits += _private_names(tree, forbidden)
     return sorted(set(hits), key=lambda h: h[1])
+
+
+def _private_names(tree: ast.AST, forbidden: tuple[str, ...]) -> list[tuple[str, int]]:
+    """Each use of a forbidden API's private last name (``_fused_sgd_``, ``_single_tensor_adam``),
+    whatever comes before it: an attribute (not of ``self`` or ``cls``), a name imported from any
+    module, or a text equal to it.
+
+    The dotted check above follows imports, not every road to an object: torch's fused builtins
+    are also ``torch._VF.vf.X``, ``type(torch._C._VariableFunctions).X``, a module's own ``_VF``,
+    ``torch.ops.aten.X.default._op``, a namespace's ``__dict__['X']``. The guards cannot put a
+    stand-in in most of those places (their attributes are read-only), and a builtin that C code
+    calls for the submission (``functools.partial``, ``map``) never reaches the profile hook: a
+    review passed sgd-momentum in practice fourteen such ways. Marks refuse any forbidden last
+    name (judge.introspection); practice refuses the private ones, which no answer written from
+    memory spells (the public ones, ``step`` or ``SGD``, would refuse honest code)."""
+    leaves: dict[str, str] = {}
+    for dotted in forbidden:
+        leaf = dotted.rsplit(".", 1)[-1]
+        if leaf.startswith("_") and not leaf.startswith("__"):
+            leaves.setdefault(leaf, dotted)
+    if not leaves:
+        return []
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr in leaves and not (
+                isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")):
+            found.append((leaves[node.attr], node.lineno))
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in leaves:
+            found.append((leaves[node.value], node.lineno))
+        elif isinstance(node, ast.ImportFrom):
+            found += [(leaves[a.name], node.lineno) for a in node.names if a.name in leaves]
+    return found
 
 
 def error_verdict(exercise: Exercise, status: Status, message: str, line: int | None = None) -> Verdict:

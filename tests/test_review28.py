@@ -143,9 +143,52 @@ def test_a_pickle_far_longer_than_a_state_dicts_is_not_read(monkeypatch) -> None
 def test_a_forbidden_builtin_named_through_torch_vf_is_refused_in_practice() -> None:
     """Issue 33's review: torch._VF._fused_sgd_ handed to functools.partial passed sgd-momentum
     in practice (a builtin called from C is past the profile hook, and torch._VF's attributes are
-    read-only, so no stand-in sits there). The static scan now reads torch._VF's names as
-    torch._C._VariableFunctions', which the manifest forbids: refused before any child runs."""
+    read-only, so no stand-in sits there). Refused before any child runs now."""
     path = HERE.parent / "review34" / "vf_partial_sgd.py"
     verdict = grade(Catalog().get("sgd-momentum"), path)
     assert verdict.status == Status.FORBIDDEN, verdict.message
     assert "_fused_sgd_" in verdict.message and verdict.learner_line == 6
+
+
+_FUSED_SPELLINGS = [
+    "torch._VF._fused_sgd_", "torch._VF.vf._fused_sgd_", "type(torch._C._VariableFunctions)._fused_sgd_",
+    "torch._C._VariableFunctionsClass._fused_sgd_", "torch.nn.functional._VF._fused_sgd_",
+    'vars(torch._VF)["vf"]._fused_sgd_', 'torch._VF.__getattr__("_fused_sgd_")',
+    "torch.ops.aten._fused_sgd_.default._op", "torch._ops.ops.aten._fused_sgd_.default._op",
+]
+
+
+@pytest.mark.parametrize("spelling", _FUSED_SPELLINGS)
+def test_every_plain_road_to_a_forbidden_private_builtin_is_refused_in_practice(spelling: str) -> None:
+    """A second look found fourteen more plain spellings of the fused builtin (its module's own
+    ``_VF``, the class of ``_VariableFunctions``, an operator overload's ``_op``, a namespace's
+    ``__dict__``...), each passing practice through functools.partial. The practice scan now
+    refuses a forbidden API's private last name wherever it is spelled, as marks refuse any."""
+    from judge.static_checks import static_verdict
+
+    exercise = Catalog().get("sgd-momentum")
+    source = (HERE.parent / "review34" / "vf_partial_sgd.py").read_text()
+    lines = source.splitlines()
+    assert lines[5].startswith("_F = ")
+    lines[5] = f"_F = {spelling}"
+    verdict = static_verdict(exercise, "\n".join(lines) + "\n", "vf.py")
+    assert verdict is not None and verdict.status == Status.FORBIDDEN and verdict.learner_line == 6
+    lines[5] = "from torch._VF import _fused_sgd_ as _F"
+    verdict = static_verdict(exercise, "\n".join(lines) + "\n", "vf.py")
+    assert verdict is not None and verdict.status == Status.FORBIDDEN
+
+
+def test_honest_answers_that_name_torch_vf_or_private_names_of_their_own_pass_the_scan() -> None:
+    """The private-name rule refuses only the forbidden APIs' own names: the reference, an answer
+    using an allowed builtin through torch._VF, and a method of the answer's own with a forbidden
+    name reached through ``self`` are left to run."""
+    from judge.static_checks import static_verdict
+
+    exercise = Catalog().get("sgd-momentum")
+    root = Path(__file__).resolve().parents[1]
+    reference = (root / "solutions" / "sgd-momentum" / "reference.py").read_text()
+    assert static_verdict(exercise, reference, "reference.py") is None
+    assert static_verdict(exercise, "import torch\nx = torch._VF.add\n", "a.py") is None
+    own = ("class SGD:\n    def _single_tensor_sgd(self):\n        return 0\n"
+           "    def step(self):\n        return self._single_tensor_sgd()\n")
+    assert static_verdict(exercise, own, "b.py") is None

@@ -1,7 +1,7 @@
 # A hostile learner's sgd-momentum (review of issue 33's sixth pass): heavy-ball SGD done by
 # torch's fused kernel, reached through torch._VF (an alias of torch._C._VariableFunctions, whose
 # attributes the guards cannot replace) and called from C by functools.partial, where the profile
-# hook sees no call. It passed practice; the static scan now knows torch._VF's names.
+# hook sees no call. It passed practice; the static scan now refuses the private name anywhere.
 import functools, torch
 _F = torch._VF._fused_sgd_  # the original builtin: torch._VF forwards to _VariableFunctions
 
