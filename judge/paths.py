@@ -34,8 +34,8 @@ def _temp_root() -> str:
     random: about 3 ms of every daemon-served ``grind run``, whose socket lives under it when
     ``XDG_RUNTIME_DIR`` is unset. The same candidates in the same order (``TMPDIR``, ``TEMP``,
     ``TMP``, then ``/tmp``, ``/var/tmp``, ``/usr/tmp``), and the same test: the first where a file
-    can be made (``os.access`` is not enough: root passes it on ``/proc``, where nothing can be
-    made). The same answer whatever this process imported before (a client and the daemon must
+    can be made and written (``os.access`` is not enough: root passes it on ``/proc``, where
+    nothing can be made). The same answer whatever this process imported before (a client and the daemon must
     agree); only when none qualifies does tempfile decide (its last resort is the current
     folder). Unlike tempfile, a relative ``TMPDIR`` comes back absolute: the daemon works from /."""
     if _TEMP_ROOT:
@@ -48,13 +48,19 @@ def _temp_root() -> str:
             fd = os.open(probe, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
         except OSError:
             continue
-        os.close(fd)
         try:
-            os.unlink(probe)
+            written = os.write(fd, b"blat") == 4  # tempfile writes these four bytes too (a full disk fails here)
         except OSError:
-            pass
-        _TEMP_ROOT.append(folder)
-        return folder
+            written = False
+        finally:
+            os.close(fd)
+            try:
+                os.unlink(probe)
+            except OSError:
+                pass
+        if written:
+            _TEMP_ROOT.append(folder)
+            return folder
     import tempfile
 
     return tempfile.gettempdir()

@@ -69,7 +69,11 @@ def user_runtime_dir(xdg: str) -> str:
 
 
 def _owned_plainly(folder: str) -> bool:
-    """``folder`` is this user's 0700 folder, and no other user can replace it or any parent."""
+    """``folder`` is this user's 0700 folder, and no other user can replace it or any parent.
+    A path with ``.`` or ``..`` in it is not plain: a link before a ``..`` would make the folder
+    checked another than the one used."""
+    if any(part in (".", "..") for part in folder.split("/")):
+        return False
     try:
         info = os.lstat(folder)
         if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or stat.S_IMODE(info.st_mode) != 0o700:

@@ -806,7 +806,7 @@ def test_the_user_folders_are_platformdirs_folders_without_platformdirs(
     assert userdirs.user_runtime_dir(str(runtime)) == platformdirs.user_runtime_dir("grind", appauthor=False)
 
 
-_RUNTIME_CASES = ["plain", "open parent", "sticky parent", "linked parent", "mode 0500", "mode 0750",
+_RUNTIME_CASES = ["plain", "open parent", "sticky parent", "linked parent", "mode 0500", "mode 0750", "dot-dot",
                   *(["parent of another user"] if os.geteuid() == 0 else [])]  # chown needs root
 
 
@@ -837,6 +837,10 @@ def test_the_daemons_folder_is_platformdirs_folder_whoever_could_replace_it(
         runtime = tmp_path / "link" / "run"
     runtime.mkdir(mode=0o700)
     runtime.chmod({"mode 0500": 0o500, "mode 0750": 0o750}.get(case, 0o700))
+    if case == "dot-dot":  # an open folder beside it, climbed out of: platformdirs refuses the path
+        (parent / "open").mkdir(mode=0o777)
+        (parent / "open").chmod(0o777)
+        runtime = parent / "open" / ".." / "run"
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # platformdirs warns once per cause when it falls back
