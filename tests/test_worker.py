@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 import tempfile
 from pathlib import Path
 
@@ -800,3 +801,34 @@ def test_a_sandbox_bubblewrap_could_not_set_up_is_set_up_again(
         assert verdict.status is Status.CRASHED and "bwrap: Can't bind mount" in verdict.stderr, verdict.message
     # the reference may have been graded in the same run (a cold cache): at least the tries of one sandbox
     assert starts >= min(failures + 1, 3)
+
+
+def test_the_seal_reads_only_the_modules_a_job_added_and_falls_back_when_unsure(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """sources._blocked_modules in a fork of the warm server reads the names it noted and those
+    added since, from the end of sys.modules; whatever it returns must be what a walk of every
+    name finds, also when a name before the noted ones was removed (then it walks)."""
+    import types as types_
+
+    from judge.worker.child import sources
+
+    def walked() -> list[str]:
+        return sorted(name for name in sys.modules if sources._blocked(name))
+
+    monkeypatch.setattr(sources, "_NOTED", [])
+    monkeypatch.setitem(sys.modules, "judge.zz_noted", types_.ModuleType("judge.zz_noted"))
+    monkeypatch.setitem(sys.modules, "zz_plain_a", types_.ModuleType("zz_plain_a"))
+    sources.note_modules()
+    assert "judge.zz_noted" in sources._NOTED[2]
+    assert sorted(sources._blocked_modules()) == walked()  # nothing added
+    monkeypatch.setitem(sys.modules, "solutions.zz_added", types_.ModuleType("solutions.zz_added"))
+    monkeypatch.setitem(sys.modules, "zz_plain_b", types_.ModuleType("zz_plain_b"))
+    found = sources._blocked_modules()
+    assert "solutions.zz_added" in found and sorted(found) == walked()
+    # a name before the noted last one removed, one added: the same length, another order: walked
+    del sys.modules["zz_plain_a"]
+    monkeypatch.setitem(sys.modules, "judge.zz_late", types_.ModuleType("judge.zz_late"))
+    found = sources._blocked_modules()
+    assert "judge.zz_late" in found and sorted(found) == walked()
+    monkeypatch.setattr(sources, "_NOTED", [])  # a cold run: every name
+    assert sorted(sources._blocked_modules()) == walked()

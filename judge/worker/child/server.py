@@ -20,7 +20,7 @@ from .. import witness as _witness
 from ..process import become_subreaper, die_with_parent, empty_cgroup, kill_cgroup, reap_children, set_dumpable
 from .control import confine, shield_parent
 from .job import execute
-from .sources import precompile
+from .sources import note_modules, precompile
 
 
 def uses_torch_optim(job: dict[str, Any]) -> bool:
@@ -91,6 +91,7 @@ def serve() -> None:
     # or neither); from ABI 6 that layer also keeps them from signalling the server.
     scoped = bool(config.get("confine")) and min(_landlock.abi(), _landlock.KNOWN_ABI) >= 6
     _heap.freeze_functions()  # torch's heap, indexed before the first job rather than during it
+    note_modules()
     server = _Server(sys.stdout, config.get("cgroup"), scoped)
     print(json.dumps({"ready": True}), file=server.out, flush=True)
     while True:
@@ -196,6 +197,7 @@ class _Spare:
         go_r, go_w = os.pipe()
         pipes = [os.pipe()]  # control only: the job's stdout and stderr never pass through here
         _heap.freeze_functions()  # what this server made is indexed once, not walked by every job
+        note_modules()  # and what seal_imports reads (its modules), likewise
         pid = os.fork()
         if pid == 0:
             os.close(self.job_w)
