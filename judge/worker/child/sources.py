@@ -108,8 +108,12 @@ def note_modules() -> None:
 def _blocked_modules() -> list[str]:
     """The names of ``judge`` and ``solutions`` modules in ``sys.modules``: in a fork of the warm
     server, what it noted plus those among the names added since, read from the end (dicts keep
-    insertion order). Whenever that cannot be told for certain (a name before the noted last one
-    was removed or replaced, or many were added), every name is read, as in a cold run."""
+    insertion order). When a name before the noted last one was removed, or many were added, every
+    name is read, as in a cold run. One sequence passes the check unseen: a name removed, a
+    blocked one added, and the noted last one popped and put back, which moves it to the end
+    (``importlib.reload`` does that). Only the spare's own code runs between the fork and the seal,
+    and it only imports (resource, fcntl, signal, ctypes); after the seal the finder refuses the
+    blocked names, so nothing later can add one by importing."""
     if _NOTED:
         length, last, blocked = _NOTED
         added = len(sys.modules) - length
