@@ -29,15 +29,19 @@ def _private_dir(path: Path) -> bool:
     return stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and not info.st_mode & 0o077
 
 
+_TEMP_ROOT: list[str] = []  # _temp_root's answer, found once per process as tempfile's is
+
+
 def _temp_root() -> str:
     """``tempfile.gettempdir()``'s folder without importing tempfile, which loads shutil and
     random: about 3 ms of every daemon-served ``grind run``, whose socket lives under it when
     ``XDG_RUNTIME_DIR`` is unset. The same candidates in the same order (``TMPDIR``, ``TEMP``,
     ``TMP``, then ``/tmp``, ``/var/tmp``, ``/usr/tmp``), and the same test: the first where a file
     can be made and written (``os.access`` is not enough: root passes it on ``/proc``, where
-    nothing can be made). The same answer whatever this process imported before (a client and the daemon must
-    agree); only when none qualifies does tempfile decide (its last resort is the current
-    folder). Unlike tempfile, a relative ``TMPDIR`` comes back absolute: the daemon works from /."""
+    nothing can be made). The same answer whatever this process imported before (a client and
+    the daemon must agree); only when none qualifies does tempfile decide (its last resort is the
+    current folder). Unlike tempfile, a relative ``TMPDIR`` comes back absolute: the daemon works
+    from /."""
     if _TEMP_ROOT:
         return _TEMP_ROOT[0]
     names = [os.environ.get(name) for name in ("TMPDIR", "TEMP", "TMP")]
@@ -64,9 +68,6 @@ def _temp_root() -> str:
     import tempfile
 
     return tempfile.gettempdir()
-
-
-_TEMP_ROOT: list[str] = []
 
 
 def _make_private(path: Path, create: bool = True) -> Path | None:

@@ -35,22 +35,18 @@ def _plain(variable: str, under_home: str) -> str | None:
 
 def user_cache_dir() -> str:
     """``platformdirs.user_cache_dir("grind", appauthor=False)``."""
-    found = _plain("XDG_CACHE_HOME", ".cache")
-    if found is None:
-        import platformdirs
-
-        found = str(platformdirs.user_cache_dir("grind", appauthor=False))
-    return found
+    return _plain("XDG_CACHE_HOME", ".cache") or _platformdirs("user_cache_dir")
 
 
 def user_state_dir() -> str:
     """``platformdirs.user_state_dir("grind", appauthor=False)``."""
-    found = _plain("XDG_STATE_HOME", ".local/state")
-    if found is None:
-        import platformdirs
+    return _plain("XDG_STATE_HOME", ".local/state") or _platformdirs("user_state_dir")
 
-        found = str(platformdirs.user_state_dir("grind", appauthor=False))
-    return found
+
+def _platformdirs(kind: str) -> str:
+    import platformdirs
+
+    return str(getattr(platformdirs, kind)("grind", appauthor=False))
 
 
 def user_runtime_dir(xdg: str) -> str:
@@ -63,9 +59,7 @@ def user_runtime_dir(xdg: str) -> str:
     puts a socket there."""
     if sys.platform.startswith("linux") and os.path.isabs(xdg) and _owned_plainly(xdg):
         return os.path.join(xdg, "grind")
-    import platformdirs
-
-    return str(platformdirs.user_runtime_dir("grind", appauthor=False))
+    return _platformdirs("user_runtime_dir")
 
 
 def _owned_plainly(folder: str) -> bool:

@@ -30,7 +30,6 @@ _addr = object.__hash__
 _SUBCLASSES = type.__dict__["__subclasses__"]
 
 
-
 class AddressIndex:
     """A multimap from an ``_addr`` to the rows filed under it (each row ``width`` objects), kept
     small: the warm server holds its indexes for its whole life, and every job it forks shares

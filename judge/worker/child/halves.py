@@ -432,11 +432,15 @@ def _own_dict(value: Any) -> dict[str, Any] | None:
             return own if type(own) is dict else None
     return None
 
+
 def _cell(cell: Any) -> Any:
     try:
         return cell.cell_contents
     except ValueError:  # an empty cell
         return None
+
+
+# --- The timeout's stack dump -------------------------------------------------------------------
 
 
 def _arm_dump(run: Any) -> None:
