@@ -99,3 +99,31 @@ class ColdRunner:
         from judge.worker import sandbox
 
         return sandbox.run_job(job, limits, self.hidden)
+
+
+def learner_limits(exercise: Exercise) -> Limits:
+    """The limits a learner's job runs under when the caller sets none: the exercise's own."""
+    from judge.worker.protocol import Limits
+
+    return Limits(wall_s=exercise.time_limit, memory_mb=exercise.memory_mb)
+
+
+def prestart_learner(exercise: Exercise, meanwhile: Callable[[], None] | None = None) -> None:
+    """Start the cold child of a learner's job on ``exercise`` now, before the job is built
+    (judge.worker.sandbox.prestart): a cold ``grind run`` knows the exercise tens of milliseconds
+    in, and builds the job for about a hundred more. The child, the ``ColdRunner`` of the grade's
+    own, takes it when its hidden folders and limits are the job's. ``meanwhile`` runs while grind
+    waits for that child."""
+    from judge.paths import hidden_from_learners
+    from judge.worker import sandbox
+
+    sandbox.prestart(hidden_from_learners(exercise), learner_limits(exercise), witnessed=bool(exercise.witness),
+                     meanwhile=meanwhile)
+
+
+def drop_prestarted() -> None:
+    """The prestarted child no job took, if any, killed and its folder removed (see prestart_learner)."""
+    from judge.worker import sandbox
+
+    sandbox.drop_prestarted()
+

@@ -167,6 +167,14 @@ def _early(args: RunArgs, exercise: Exercise, path: Path) -> _Early:
     started_at = time.time()
     text, unreadable = read_source(path)
     source = None if unreadable else text
+    prestarted = worker is None and source is not None and _compiles(source, path)
+    if prestarted:
+        from judge.executor import prestart_learner
+
+        # Its child imports torch while the rest of grind loads; what records the attempt and
+        # draws the verdict loads while the child runs. (numpy waits for the child's end: loaded
+        # beside it, it added ten megabytes to the run's peak and no measurable speed.)
+        prestart_learner(exercise, meanwhile=_load_recording if args.as_json else _load_all)
     kwargs: dict[str, Any] = {"speed": True}
     if worker is not None:
         kwargs["worker"] = worker
@@ -174,10 +182,28 @@ def _early(args: RunArgs, exercise: Exercise, path: Path) -> _Early:
         return _Early(worker, source, started_at, grade(exercise, path, source=source, **kwargs), None)
     except Exception as exc:  # noqa: BLE001 - raised again where the grade would have raised it
         return _Early(worker, source, started_at, None, exc)
+    finally:
+        if prestarted:  # not taken (a static verdict): killed now, not left to the next grade
+            from judge.executor import drop_prestarted
+
+            drop_prestarted()
+
+
+def _compiles(source: str, path: Path) -> bool:
+    """Whether ``source`` parses: a file with a syntax error gets its verdict from the static
+    checks, in a tenth of a second, and must not wait for a prestarted child to be killed."""
+    import _ast
+
+    try:
+        compile(source, str(path), "exec", _ast.PyCF_ONLY_AST, dont_inherit=True)
+    except Exception:  # noqa: BLE001 - whatever stops the parse, the static checks say it
+        return False
+    return True
 
 
 def _load_recording() -> None:
-    """What records the attempt (the progress database, the scheduler), loaded while the daemon grades."""
+    """What records the attempt (the progress database, the scheduler), loaded while the daemon
+    grades, or while a cold run's child runs."""
     import judge.outcome  # noqa: F401 - loaded for later
 
 

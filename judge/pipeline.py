@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from judge import cache, kept, witnessed
-from judge.executor import ColdRunner, Executor, Submission
+from judge.executor import ColdRunner, Executor, Submission, learner_limits
 from judge.judging import judge_subject
 from judge.models import Exercise, Status, Verdict
 from judge.paths import hidden_from_learners
@@ -55,7 +55,7 @@ def run_learner(exercise: Exercise, source: str, filename: str, limits: Limits |
         job["speed_enough_s"] = SLOWER * reference_s
     if costs and not marked:
         job["costs"] = dict(costs)
-    limits = limits or Limits(wall_s=exercise.time_limit, memory_mb=exercise.memory_mb)
+    limits = limits or learner_limits(exercise)
     outcome = (worker if worker is not None else ColdRunner(hidden_from_learners(exercise))).run_job(job, limits)
     shared = outcome.result.subjects.get(LEARNER) if outcome.result is not None else None
     if "costs" in job and shared is not None and shared.carried_state:

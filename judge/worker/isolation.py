@@ -32,6 +32,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -296,20 +297,74 @@ def _needed_paths() -> list[Path]:
 
 
 def _probe_landlock() -> int:
-    """The ABI, if confining a child really works here (a container's seccomp may refuse it)."""
+    """The ABI, if confining a child really works here (a container's seccomp may refuse it).
+
+    Tried in a fork of this process, not in an interpreter of its own: starting one cost 20-30
+    ms of every cold ``grind run``, before its child could start. The fork does only what needs no
+    lock another thread could hold: the module and ctypes are loaded here first (``abi``), and
+    the fork calls the kernel, opens one file and leaves with ``os._exit``."""
     abi = landlock.abi()
     if abi < 1:
         return 0
-    code = ("import importlib.util as u,sys\n"
-            f"s=u.spec_from_file_location('ll',{str(Path(landlock.__file__))!r});m=u.module_from_spec(s)\n"
-            "s.loader.exec_module(m);m.restrict(['/usr'],['/dev/null'])\n"
-            "try:\n open('/etc/hostname')\nexcept PermissionError:\n sys.exit(0)\nexcept OSError:\n sys.exit(0)\n"
-            "sys.exit(3)\n")
     try:
-        done = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, timeout=20)
-    except (OSError, subprocess.SubprocessError):
+        pid = os.fork()
+    except OSError:
         return 0
-    return abi if done.returncode == 0 else 0
+    if pid == 0:  # the probe: confined to /usr, it must not be able to read /etc
+        code = 3
+        try:
+            landlock.restrict(["/usr"], ["/dev/null"])
+            try:
+                with open("/etc/hostname", "rb"):
+                    pass
+            except OSError:
+                code = 0
+        except BaseException:  # noqa: BLE001 - any failure is a refusal: the level is not offered
+            code = 4
+        finally:
+            os._exit(code)
+    return abi if _exit_code(pid, 20) == 0 else 0
+
+
+def _exit_code(pid: int, timeout_s: float) -> int | None:
+    """The exit code of our child ``pid``, killed if it has not ended within ``timeout_s``."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            done, status = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            return None
+        if done:
+            return os.waitstatus_to_exitcode(status)
+        if time.monotonic() > deadline:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            return None
+        time.sleep(0.0005)
+
+
+def _start_bwrap_probe(bwrap: str, drop: int | None) -> subprocess.Popen[bytes] | None:
+    """``bwrap ... true``, started (its answer is read by ``_bwrap_works``) so that it runs while
+    Landlock is probed."""
+    probe = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-all",
+             "--die-with-parent", "true"]
+    try:
+        return subprocess.Popen(probe, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL,
+                                preexec_fn=(lambda: drop_user(drop)) if drop is not None else None)
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def _bwrap_works(probe: subprocess.Popen[bytes] | None) -> bool:
+    if probe is None:
+        return False
+    try:
+        return probe.wait(timeout=10) == 0
+    except subprocess.TimeoutExpired:
+        probe.kill()
+        probe.wait()
+        return False
 
 
 @functools.lru_cache(maxsize=1)
@@ -329,18 +384,11 @@ def isolation() -> Isolation:
         notes.append("GRIND_SANDBOX=landlock: bubblewrap is not used")
     elif mode != "auto":
         notes.append(f"GRIND_SANDBOX={mode[:40]!r} is not a level grind knows (landlock, limits-only): ignored")
-    if bwrap:
-        probe = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-all",
-                 "--die-with-parent", "true"]
-        try:
-            ok = subprocess.run(probe, capture_output=True, timeout=10,
-                                preexec_fn=(lambda: drop_user(drop)) if drop is not None else None).returncode == 0
-        except (OSError, subprocess.SubprocessError):
-            ok = False
-        if not ok:
-            notes.append("bubblewrap is installed but cannot create namespaces here (no user namespaces?)")
-        bwrap = bwrap if ok else None
+    probe = _start_bwrap_probe(bwrap, drop) if bwrap else None
     abi = _probe_landlock() if sys.platform.startswith("linux") else 0
+    if bwrap and not _bwrap_works(probe):
+        notes.append("bubblewrap is installed but cannot create namespaces here (no user namespaces?)")
+        bwrap = None
     macos = shutil.which("sandbox-exec") if sys.platform == "darwin" else None
     return Isolation(drop, bwrap, abi, macos, tuple(notes))
 

@@ -17,7 +17,7 @@ process, witness). With ``python -I`` the script's folder is not on sys.path and
 refused in the child, so this file loads the worker folder as a package of its own name,
 ``grind_worker``, by path; the parent imports the same files as ``judge.worker``. Only the
 standard library is imported at module level: numpy, torch and safetensors are imported once the
-limits are in force.
+limits and the confinement are in force (``main``).
 """
 
 from __future__ import annotations
@@ -61,19 +61,32 @@ load_source = _job.load_source
 
 
 def main() -> None:
-    """Cold mode: one job on stdin, in this process (after the shielding fork, confined)."""
+    """Cold mode: one job, in this process (after the shielding fork, confined).
+
+    Two lines arrive on stdin. The first, sent as grind starts us, says how to confine this run:
+    its Landlock rules, whether to shield grind behind a waiter, the control and witness pipes.
+    The second is the job. Between the two, confined, we import numpy, safetensors and torch,
+    as a warm server does before its first job: grind may start us before it has built the job
+    (sandbox.prestart), so the second it spends on that overlaps torch's import. Confinement
+    comes first because Landlock confines only the calling thread, and importing torch starts
+    one; no learner code exists until the job is read."""
     _process.die_with_parent()
-    job = json.loads(sys.stdin.read())
-    witness_fd = job.get("witness_fd")
+    setup = json.loads(sys.stdin.readline())
+    witness_fd = setup.get("witness_fd")
     if isinstance(witness_fd, int):
         # The waiter counts the run's traffic, so it must live in the run's network namespace:
         # made here, before the fork, rather than by the worker as it confines itself.
-        _control.private_network(job.get("confine"))
+        _control.private_network(setup.get("confine"))
         _control.shield_parent(witness_fd)
-    elif job.get("shield", True):
+    elif setup.get("shield", True):
         _control.shield_parent()
-    _control.confine(job.get("confine"))
-    control = os.fdopen(job["control_fd"], "w", buffering=1) if job.get("control_fd") else None
+    _control.confine(setup.get("confine"))
+    _job.preload()
+    line = sys.stdin.readline()
+    if not line:  # grind went away, or dropped a prestarted child no job took
+        os._exit(0)
+    job = json.loads(line)
+    control = os.fdopen(setup["control_fd"], "w", buffering=1) if setup.get("control_fd") else None
     _job.execute(job, control)
 
 

@@ -331,6 +331,14 @@ def flush_output() -> None:
             pass
 
 
+def preload() -> None:
+    """What every job imports, loaded before the job arrives (a cold child, confined, while grind
+    builds its job: runner.main; a warm server imports the same before its first fork)."""
+    import numpy  # noqa: F401
+    import safetensors.numpy  # noqa: F401
+    import torch  # noqa: F401
+
+
 def execute(job: dict[str, Any], control: Any) -> None:
     """Run every subject of one job through every case and write the observations.
 
