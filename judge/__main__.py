@@ -1,5 +1,5 @@
 """`python -m judge` is the same as `grind`: the fast `grind run`, else the full CLI (judge/entry.py)."""
 
-from judge.entry import main
+from judge.entry import script
 
-main()
+script()

@@ -584,3 +584,27 @@ def test_the_client_does_its_next_work_while_the_daemon_grades(dying_daemon: Non
     worker.meanwhile = meanwhile
     assert worker.verdict(Submission(Catalog().get("clipping"), "key", "source = 1\n", "clipping.py", speed=True)) is None
     assert calls == ["meanwhile"]
+
+
+@pytest.mark.parametrize("name, code, verdict", [("correct_loop.py", 0, "passed"), ("pitfall_per_tensor.py", 1, "failed")])
+def test_the_console_script_leaves_without_teardown_yet_flushes_records_and_runs_exit_handlers(
+        name: str, code: int, verdict: str, tmp_path: Path) -> None:
+    """``python -m judge`` (as the console script) ends a fast ``grind run`` with ``os._exit``
+    after the exit handlers and a flush: the piped output is whole, the exit code and the record
+    are the run's, and an exit handler registered during the run still ran."""
+    marker = tmp_path / "handler-ran"
+    script = (
+        "import atexit, sys, pathlib\n"
+        f"atexit.register(pathlib.Path({str(marker)!r}).write_text, 'yes')\n"
+        "import judge.entry, judge.fast_run\n"
+        "sys.argv = ['grind', *sys.argv[1:]]\n"
+        "judge.entry.script()\n"
+        "sys.stderr.write('script() returned\\n')\n")
+    env = dict(os.environ, GRIND_STATE_DIR=str(tmp_path / "state"), GRIND_NO_DAEMON="1")
+    done = subprocess.run([sys.executable, "-c", script, "run", "clipping", "--file", str(CLIPPING / name), "--json"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=180)
+    assert done.returncode == code, done.stderr
+    assert "script() returned" not in done.stderr, "the fast run ends in script(), not after it"
+    assert json.loads(done.stdout)["status"] == verdict, "the whole --json document reached the pipe"
+    assert marker.read_text() == "yes"
+    assert [a["verdict"] for a in _attempts(tmp_path / "state" / "progress.db")] == [verdict]
