@@ -90,13 +90,16 @@ def script() -> None:
 
 def _leave(code: object) -> None:
     """Exit now, as the interpreter would have: exit handlers, flushed streams (a failed flush is
-    exit 120, as in CPython), then ``os._exit``. Not while a thread that is not a daemon runs:
-    the interpreter waits for those, and so does this (a normal exit)."""
+    exit 120, as in CPython), then ``os._exit``. A normal exit instead while a thread that is
+    not a daemon runs (the interpreter waits for those), or under a profiler or a tracer
+    (``python -m cProfile`` writes its figures after the code returns)."""
     import atexit
 
     threading = sys.modules.get("threading")
     if threading is not None and any(t is not threading.main_thread() and not t.daemon and t.is_alive()
                                      for t in threading.enumerate()):
+        raise SystemExit(code)
+    if sys.getprofile() is not None or sys.gettrace() is not None:
         raise SystemExit(code)
     atexit._run_exitfuncs()
     status = code if isinstance(code, int) else (0 if code is None else 1)
