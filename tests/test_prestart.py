@@ -140,7 +140,6 @@ def test_the_landlock_probe_in_a_fork_offers_the_abi_only_when_confining_works(
     abi = landlock.abi()
     if abi < 1:
         pytest.skip("this kernel has no Landlock: the probe has nothing to offer")
-    assert Path("/etc/hostname").exists(), "the probe reads /etc/hostname to see Landlock stop it"
     assert isolation_module._probe_landlock() == abi
 
     def refused(*args: object, **kwargs: object) -> int:
@@ -150,6 +149,8 @@ def test_the_landlock_probe_in_a_fork_offers_the_abi_only_when_confining_works(
     assert isolation_module._probe_landlock() == 0, "a kernel (or a container) that refuses: no level offered"
     monkeypatch.setattr(landlock, "restrict", lambda *args, **kwargs: 0)
     assert isolation_module._probe_landlock() == 0, "a restriction that stops nothing: no level offered"
+    monkeypatch.setattr(landlock, "restrict", lambda *args, **kwargs: os._exit(0))
+    assert isolation_module._probe_landlock() == 0, "a probe that dies before it answers: no level offered"
 
 
 def test_the_cold_wait_without_process_descriptors_still_sees_the_end(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -158,3 +159,39 @@ def test_the_cold_wait_without_process_descriptors_still_sees_the_end(monkeypatc
     assert sandbox._exit_waiter(os.getpid()) is None
     verdict = grade(Catalog().get("clipping"), CORRECT)
     assert verdict.status is Status.PASSED, verdict.message
+
+
+_SIGCHLD_IGNORED = """
+import signal, sys
+signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+from judge.worker import isolation, landlock
+print(isolation._probe_landlock(), landlock.abi(), signal.getsignal(signal.SIGCHLD) == signal.SIG_IGN)
+isolation.isolation()
+print(signal.getsignal(signal.SIGCHLD) == signal.SIG_DFL)
+"""
+
+
+def test_a_sigchld_inherited_ignored_neither_hides_landlock_nor_stays(tmp_path: Path) -> None:
+    """With SIGCHLD ignored the kernel reaps the probe's fork itself, and its exit status is lost:
+    a review's grind then graded at limits-only. The probe answers on a pipe, and isolation()
+    takes SIGCHLD's default back for the runs that follow."""
+    if landlock.abi() < 1:
+        pytest.skip("this kernel has no Landlock: the probe has nothing to offer")
+    done = subprocess.run([sys.executable, "-c", _SIGCHLD_IGNORED], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    probed, abi, still_ignored, default_back = done.stdout.split()
+    assert (probed, still_ignored, default_back) == (abi, "True", "True")
+
+
+def test_where_grind_cannot_fork_the_probe_runs_in_an_interpreter(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Python 3.12 warns when a process with threads forks; under -W error that is an exception."""
+    abi = landlock.abi()
+    if abi < 1:
+        pytest.skip("this kernel has no Landlock: the probe has nothing to offer")
+
+    def no_fork() -> int:
+        raise DeprecationWarning("This process is multi-threaded, use of fork() may lead to deadlocks")
+
+    monkeypatch.setattr(os, "fork", no_fork)
+    assert isolation_module._probe_landlock() == abi

@@ -33,6 +33,7 @@ import subprocess
 import sys
 import threading
 import time
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -302,45 +303,80 @@ def _probe_landlock() -> int:
     Tried in a fork of this process, not in an interpreter of its own: starting one cost 20-30
     ms of every cold ``grind run``, before its child could start. The fork does only what needs no
     lock another thread could hold: the module and ctypes are loaded here first (``abi``), and
-    the fork calls the kernel, opens one file and leaves with ``os._exit``."""
+    the fork calls the kernel, opens one file, says how it went and leaves with ``os._exit``.
+
+    Its answer travels on a pipe, not in its exit status: under a SIGCHLD that grind inherited
+    ignored, the kernel reaps the fork itself and its status is lost (a review's run then read
+    "no Landlock", and graded at limits-only). A fork Python will not make (a warning turned
+    into an error) is tried the old way, in an interpreter of its own."""
     abi = landlock.abi()
     if abi < 1:
         return 0
+    read_end, write_end = os.pipe()
     try:
-        pid = os.fork()
-    except OSError:
-        return 0
-    if pid == 0:  # the probe: confined to /usr, it must not be able to read /etc
-        code = 3
+        with warnings.catch_warnings():  # 3.12+: a fork beside threads warns; this one calls no lock
+            warnings.simplefilter("ignore", DeprecationWarning)
+            pid = os.fork()
+    except Exception:  # noqa: BLE001 - no fork here: the interpreter's probe answers instead
+        os.close(read_end)
+        os.close(write_end)
+        return _probe_landlock_in_interpreter(abi)
+    if pid == 0:  # the probe: confined to /usr, it must not be able to list / (there on every machine)
         try:
+            os.close(read_end)
             landlock.restrict(["/usr"], ["/dev/null"])
             try:
-                with open("/etc/hostname", "rb"):
-                    pass
-            except OSError:
-                code = 0
-        except BaseException:  # noqa: BLE001 - any failure is a refusal: the level is not offered
-            code = 4
+                os.listdir("/")
+            except PermissionError:
+                os.write(write_end, b"confined")
         finally:
-            os._exit(code)
-    return abi if _exit_code(pid, 20) == 0 else 0
+            os._exit(0)
+    os.close(write_end)
+    try:
+        said = _read_within(read_end, 20)
+    finally:
+        os.close(read_end)
+        _reap(pid)
+    return abi if said == b"confined" else 0
 
 
-def _exit_code(pid: int, timeout_s: float) -> int | None:
-    """The exit code of our child ``pid``, killed if it has not ended within ``timeout_s``."""
+def _read_within(fd: int, timeout_s: float) -> bytes:
+    """What arrives on ``fd`` until its writer closes it, or ``timeout_s`` passes."""
+    import select
+
     deadline = time.monotonic() + timeout_s
+    chunks: list[bytes] = []
     while True:
-        try:
-            done, status = os.waitpid(pid, os.WNOHANG)
-        except ChildProcessError:
-            return None
-        if done:
-            return os.waitstatus_to_exitcode(status)
-        if time.monotonic() > deadline:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            return b""
+        chunk = os.read(fd, 64)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+
+
+def _reap(pid: int) -> None:
+    """Our probe, ended and reaped (already reaped by the kernel where SIGCHLD is ignored)."""
+    try:
+        if os.waitpid(pid, os.WNOHANG)[0] == 0:
             os.kill(pid, signal.SIGKILL)
             os.waitpid(pid, 0)
-            return None
-        time.sleep(0.0005)
+    except (ChildProcessError, ProcessLookupError):
+        pass
+
+
+def _probe_landlock_in_interpreter(abi: int) -> int:
+    """The probe in an interpreter of its own, where this process cannot fork."""
+    code = ("import importlib.util as u,sys\n"
+            f"s=u.spec_from_file_location('ll',{str(Path(landlock.__file__))!r});m=u.module_from_spec(s)\n"
+            "s.loader.exec_module(m);m.restrict(['/usr'],['/dev/null'])\n"
+            "import os\ntry:\n os.listdir('/')\nexcept PermissionError:\n print('confined')\n")
+    try:
+        done = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, timeout=20)
+    except (OSError, subprocess.SubprocessError):
+        return 0
+    return abi if done.stdout.strip() == b"confined" else 0
 
 
 def _start_bwrap_probe(bwrap: str, drop: int | None) -> subprocess.Popen[bytes] | None:
@@ -367,8 +403,21 @@ def _bwrap_works(probe: subprocess.Popen[bytes] | None) -> bool:
         return False
 
 
+def _default_sigchld() -> None:
+    """A SIGCHLD inherited ignored (a shell or a supervisor can pass one on through ``exec``)
+    makes the kernel reap every child itself, and their exit statuses are lost: the probes', a
+    run's. grind waits for its children, so it takes the default back (from the main thread; a
+    thread cannot, and the probes do not depend on it)."""
+    try:
+        if signal.getsignal(signal.SIGCHLD) == signal.SIG_IGN:
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    except (ValueError, AttributeError, OSError):  # not the main thread, or no SIGCHLD here
+        pass
+
+
 @functools.lru_cache(maxsize=1)
 def isolation() -> Isolation:
+    _default_sigchld()
     mode = sandbox_mode()
     if mode == "limits-only":
         return Isolation(None, None, 0, notes=("GRIND_SANDBOX=limits-only: every optional layer is off",))

@@ -86,6 +86,7 @@ def main() -> None:
     if not line:  # grind went away, or dropped a prestarted child no job took
         os._exit(0)
     job = json.loads(line)
+    del line  # the job's token is in it: execute takes the token out of the job before any learner code
     control = os.fdopen(setup["control_fd"], "w", buffering=1) if setup.get("control_fd") else None
     _job.execute(job, control)
 
