@@ -211,6 +211,18 @@ class DaemonExecutor(Executor):
         self.served += 1
         return verdict
 
+    def absent(self) -> bool:
+        """No daemon's socket where this run would ask: it will be graded cold (and start a daemon
+        for the next run), as ``_ask`` decides from the same look. A stale socket (a daemon gone)
+        is found only by connecting, so it reads as present here."""
+        path = socket_path()
+        if path is None:
+            return True
+        try:
+            return not stat.S_ISSOCK(os.lstat(path).st_mode)
+        except OSError:
+            return True
+
     def _start(self) -> None:
         if not self._spawned:
             self._spawned = True

@@ -167,7 +167,9 @@ def _early(args: RunArgs, exercise: Exercise, path: Path) -> _Early:
     started_at = time.time()
     text, unreadable = read_source(path)
     source = None if unreadable else text
-    prestarted = worker is None and source is not None and _compiles(source, path)
+    # Cold: opted out, or no daemon yet (the first run of a session starts one and grades cold).
+    cold = worker is None or worker.absent()
+    prestarted = cold and source is not None and _compiles(source, path)
     if prestarted:
         from judge.executor import prestart_learner
 

@@ -195,3 +195,49 @@ def test_where_grind_cannot_fork_the_probe_runs_in_an_interpreter(monkeypatch: p
 
     monkeypatch.setattr(os, "fork", no_fork)
     assert isolation_module._probe_landlock() == abi
+
+
+def test_the_first_run_of_a_session_with_no_daemon_yet_prestarts_too(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without GRIND_NO_DAEMON, a run that finds no daemon's socket is graded cold (and starts a
+    daemon for the next run): that cold grade gets its child early as well."""
+    from judge import daemon, fast_run
+
+    started: list[object] = []
+    real_prestart = sandbox.prestart
+
+    def counted(*args: object, **kwargs: object) -> None:
+        started.append(args)
+        real_prestart(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(sandbox, "prestart", counted)
+    monkeypatch.setattr(daemon, "spawn", lambda hidden: None)  # no daemon started for later runs
+    monkeypatch.delenv("GRIND_NO_DAEMON", raising=False)
+    monkeypatch.setenv("GRIND_RUNTIME_DIR", str(tmp_path / "run"))
+    args = fast_run.RunArgs("clipping", CORRECT, False, False)
+    early = fast_run._early(args, Catalog().get("clipping"), CORRECT)
+    assert early.worker is not None and early.worker.absent()
+    assert early.verdict is not None and early.verdict.status is Status.PASSED, early.error
+    assert len(started) == 1 and sandbox._PRESTARTED is None, "started early, and taken by the grade"
+
+
+def test_a_daemon_is_absent_exactly_when_its_socket_is_not_there(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    import socket
+
+    from judge import daemon
+
+    monkeypatch.setenv("GRIND_RUNTIME_DIR", str(tmp_path))
+    monkeypatch.delenv("GRIND_NO_DAEMON", raising=False)
+    executor = daemon.DaemonExecutor([])
+    path = daemon.socket_path()
+    assert path is not None and executor.absent()
+    path.write_text("not a socket")
+    assert executor.absent(), "a file in the socket's place: _ask grades cold"
+    path.unlink()
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        listener.bind(str(path))
+        assert not executor.absent(), "a socket there: the daemon is asked first, nothing prestarted"
+    finally:
+        listener.close()
