@@ -297,6 +297,9 @@ def main(argv: list[str]) -> None:
     path = Path(argv[argv.index("--serve") + 1])
     hidden = [Path(h) for h in json.loads(argv[argv.index("--hidden") + 1])] if "--hidden" in argv else []
     os.chdir("/")
+    from judge.worker.process import default_sigchld
+
+    default_sigchld()  # a client's ignored SIGCHLD is not the daemon's (see there)
     null = os.open(os.devnull, os.O_RDWR)
     log = os.open(path.with_suffix(".log"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
     os.dup2(null, 0)

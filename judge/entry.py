@@ -61,6 +61,10 @@ def main() -> None:
     if not any(k in os.environ for k in _FULL_CLI_ENV):
         if tuple(argv) in _HELP_LINES:
             raise SystemExit(help_from_cache(tuple(argv)))
+    from judge.worker.process import default_sigchld
+
+    default_sigchld()  # here, in the main thread, before any command starts a thread or a child
+    if not any(k in os.environ for k in _FULL_CLI_ENV):
         if argv[0] == "run":
             from judge.fast_run import answer
 

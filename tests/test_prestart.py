@@ -241,3 +241,55 @@ def test_a_daemon_is_absent_exactly_when_its_socket_is_not_there(tmp_path: Path,
         assert not executor.absent(), "a socket there: the daemon is asked first, nothing prestarted"
     finally:
         listener.close()
+
+
+_IGNORED_IN_A_THREAD = """
+import json, os, pathlib, signal, sys, threading
+signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+from judge.catalog import Catalog
+from judge.grade import grade
+from judge.worker import isolation
+out = {}
+def go():
+    out["level"] = isolation.isolation().level
+    out["notes"] = list(isolation.isolation().notes)
+    verdict = grade(Catalog().get(sys.argv[1]), pathlib.Path(sys.argv[2]))
+    out["status"], out["message"] = verdict.status.value, verdict.message
+thread = threading.Thread(target=go)
+thread.start()
+thread.join()
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.parametrize("name, answer", [("clipping", "clipping/correct_loop.py"),
+                                          ("rank0-checkpoint", "rank0-checkpoint/alt_async_barrier.py")])
+def test_an_ignored_sigchld_changes_neither_the_level_nor_a_witnessed_reference(
+        name: str, answer: str, tmp_path: Path) -> None:
+    """grind watch and batch grade in threads, where SIGCHLD's disposition cannot be changed. A
+    review's run there lost bubblewrap (it waits forever for its child under an ignored SIGCHLD)
+    and computed rank0-checkpoint's reference with none of its ranks' writes counted (the kernel
+    reaped them), which then failed every correct answer from the cache. Every child grind
+    starts takes the default back (limit_child, the runner)."""
+    expected = isolation_module.isolation()
+    done = subprocess.run([sys.executable, "-c", _IGNORED_IN_A_THREAD, name, str(SUBMISSIONS / answer)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=600,
+                          env=dict(os.environ, GRIND_CACHE_DIR=str(tmp_path / "cache"), GRIND_NO_DAEMON="1"))
+    assert done.returncode == 0, done.stderr
+    import json
+
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert (out["level"], out["notes"]) == (expected.level, list(expected.notes))
+    assert out["status"] == "passed", out["message"]
+
+
+def test_landlock_in_the_kernel_that_cannot_confine_here_is_said(monkeypatch: pytest.MonkeyPatch) -> None:
+    if landlock.abi() < 1:
+        pytest.skip("this kernel has no Landlock: nothing to say about it")
+    monkeypatch.setattr(isolation_module, "_probe_landlock", lambda: 0)
+    isolation_module.isolation.cache_clear()
+    try:
+        notes = isolation_module.isolation().notes
+    finally:
+        isolation_module.isolation.cache_clear()
+    assert any("Landlock is in this kernel" in note for note in notes), notes

@@ -325,6 +325,7 @@ def _probe_landlock() -> int:
         try:
             os.close(read_end)
             landlock.restrict(["/usr"], ["/dev/null"])
+            os.listdir("/usr")  # what the rules grant is still there (else the answer is nothing)
             try:
                 os.listdir("/")
             except PermissionError:
@@ -371,7 +372,7 @@ def _probe_landlock_in_interpreter(abi: int) -> int:
     code = ("import importlib.util as u,sys\n"
             f"s=u.spec_from_file_location('ll',{str(Path(landlock.__file__))!r});m=u.module_from_spec(s)\n"
             "s.loader.exec_module(m);m.restrict(['/usr'],['/dev/null'])\n"
-            "import os\ntry:\n os.listdir('/')\nexcept PermissionError:\n print('confined')\n")
+            "import os\nos.listdir('/usr')\ntry:\n os.listdir('/')\nexcept PermissionError:\n print('confined')\n")
     try:
         done = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, timeout=20)
     except (OSError, subprocess.SubprocessError):
@@ -384,10 +385,14 @@ def _start_bwrap_probe(bwrap: str, drop: int | None) -> subprocess.Popen[bytes] 
     Landlock is probed."""
     probe = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-all",
              "--die-with-parent", "true"]
+    def preexec() -> None:
+        process.default_sigchld()  # a probe of bubblewrap under an ignored SIGCHLD would hang
+        if drop is not None:
+            drop_user(drop)
+
     try:
         return subprocess.Popen(probe, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL,
-                                preexec_fn=(lambda: drop_user(drop)) if drop is not None else None)
+                                stderr=subprocess.DEVNULL, preexec_fn=preexec)
     except (OSError, subprocess.SubprocessError):
         return None
 
@@ -403,21 +408,9 @@ def _bwrap_works(probe: subprocess.Popen[bytes] | None) -> bool:
         return False
 
 
-def _default_sigchld() -> None:
-    """A SIGCHLD inherited ignored (a shell or a supervisor can pass one on through ``exec``)
-    makes the kernel reap every child itself, and their exit statuses are lost: the probes', a
-    run's. grind waits for its children, so it takes the default back (from the main thread; a
-    thread cannot, and the probes do not depend on it)."""
-    try:
-        if signal.getsignal(signal.SIGCHLD) == signal.SIG_IGN:
-            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-    except (ValueError, AttributeError, OSError):  # not the main thread, or no SIGCHLD here
-        pass
-
-
 @functools.lru_cache(maxsize=1)
 def isolation() -> Isolation:
-    _default_sigchld()
+    process.default_sigchld()  # the entry points did, from their main thread; a library caller may not have
     mode = sandbox_mode()
     if mode == "limits-only":
         return Isolation(None, None, 0, notes=("GRIND_SANDBOX=limits-only: every optional layer is off",))
@@ -435,6 +428,9 @@ def isolation() -> Isolation:
         notes.append(f"GRIND_SANDBOX={mode[:40]!r} is not a level grind knows (landlock, limits-only): ignored")
     probe = _start_bwrap_probe(bwrap, drop) if bwrap else None
     abi = _probe_landlock() if sys.platform.startswith("linux") else 0
+    if sys.platform.startswith("linux") and not abi and landlock.abi() > 0:
+        notes.append(f"Landlock is in this kernel (ABI {landlock.abi()}) but a process could not be confined "
+                     "with it here (a container's seccomp filter?)")
     if bwrap and not _bwrap_works(probe):
         notes.append("bubblewrap is installed but cannot create namespaces here (no user namespaces?)")
         bwrap = None
@@ -560,6 +556,7 @@ def limit_child(limits: Limits, drop_to: int | None, cgroup: PidsCgroup | None) 
     any), then the unprivileged user."""
     import resource
 
+    process.default_sigchld()  # bubblewrap waits forever for its child under an ignored SIGCHLD
     if cgroup is not None:
         cgroup.join()
     for name, value in rlimit_table(limits, per_user_nproc=drop_to is not None):

@@ -23,6 +23,23 @@ def kill_group(pid: int) -> None:
         pass
 
 
+def default_sigchld() -> None:
+    """Take SIGCHLD's default disposition back if it came in ignored. A shell or a supervisor can
+    pass an ignored SIGCHLD on through ``exec``, and every process inherits it: the kernel then
+    reaps children itself, so their exit statuses are lost (grind's probes, a run's status) and
+    bubblewrap waits forever for its own. A review's runs lost the Landlock level this way, and a
+    trusted run counted none of its ranks' writes into the reference cache. Called from the main
+    thread of grind's entry points (the console script, the daemon) and of the child's runner; a
+    thread cannot change a disposition, so elsewhere it does nothing."""
+    import signal
+
+    try:
+        if signal.getsignal(signal.SIGCHLD) == signal.SIG_IGN:
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    except (ValueError, AttributeError, OSError):  # not the main thread, or no SIGCHLD here
+        pass
+
+
 def die_with_parent() -> None:
     """SIGKILL this process when its parent dies (PR_SET_PDEATHSIG), so a run never outlives
     grind (Ctrl-C, a crash): the warm server dies with grind, each job with the server, the

@@ -71,6 +71,7 @@ def main() -> None:
     comes first because Landlock confines only the calling thread, and importing torch starts
     one; no learner code exists until the job is read."""
     _process.die_with_parent()
+    _process.default_sigchld()  # the waiter and the ranks reap, and count, their own children
     setup = json.loads(sys.stdin.readline())
     witness_fd = setup.get("witness_fd")
     if isinstance(witness_fd, int):
@@ -93,6 +94,7 @@ def main() -> None:
 
 if __name__ == "__main__":
     if sys.argv[1:] == ["--serve"]:
+        _process.default_sigchld()
         importlib.import_module(f"{_root}.child.server").serve()
     else:
         main()

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from judge.errors import JudgeError
-from judge.worker import disk, protocol
+from judge.worker import disk, process, protocol
 from judge.worker.folders import _make_workdir, hold_folder, release_folder, remove_tree, stage_job
 from judge.worker.isolation import (
     BWRAP_TRIES,
@@ -325,6 +325,7 @@ def _spawner(requests: queue.Queue[Any]) -> None:
 def _server_preexec(cgroup: PidsCgroup | None, drop_to: int | None) -> None:
     """The server's own limits are its jobs' business (each fork sets them): only the cgroup and
     the user, as limit_child does them."""
+    process.default_sigchld()
     if cgroup is not None:
         cgroup.join()
     if drop_to is not None:
