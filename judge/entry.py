@@ -13,7 +13,8 @@ Everything else, and these too when the environment asks for the full CLI (shell
 answers to the full CLI's output, byte for byte, with the same exit code.
 
 Imports here are ``os`` and ``sys`` only (both loaded by the interpreter's start): a help served
-from the cache costs about one bare Python start.
+from the cache costs about one bare Python start. Any other command line first takes SIGCHLD's
+default back (``judge.worker.process.default_sigchld``, stdlib only), in the main thread.
 
 The help cache. The help is typer's rendering of judge/cli/'s commands through rich, and what
 rich draws depends on the terminal: its width, colours, encoding. So the cache is not a text
