@@ -412,8 +412,11 @@ def _bwrap_works(probe: subprocess.Popen[bytes] | None) -> bool:
 def isolation() -> Isolation:
     process.default_sigchld()  # the entry points did, from their main thread; a library caller may not have
     mode = sandbox_mode()
+    inherited = ("SIGCHLD is ignored in this process and a thread cannot take its default back: children's "
+                 "exit statuses are lost (start grind from its command, or reset SIGCHLD first)")
+    sigchld_note = (inherited,) if signal.getsignal(signal.SIGCHLD) == signal.SIG_IGN else ()
     if mode == "limits-only":
-        return Isolation(None, None, 0, notes=("GRIND_SANDBOX=limits-only: every optional layer is off",))
+        return Isolation(None, None, 0, notes=(*sigchld_note, "GRIND_SANDBOX=limits-only: every optional layer is off"))
     drop = None
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         try:
@@ -435,7 +438,7 @@ def isolation() -> Isolation:
         notes.append("bubblewrap is installed but cannot create namespaces here (no user namespaces?)")
         bwrap = None
     macos = shutil.which("sandbox-exec") if sys.platform == "darwin" else None
-    return Isolation(drop, bwrap, abi, macos, tuple(notes))
+    return Isolation(drop, bwrap, abi, macos, (*sigchld_note, *notes))
 
 
 def confinement(hidden: list[Path], workdir: str) -> Confinement | None:
