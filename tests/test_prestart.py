@@ -156,7 +156,7 @@ def test_the_landlock_probe_in_a_fork_offers_the_abi_only_when_confining_works(
 def test_the_cold_wait_without_process_descriptors_still_sees_the_end(monkeypatch: pytest.MonkeyPatch) -> None:
     """Kernels before 5.3 and other systems have no pidfd_open: Popen.wait's polling, as before."""
     monkeypatch.delattr(os, "pidfd_open", raising=False)
-    assert sandbox._exit_waiter(os.getpid()) is None
+    assert sandbox._pidfd(os.getpid()) is None
     verdict = grade(Catalog().get("clipping"), CORRECT)
     assert verdict.status is Status.PASSED, verdict.message
 

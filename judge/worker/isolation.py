@@ -410,11 +410,11 @@ def _bwrap_works(probe: subprocess.Popen[bytes] | None) -> bool:
 
 @functools.lru_cache(maxsize=1)
 def isolation() -> Isolation:
-    process.default_sigchld()  # the entry points did, from their main thread; a library caller may not have
+    # The entry points did this from their main thread; a library caller's thread cannot.
+    ignored = process.default_sigchld()
     mode = sandbox_mode()
-    inherited = ("SIGCHLD is ignored in this process and a thread cannot take its default back: children's "
-                 "exit statuses are lost (start grind from its command, or reset SIGCHLD first)")
-    sigchld_note = (inherited,) if signal.getsignal(signal.SIGCHLD) == signal.SIG_IGN else ()
+    sigchld_note = ("SIGCHLD is ignored in this process and a thread cannot take its default back: children's "
+                    "exit statuses are lost (start grind from its command, or reset SIGCHLD first)",) if ignored else ()
     if mode == "limits-only":
         return Isolation(None, None, 0, notes=(*sigchld_note, "GRIND_SANDBOX=limits-only: every optional layer is off"))
     drop = None

@@ -23,21 +23,26 @@ def kill_group(pid: int) -> None:
         pass
 
 
-def default_sigchld() -> None:
+def default_sigchld() -> bool:
     """Take SIGCHLD's default disposition back if it came in ignored. A shell or a supervisor can
     pass an ignored SIGCHLD on through ``exec``, and every process inherits it: the kernel then
     reaps children itself, so their exit statuses are lost (grind's probes, a run's status) and
     bubblewrap waits forever for its own. A review's runs lost the Landlock level this way, and a
     trusted run counted none of its ranks' writes into the reference cache. Called from the main
     thread of grind's entry points (the console script, the daemon) and of the child's runner; a
-    thread cannot change a disposition, so elsewhere it does nothing."""
+    thread cannot change a disposition, so elsewhere it does nothing. True when SIGCHLD is still
+    ignored afterwards (a thread's call)."""
     import signal
 
     try:
-        if signal.getsignal(signal.SIGCHLD) == signal.SIG_IGN:
-            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-    except (ValueError, AttributeError, OSError):  # not the main thread, or no SIGCHLD here
-        pass
+        if signal.getsignal(signal.SIGCHLD) != signal.SIG_IGN:
+            return False
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        return False
+    except (ValueError, OSError):  # not the main thread: it stays ignored
+        return True
+    except AttributeError:  # no SIGCHLD here
+        return False
 
 
 def die_with_parent() -> None:

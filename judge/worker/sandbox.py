@@ -18,6 +18,7 @@ import atexit
 import json
 import os
 import secrets
+import select
 import subprocess
 import threading
 import time
@@ -120,11 +121,14 @@ def prestart(hidden: list[Path], limits: Limits, witnessed: bool = False,
             _PRESTARTED.meanwhile = meanwhile
         except Exception:  # noqa: BLE001 - the job's own start reports any problem, in its own words
             return
-    atexit.register(drop_prestarted)
+        if not _AT_EXIT:
+            atexit.register(drop_prestarted)
+            _AT_EXIT.append(True)
 
 
 _PRESTART_LOCK = threading.Lock()
 _PRESTARTED: _ColdStart | None = None
+_AT_EXIT: list[bool] = []  # drop_prestarted registered with atexit (once per process)
 
 
 def _take_prestarted(limits: Limits, hidden: list[Path], witnessed: bool) -> _ColdStart | None:
@@ -167,10 +171,9 @@ class _ColdStart:
     follows in a second line whenever it is ready (``_observe``). Between the two it imports
     torch: that is what lets ``prestart`` start it before the job exists."""
 
-    def __init__(self, key: tuple[Any, ...], workdir: str, child: _ColdChild, control_r: int, witness_r: int,
+    def __init__(self, key: tuple[Any, ...], workdir: str, child: _ColdChild, witness_r: int,
                  readers: tuple[_CappedReader, _CappedReader, _ControlReader]) -> None:
-        self.key, self.workdir, self.child = key, workdir, child
-        self.control_r, self.witness_r = control_r, witness_r
+        self.key, self.workdir, self.child, self.witness_r = key, workdir, child, witness_r
         self.out, self.err, self.control = readers
         self.closed = False
         self.meanwhile: Callable[[], None] | None = None
@@ -208,7 +211,7 @@ class _ColdStart:
             raise
         readers = (_CappedReader(proc.stdout, limits.output_bytes), _CappedReader(proc.stderr, limits.output_bytes),
                    _ControlReader(control_r))
-        start = cls((limits, tuple(hidden), witnessed), workdir, child, control_r, witness_r, readers)
+        start = cls((limits, tuple(hidden), witnessed), workdir, child, witness_r, readers)
         try:
             for reader in readers:
                 reader.start()
@@ -307,7 +310,7 @@ def _wait(proc: subprocess.Popen[bytes], control: _ControlReader, dispatched: fl
             meanwhile()
         except Exception:  # noqa: BLE001 - a preload that fails is done again, and reported, where it is needed
             pass
-    exited = _exit_waiter(proc.pid)
+    exited = _pidfd(proc.pid)
     try:
         while proc.poll() is None:
             now = time.monotonic()
@@ -316,7 +319,7 @@ def _wait(proc: subprocess.Popen[bytes], control: _ControlReader, dispatched: fl
                 return True
             step = min(0.05, max(deadline - now, 0.001))
             if exited is not None:
-                exited.poll(step * 1000)
+                select.select([exited], [], [], step)  # readable once the child has ended
                 continue
             try:
                 proc.wait(timeout=step)
@@ -325,29 +328,16 @@ def _wait(proc: subprocess.Popen[bytes], control: _ControlReader, dispatched: fl
         return False
     finally:
         if exited is not None:
-            os.close(exited.fd)
+            os.close(exited)
 
 
-class _PidWaiter:
-    """A poll object on a process descriptor: ready when the process has ended."""
-
-    def __init__(self, fd: int) -> None:
-        import select
-
-        self.fd = fd
-        self._poll = select.poll()
-        self._poll.register(fd, select.POLLIN)
-
-    def poll(self, ms: float) -> None:
-        self._poll.poll(max(int(ms), 1))
-
-
-def _exit_waiter(pid: int) -> _PidWaiter | None:
+def _pidfd(pid: int) -> int | None:
+    """A process descriptor for ``pid`` (Linux 5.3), or None: then ``Popen.wait`` polls, as before."""
     opener = getattr(os, "pidfd_open", None)
     if opener is None:
         return None
     try:
-        return _PidWaiter(opener(pid))
+        return int(opener(pid))
     except OSError:  # an old kernel (ENOSYS), or the child already reaped
         return None
 
